@@ -1,0 +1,161 @@
+package hostcpu
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const devBase = 0x1_0000_0000 // a DIMM-slot NIC region for the tests
+
+func newCPU(t *testing.T, mod func(*Config)) *CPU {
+	t.Helper()
+	cfg := Pentium4()
+	if mod != nil {
+		mod(&cfg)
+	}
+	c, err := New(cfg)
+	require.NoError(t, err)
+	require.NoError(t, c.Map(Region{Name: "lh", Base: devBase, Size: 1 << 20, Cacheable: true, Device: true}))
+	require.NoError(t, c.Map(Region{Name: "regs", Base: devBase + 1<<20, Size: 4096, Device: true}))
+	return c
+}
+
+// timed returns how long f took on c.
+func timed(c *CPU, f func()) int64 {
+	t0 := c.Now()
+	f()
+	return c.Now() - t0
+}
+
+func TestMissThenHit(t *testing.T) {
+	c := newCPU(t, nil)
+	cfg := c.Config()
+	miss := timed(c, func() { c.Load(devBase, 16) })
+	require.Equal(t, cfg.DeviceLatencyPs, miss, "a cold line costs one device access")
+	hit := timed(c, func() { c.Load(devBase+16, 16) })
+	require.Equal(t, cfg.CyclesPs(int64(cfg.L1LatencyCycles)), hit, "same line again: first-level hit")
+	st := c.Stats()
+	require.Equal(t, uint64(1), st.Misses)
+	require.Equal(t, uint64(1), st.L1Hits)
+}
+
+func TestMainMemoryLatency(t *testing.T) {
+	c := newCPU(t, nil)
+	require.Equal(t, c.Config().MemLatencyPs, timed(c, func() { c.Load(0x4000, 4) }))
+}
+
+func TestAdjacentLine(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		adjacent bool
+		wantHit  bool
+	}{
+		{"sector fetch on", true, true},
+		{"sector fetch off", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCPU(t, func(cfg *Config) { cfg.AdjacentLine = tc.adjacent; cfg.StreamPrefetch = false })
+			c.Load(devBase, 4)
+			c.Advance(1_000_000) // let any prefetch land
+			d := timed(c, func() { c.Load(devBase+64, 4) })
+			if tc.wantHit {
+				require.Equal(t, c.Config().CyclesPs(int64(c.Config().L2LatencyCycles)), d, "the other half of the 128-byte sector is in L2")
+			} else {
+				require.Equal(t, c.Config().DeviceLatencyPs, d)
+			}
+		})
+	}
+}
+
+func TestStreamPrefetch(t *testing.T) {
+	// Walk 64-byte entries upwards, with some compute between them: after the trigger, every
+	// later line of the page must come from the second level (already prefetched), never
+	// a demand miss, and the rate is bounded by the bus, not the latency.
+	run := func(stream bool) (Stats, int64) {
+		c := newCPU(t, func(cfg *Config) { cfg.StreamPrefetch = stream })
+		d := timed(c, func() {
+			for i := 0; i < 64; i++ { // one 4 KB page
+				c.Load(devBase+uint64(64*i), 16)
+				c.Compute(30)
+			}
+		})
+		return c.Stats(), d
+	}
+	on, dOn := run(true)
+	off, dOff := run(false)
+	require.Equal(t, uint64(2), on.Misses, "two misses trigger the stream; the rest is prefetched")
+	require.Equal(t, uint64(32), off.Misses, "adjacent-line only: one miss per 128-byte sector")
+	require.Less(t, dOn, dOff)
+	// Bandwidth floor: 64 lines cannot move faster than 64 line transfers.
+	require.GreaterOrEqual(t, dOn, 63*Pentium4().LineTransferPs)
+}
+
+func TestStreamStopsAtPage(t *testing.T) {
+	c := newCPU(t, nil)
+	for i := 0; i < 64; i++ {
+		c.Load(devBase+uint64(64*i), 4)
+	}
+	c.ResetStats()
+	c.Load(devBase+4096, 4)
+	require.Equal(t, uint64(1), c.Stats().Misses, "the prefetcher does not cross a 4 KB page")
+}
+
+func TestFlush(t *testing.T) {
+	c := newCPU(t, nil)
+	c.Load(devBase, 4)
+	c.Flush(devBase)
+	d := timed(c, func() { c.Load(devBase, 4) })
+	require.Equal(t, c.Config().DeviceLatencyPs, d, "a flushed line misses again")
+	require.Equal(t, uint64(1), c.Stats().Flushes)
+}
+
+func TestUncached(t *testing.T) {
+	c := newCPU(t, nil)
+	regs := uint64(devBase + 1<<20)
+	d := timed(c, func() { c.Load(regs, 16) })
+	require.Equal(t, 2*c.Config().DeviceLatencyPs, d, "16 bytes uncached: two 8-byte bus reads")
+	d = timed(c, func() { c.Load(regs, 4) })
+	require.Equal(t, c.Config().DeviceLatencyPs, d, "uncached reads are never cached")
+	d = timed(c, func() { c.Store(regs, 4) })
+	require.Equal(t, c.Config().UCWritePs, d)
+}
+
+func TestPollUntil(t *testing.T) {
+	c := newCPU(t, nil)
+	regs := uint64(devBase + 1<<20)
+	lat := c.Config().DeviceLatencyPs
+	for _, tc := range []struct {
+		doneAt    int64
+		wantPolls int
+	}{
+		{0, 1},
+		{lat / 2, 1},
+		{lat/2 + 1, 2},
+		{600_000, 7}, // samples at 50, 150, ..., 650 ns
+	} {
+		c2 := newCPU(t, nil)
+		require.Equal(t, tc.wantPolls, c2.PollUntil(regs, tc.doneAt), "done at %d ps", tc.doneAt)
+		require.Equal(t, int64(tc.wantPolls)*lat, c2.Now())
+	}
+	_ = c
+}
+
+func TestDeterministic(t *testing.T) {
+	run := func() int64 {
+		c := newCPU(t, nil)
+		for i := 0; i < 3000; i++ {
+			c.Load(devBase+uint64((i*7919)%16384)*64%(1<<20), 16)
+			c.Compute(i % 13)
+		}
+		return c.Now()
+	}
+	require.Equal(t, run(), run())
+}
+
+func TestValidate(t *testing.T) {
+	bad := Pentium4()
+	bad.L1Ways = 3
+	_, err := New(bad)
+	require.Error(t, err)
+}
