@@ -7,10 +7,14 @@ set -euo pipefail
 top=$1; shift
 out=build/verilator/$top
 mkdir -p "$out"
-verilator --cc --build -j 2 -O3 --x-assign fast --x-initial fast --trace-fst \
+verilator --cc -O3 --x-assign fast --x-initial fast --trace-fst \
   -Wall -Wno-fatal -Wno-DECLFILENAME -Wno-UNUSEDPARAM \
-  -CFLAGS "-O2 -fPIC -std=c++17" \
+  -CFLAGS "-fPIC -std=c++17" \
   --top-module "$top" --prefix "V$top" -Mdir "$out/obj" "$@" rtl/*.v >"$out/verilator.log" 2>&1 ||
+  { cat "$out/verilator.log" >&2; exit 1; }
+# The model and Verilator's runtime (with FST writing), all at -O2.
+make -s -j 2 -C "$out/obj" -f "V$top.mk" OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2 \
+  "V${top}__ALL.a" verilated.o verilated_fst_c.o verilated_threads.o >>"$out/verilator.log" 2>&1 ||
   { cat "$out/verilator.log" >&2; exit 1; }
 inc=$(verilator --getenv VERILATOR_ROOT)/include
 g++ -O2 -fPIC -std=c++17 -I"$out/obj" -I"$inc" -I"$inc/vltstd" -Iverilator \
@@ -19,7 +23,7 @@ rm -f "$out/lib$top.a"
 {
   echo "CREATE $out/lib$top.a"
   echo "ADDLIB $out/obj/V${top}__ALL.a"
-  echo "ADDLIB $out/obj/libverilated.a"
+  for o in verilated verilated_fst_c verilated_threads; do echo "ADDMOD $out/obj/$o.o"; done
   echo "ADDMOD $out/bridge.o"
   echo "SAVE"
   echo "END"

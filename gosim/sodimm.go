@@ -1,0 +1,131 @@
+package gosim
+
+import "fmt"
+
+// SODIMMParams describe the large memory on the NIC board.
+type SODIMMParams struct {
+	// ReadLatency is the cycles from a read request being taken to its data coming back.
+	// The default, 59, makes a 16-byte VL take 60 cycles (600 ns at 100 MHz) from the
+	// command write to done: the DIMMnet-2 VL latency the paper measured (section 5.1.4).
+	ReadLatency int
+	// MaxOutstanding reads in flight; the port is not ready beyond it.
+	MaxOutstanding int
+	// BusyPercent makes the port randomly not ready on this share of cycles (tests use it
+	// for back-pressure); 0 in normal runs.
+	BusyPercent int
+}
+
+// DefaultSODIMM is DIMMnet-2's SO-DIMM as seen from the FPGA.
+var DefaultSODIMM = SODIMMParams{ReadLatency: 59, MaxOutstanding: 16}
+
+const chunkBytes = 1 << 20
+
+type pendingRead struct {
+	due  uint64
+	data word
+}
+
+// SODIMM is the large, slow memory outside the RTL. It serves the receive path's memory port
+// every cycle: requests are taken when ready, writes land at once, reads return in order
+// after ReadLatency cycles. Storage is allocated a megabyte at a time, on first touch.
+type SODIMM struct {
+	p      SODIMMParams
+	chunks [MemBytes / chunkBytes]*[chunkBytes]byte
+	reads  []pendingRead
+	rng    *Rand
+	Writes uint64 // 16-byte writes taken
+	ReadsN uint64 // 16-byte reads taken
+}
+
+// NewSODIMM builds an empty (all-zero) memory.
+func NewSODIMM(p SODIMMParams, rng *Rand) *SODIMM {
+	if p.MaxOutstanding <= 0 {
+		p.MaxOutstanding = DefaultSODIMM.MaxOutstanding
+	}
+	return &SODIMM{p: p, rng: rng}
+}
+
+func (s *SODIMM) chunk(addr uint64) *[chunkBytes]byte {
+	c := s.chunks[addr/chunkBytes]
+	if c == nil {
+		c = new([chunkBytes]byte)
+		s.chunks[addr/chunkBytes] = c
+	}
+	return c
+}
+
+// Drive sets the memory's inputs to the receive path for this cycle.
+func (s *SODIMM) Drive(p *Pins, cycle uint64) {
+	p.MemReady = 0
+	if len(s.reads) < s.p.MaxOutstanding && (s.p.BusyPercent == 0 || s.rng.Intn(100) >= s.p.BusyPercent) {
+		p.MemReady = 1
+	}
+	p.MemRValid = 0
+	if len(s.reads) > 0 && s.reads[0].due <= cycle {
+		p.MemRValid = 1
+		p.MemRData = s.reads[0].data
+		s.reads = s.reads[1:]
+	}
+}
+
+// Observe takes the request the receive path made this cycle, if the port was ready.
+func (s *SODIMM) Observe(p *Pins, cycle uint64) {
+	if p.MemValid == 0 || p.MemReady == 0 {
+		return
+	}
+	addr := uint64(p.MemAddr) % MemBytes
+	c := s.chunk(addr)
+	off := addr % chunkBytes
+	if p.MemWrite != 0 {
+		putWord(c[off:off+16], p.MemWData)
+		s.Writes++
+		return
+	}
+	s.reads = append(s.reads, pendingRead{due: cycle + uint64(s.p.ReadLatency), data: getWord(c[off : off+16])})
+	s.ReadsN++
+}
+
+// Busy reports reads still in flight.
+func (s *SODIMM) Busy() bool { return len(s.reads) > 0 }
+
+// Read copies memory into dst (backdoor, zero time).
+func (s *SODIMM) Read(addr uint64, dst []byte) error {
+	if addr+uint64(len(dst)) > MemBytes {
+		return fmt.Errorf("sodimm: read [%#x, %#x) outside %d bytes", addr, addr+uint64(len(dst)), MemBytes)
+	}
+	for len(dst) > 0 {
+		c := s.chunk(addr)
+		n := copy(dst, c[addr%chunkBytes:])
+		dst, addr = dst[n:], addr+uint64(n)
+	}
+	return nil
+}
+
+// Write copies src into memory (backdoor, zero time).
+func (s *SODIMM) Write(addr uint64, src []byte) error {
+	if addr+uint64(len(src)) > MemBytes {
+		return fmt.Errorf("sodimm: write [%#x, %#x) outside %d bytes", addr, addr+uint64(len(src)), MemBytes)
+	}
+	for len(src) > 0 {
+		c := s.chunk(addr)
+		n := copy(c[addr%chunkBytes:], src)
+		src, addr = src[n:], addr+uint64(n)
+	}
+	return nil
+}
+
+func putWord(b []byte, w word) {
+	for i := 0; i < 8; i++ {
+		b[i] = byte(w[0] >> (8 * i))
+		b[8+i] = byte(w[1] >> (8 * i))
+	}
+}
+
+func getWord(b []byte) word {
+	var w word
+	for i := 0; i < 8; i++ {
+		w[0] |= uint64(b[i]) << (8 * i)
+		w[1] |= uint64(b[8+i]) << (8 * i)
+	}
+	return w
+}

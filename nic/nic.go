@@ -1,0 +1,69 @@
+// Package nic opens a NIC device for the host side: the receive path as RTL (Verilated,
+// through cgo) or as the Go golden model, on a board with the SO-DIMM and network models.
+package nic
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/verilator"
+)
+
+// Config chooses the device.
+type Config struct {
+	// Model is "rtl" (the Verilated RTL), "go" (the golden model) or "lockstep" (both, compared
+	// every cycle; the RTL drives the board). Empty means the LHSIM_MODEL environment
+	// variable, or "rtl".
+	Model string
+	// Entries is the LH buffer size; 0 means the default build's 1024. The RTL library is built
+	// for one size, so "rtl" and "lockstep" accept only that.
+	Entries int
+	// Trace names an FST waveform file for the RTL ("" for none).
+	Trace string
+	// Board is the world around the NIC.
+	Board gosim.BoardConfig
+}
+
+// Device is an opened NIC: a gosim.Board, which implements drivers.Device.
+type Device = gosim.Board
+
+// Open builds the device.
+func Open(cfg Config) (*Device, error) {
+	model := cfg.Model
+	if model == "" {
+		model = os.Getenv("LHSIM_MODEL")
+	}
+	if model == "" {
+		model = "rtl"
+	}
+	p := gosim.DefaultParams
+	if cfg.Entries != 0 {
+		p.Entries = cfg.Entries
+	}
+	if model != "go" && p != gosim.DefaultParams {
+		return nil, fmt.Errorf("nic: the RTL library is built with %d entries; %d needs --model go", gosim.DefaultParams.Entries, p.Entries)
+	}
+	var core gosim.Core
+	switch model {
+	case "go":
+		m, err := gosim.NewModel(p)
+		if err != nil {
+			return nil, err
+		}
+		core = m
+	case "rtl", "lockstep":
+		r, err := verilator.New(cfg.Trace)
+		if err != nil {
+			return nil, err
+		}
+		core = r
+		if model == "lockstep" {
+			m, _ := gosim.NewModel(p)
+			core = &gosim.Lockstep{A: r, B: m}
+		}
+	default:
+		return nil, fmt.Errorf("nic: unknown model %q (want rtl, go or lockstep)", model)
+	}
+	return gosim.NewBoard(core, cfg.Board), nil
+}

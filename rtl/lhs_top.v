@@ -1,0 +1,374 @@
+/*
+ * DIMMnet-style NIC receive path: the LHS receive block, the window memory with its vector
+ * engine, the large-memory arbiter and the host register file (docs/design.md has the map).
+ *
+ * The host bus never stalls: a read returns two cycles after its request, whatever it reads
+ * (registers, read window, or LH buffer), so PIO bursts pipeline one word per cycle.
+ * Configuration registers change only while the receive block is quiet; other writes are
+ * ignored and flagged, so a running receive never sees its rules change under it.
+ */
+
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module lhs_top #
+(
+    // LH entries of 64 bytes (power of two)
+    parameter ENTRIES = 1024,
+    // Bytes in each window (power of two, 64..65536)
+    parameter WIN_BYTES = 4096,
+    // Large-memory address width: 2**MEM_AW bytes (512 MiB: two 256 MB SO-DIMMs)
+    parameter MEM_AW = 29,
+    // Derived widths
+    parameter IDX_W = $clog2(ENTRIES),
+    parameter WIN_AW = $clog2(WIN_BYTES) - 4
+)
+(
+    input  wire         clk,
+    input  wire         rst,
+
+    // Network input
+    input  wire [127:0] s_msg_tdata,
+    input  wire [15:0]  s_msg_tkeep,
+    input  wire         s_msg_tvalid,
+    output wire         s_msg_tready,
+    input  wire         s_msg_tlast,
+
+    // Host bus
+    input  wire         host_valid,
+    input  wire         host_write,
+    input  wire [19:0]  host_addr,
+    input  wire [31:0]  host_wdata,
+    output reg          host_rvalid = 1'b0,
+    output reg  [31:0]  host_rdata = 32'd0,
+
+    // Large memory (SO-DIMM)
+    output wire         m_mem_valid,
+    input  wire         m_mem_ready,
+    output wire         m_mem_write,
+    output wire [31:0]  m_mem_addr,
+    output wire [127:0] m_mem_wdata,
+    input  wire         s_mem_rvalid,
+    input  wire [127:0] s_mem_rdata,
+
+    // Events
+    output wire         ev_commit,
+    output wire         ev_msg_done,
+    output wire         ev_vec_done
+);
+
+localparam [31:0] ID = 32'h4C485331;
+
+localparam [7:0]
+    REG_ID = 8'h00,
+    REG_CTRL = 8'h04,
+    REG_SIZE_POS = 8'h08,
+    REG_SPLIT_POS = 8'h0C,
+    REG_MAX_MSG = 8'h10,
+    REG_TAIL_BASE = 8'h14,
+    REG_TAIL_SIZE = 8'h18,
+    REG_PARAMS = 8'h1C,
+    REG_LH_PROD = 8'h20,
+    REG_LH_CONS = 8'h24,
+    REG_LH_RELEASE = 8'h28,
+    REG_TAIL_WPTR = 8'h30,
+    REG_TAIL_USED = 8'h34,
+    REG_TAIL_RELEASE = 8'h38,
+    REG_VEC_MEM_ADDR = 8'h40,
+    REG_VEC_WIN_OFF = 8'h44,
+    REG_VEC_LEN = 8'h48,
+    REG_VEC_CMD = 8'h4C,
+    REG_VEC_STATUS = 8'h50,
+    REG_ERR = 8'h60,
+    REG_MSG_COUNT = 8'h64,
+    REG_STALL_CYCLES = 8'h68,
+    REG_DROP_COUNT = 8'h6C,
+    REG_MISMATCH_COUNT = 8'h70;
+
+// ERR bits
+localparam
+    ERR_CFG_BUSY = 0,
+    ERR_MISMATCH = 1,
+    ERR_TOO_LONG = 2,
+    ERR_RELEASE = 3,
+    ERR_VEC_BUSY = 4,
+    ERR_CFG_VALUE = 5;
+
+// Address decode of the request on the bus.
+wire sel_reg = host_addr[19:16] == 4'h0;
+wire sel_rwin = host_addr[19:16] == 4'h1;
+wire sel_wwin = host_addr[19:16] == 4'h2;
+wire sel_lh = host_addr[19];
+wire [7:0] reg_addr = host_addr[7:0];
+wire reg_wr = host_valid && host_write && sel_reg && host_addr[15:8] == 0;
+wire reg_rd = host_valid && !host_write;
+
+// Registers.
+reg         enable_reg = 1'b0;
+reg         lhs_on_reg = 1'b1;
+reg [1:0]   size_word_reg = 2'd3;
+reg [1:0]   split_beats_reg = 2'd3;
+reg [15:0]  max_msg_reg = 16'hffff;
+reg [27:0]  tail_base_reg = 28'd0;       // bytes / 16
+reg [23:0]  tail_units_reg = 24'h010000; // 1 MiB
+reg [31:0]  vec_mem_addr_reg = 0;
+reg [31:0]  vec_win_off_reg = 0;
+reg [31:0]  vec_len_reg = 0;
+reg [5:0]   err_reg = 0;
+reg [31:0]  msg_count_reg = 0;
+reg [31:0]  stall_reg = 0;
+reg [31:0]  drop_reg = 0;
+reg [31:0]  mismatch_count_reg = 0;
+
+wire rx_quiet;
+wire vec_busy;
+
+// Configuration writes: only while the receive block is quiet, only legal values.
+wire cfg_addr = reg_addr == REG_SIZE_POS || reg_addr == REG_SPLIT_POS || reg_addr == REG_MAX_MSG ||
+                reg_addr == REG_TAIL_BASE || reg_addr == REG_TAIL_SIZE;
+wire lhs_on_change = reg_addr == REG_CTRL && host_wdata[1] != lhs_on_reg;
+wire cfg_wr = reg_wr && (cfg_addr || lhs_on_change);
+wire cfg_busy = cfg_wr && !rx_quiet;
+wire [32:0] tail_base_bytes = {1'b0, tail_base_reg, 4'd0};
+wire [32:0] tail_size_bytes = {5'd0, tail_units_reg, 4'd0};
+wire [32:0] mem_bytes = 33'd1 << MEM_AW;
+reg cfg_bad;
+always @* begin
+    cfg_bad = 1'b0;
+    case (reg_addr)
+        REG_SIZE_POS: cfg_bad = host_wdata[1:0] != 0 || host_wdata > 12;
+        REG_SPLIT_POS: cfg_bad = host_wdata[3:0] != 0 || host_wdata < 16 || host_wdata > 48;
+        REG_MAX_MSG: cfg_bad = host_wdata > 32'hffff;
+        REG_TAIL_BASE: cfg_bad = host_wdata[3:0] != 0 || {1'b0, host_wdata} + tail_size_bytes > mem_bytes;
+        REG_TAIL_SIZE: cfg_bad = host_wdata[3:0] != 0 || host_wdata < 16 || host_wdata > 32'h0800_0000 ||
+                                 tail_base_bytes + {1'b0, host_wdata} > mem_bytes;
+        default: cfg_bad = 1'b0;
+    endcase
+end
+wire cfg_take = cfg_wr && rx_quiet && !cfg_bad;
+
+wire vec_addr = reg_addr == REG_VEC_MEM_ADDR || reg_addr == REG_VEC_WIN_OFF ||
+                reg_addr == REG_VEC_LEN || reg_addr == REG_VEC_CMD;
+wire vec_wr_busy = reg_wr && vec_addr && vec_busy;
+wire vec_take = reg_wr && vec_addr && !vec_busy;
+wire vec_cmd = vec_take && reg_addr == REG_VEC_CMD;
+
+wire rel_lh = reg_wr && reg_addr == REG_LH_RELEASE;
+wire rel_tail = reg_wr && reg_addr == REG_TAIL_RELEASE;
+wire rel_tail_bad = rel_tail && host_wdata[3:0] != 0;
+wire rel_error;
+
+// Receive block.
+wire [31:0]       lh_prod, lh_cons;
+wire [23:0]       tail_wptr, tail_used;
+wire [127:0]      lh_rd_data;
+wire              rx_mem_valid, rx_mem_ready;
+wire [MEM_AW-1:0] rx_mem_addr;
+wire [127:0]      rx_mem_wdata;
+wire              rx_mismatch, rx_too_long;
+
+lhs_rx #(
+    .ENTRIES(ENTRIES),
+    .MEM_AW(MEM_AW)
+)
+rx (
+    .clk(clk),
+    .rst(rst),
+    .s_msg_tdata(s_msg_tdata),
+    .s_msg_tkeep(s_msg_tkeep),
+    .s_msg_tvalid(s_msg_tvalid),
+    .s_msg_tready(s_msg_tready),
+    .s_msg_tlast(s_msg_tlast),
+    .cfg_enable(enable_reg),
+    .cfg_lhs_on(lhs_on_reg),
+    .cfg_size_word(size_word_reg),
+    .cfg_split_beats(split_beats_reg),
+    .cfg_max_msg(max_msg_reg),
+    .cfg_tail_base(tail_base_reg[MEM_AW-5:0]),
+    .cfg_tail_units(tail_units_reg),
+    .rel_lh_valid(rel_lh),
+    .rel_lh_count(host_wdata),
+    .rel_tail_valid(rel_tail && !rel_tail_bad),
+    .rel_tail_units(host_wdata[27:4]),
+    .rel_error(rel_error),
+    .rd_en(host_valid && !host_write && sel_lh),
+    .rd_addr(host_addr[IDX_W+5:4]),
+    .rd_data(lh_rd_data),
+    .m_mem_valid(rx_mem_valid),
+    .m_mem_ready(rx_mem_ready),
+    .m_mem_addr(rx_mem_addr),
+    .m_mem_wdata(rx_mem_wdata),
+    .lh_prod(lh_prod),
+    .lh_cons(lh_cons),
+    .tail_wptr(tail_wptr),
+    .tail_used(tail_used),
+    .quiet(rx_quiet),
+    .ev_commit(ev_commit),
+    .ev_msg_done(ev_msg_done),
+    .ev_mismatch(rx_mismatch),
+    .ev_too_long(rx_too_long)
+);
+
+// Vector engine.
+wire              vec_done, vec_error;
+wire [3:0]        vec_cause;
+wire [127:0]      rwin_rd_data;
+wire              vec_mem_valid, vec_mem_ready, vec_mem_write;
+wire [MEM_AW-1:0] vec_mem_addr;
+wire [127:0]      vec_mem_wdata;
+
+lhs_vector_engine #(
+    .WIN_BYTES(WIN_BYTES),
+    .MEM_AW(MEM_AW)
+)
+vec (
+    .clk(clk),
+    .rst(rst),
+    .cmd_valid(vec_cmd),
+    .cmd_op(host_wdata),
+    .cmd_mem_addr(vec_mem_addr_reg),
+    .cmd_win_off(vec_win_off_reg),
+    .cmd_len(vec_len_reg),
+    .busy(vec_busy),
+    .done(vec_done),
+    .error(vec_error),
+    .cause(vec_cause),
+    .ev_done(ev_vec_done),
+    .rwin_rd_en(host_valid && !host_write && sel_rwin),
+    .rwin_rd_addr(host_addr[WIN_AW+3:4]),
+    .rwin_rd_data(rwin_rd_data),
+    .wwin_wr_en(host_valid && host_write && sel_wwin && host_addr[15:WIN_AW+4] == 0),
+    .wwin_wr_addr(host_addr[WIN_AW+3:2]),
+    .wwin_wr_data(host_wdata),
+    .m_mem_valid(vec_mem_valid),
+    .m_mem_ready(vec_mem_ready),
+    .m_mem_write(vec_mem_write),
+    .m_mem_addr(vec_mem_addr),
+    .m_mem_wdata(vec_mem_wdata),
+    .s_mem_rvalid(s_mem_rvalid),
+    .s_mem_rdata(s_mem_rdata)
+);
+
+// Large-memory arbiter: the network never waits behind a vector command.
+assign rx_mem_ready = m_mem_ready;
+assign vec_mem_ready = m_mem_ready && !rx_mem_valid;
+assign m_mem_valid = rx_mem_valid || vec_mem_valid;
+assign m_mem_write = rx_mem_valid || vec_mem_write;
+assign m_mem_addr = {{(32-MEM_AW){1'b0}}, rx_mem_valid ? rx_mem_addr : vec_mem_addr};
+assign m_mem_wdata = rx_mem_valid ? rx_mem_wdata : vec_mem_wdata;
+
+// Register read value for the request on the bus.
+reg [31:0] reg_value;
+always @* begin
+    reg_value = 32'd0;
+    if (host_addr[15:8] == 0) begin
+        case (reg_addr)
+            REG_ID: reg_value = ID;
+            REG_CTRL: reg_value = {30'd0, lhs_on_reg, enable_reg};
+            REG_SIZE_POS: reg_value = {28'd0, size_word_reg, 2'd0};
+            REG_SPLIT_POS: reg_value = {26'd0, split_beats_reg, 4'd0};
+            REG_MAX_MSG: reg_value = {16'd0, max_msg_reg};
+            REG_TAIL_BASE: reg_value = {tail_base_reg, 4'd0};
+            REG_TAIL_SIZE: reg_value = {4'd0, tail_units_reg, 4'd0};
+            REG_PARAMS: reg_value = {WIN_BYTES[19:4], IDX_W[15:0]};
+            REG_LH_PROD: reg_value = lh_prod;
+            REG_LH_CONS: reg_value = lh_cons;
+            REG_TAIL_WPTR: reg_value = {4'd0, tail_wptr, 4'd0};
+            REG_TAIL_USED: reg_value = {4'd0, tail_used, 4'd0};
+            REG_VEC_MEM_ADDR: reg_value = vec_mem_addr_reg;
+            REG_VEC_WIN_OFF: reg_value = vec_win_off_reg;
+            REG_VEC_LEN: reg_value = vec_len_reg;
+            REG_VEC_STATUS: reg_value = {20'd0, vec_cause, 5'd0, vec_error, vec_done, vec_busy};
+            REG_ERR: reg_value = {26'd0, err_reg};
+            REG_MSG_COUNT: reg_value = msg_count_reg;
+            REG_STALL_CYCLES: reg_value = stall_reg;
+            REG_DROP_COUNT: reg_value = drop_reg;
+            REG_MISMATCH_COUNT: reg_value = mismatch_count_reg;
+            default: reg_value = 32'd0;
+        endcase
+    end
+end
+
+// Read pipeline: stage 1 holds the register value or waits for the RAM, stage 2 drives the bus.
+reg        rd1_valid_reg = 1'b0;
+reg [1:0]  rd1_src_reg = 2'd0;   // 0 register, 1 read window, 2 LH buffer, 3 zero
+reg [1:0]  rd1_lane_reg = 2'd0;
+reg [31:0] rd1_value_reg = 32'd0;
+
+wire [127:0] rd1_word = rd1_src_reg == 2'd1 ? rwin_rd_data : lh_rd_data;
+wire [31:0]  rd1_data = rd1_src_reg == 2'd0 ? rd1_value_reg :
+                        rd1_src_reg == 2'd3 ? 32'd0 : rd1_word[32*rd1_lane_reg +: 32];
+
+always @(posedge clk) begin
+    rd1_valid_reg <= reg_rd && !rst;
+    rd1_src_reg <= sel_lh ? 2'd2 : sel_rwin ? 2'd1 : sel_reg ? 2'd0 : 2'd3;
+    rd1_lane_reg <= host_addr[3:2];
+    rd1_value_reg <= reg_value;
+    host_rvalid <= rd1_valid_reg && !rst;
+    host_rdata <= rd1_data;
+end
+
+// Register writes and statistics.
+always @(posedge clk) begin
+    if (rst) begin
+        enable_reg <= 1'b0;
+        lhs_on_reg <= 1'b1;
+        size_word_reg <= 2'd3;
+        split_beats_reg <= 2'd3;
+        max_msg_reg <= 16'hffff;
+        tail_base_reg <= 28'd0;
+        tail_units_reg <= 24'h010000;
+        vec_mem_addr_reg <= 0;
+        vec_win_off_reg <= 0;
+        vec_len_reg <= 0;
+        err_reg <= 0;
+        msg_count_reg <= 0;
+        stall_reg <= 0;
+        drop_reg <= 0;
+        mismatch_count_reg <= 0;
+    end else begin
+        if (reg_wr && reg_addr == REG_CTRL) begin
+            enable_reg <= host_wdata[0];
+        end
+        if (cfg_take) begin
+            case (reg_addr)
+                REG_CTRL: lhs_on_reg <= host_wdata[1];
+                REG_SIZE_POS: size_word_reg <= host_wdata[3:2];
+                REG_SPLIT_POS: split_beats_reg <= host_wdata[5:4];
+                REG_MAX_MSG: max_msg_reg <= host_wdata[15:0];
+                REG_TAIL_BASE: tail_base_reg <= host_wdata[31:4];
+                REG_TAIL_SIZE: tail_units_reg <= host_wdata[27:4];
+                default: ;
+            endcase
+        end
+        if (vec_take) begin
+            case (reg_addr)
+                REG_VEC_MEM_ADDR: vec_mem_addr_reg <= host_wdata;
+                REG_VEC_WIN_OFF: vec_win_off_reg <= host_wdata;
+                REG_VEC_LEN: vec_len_reg <= host_wdata;
+                default: ;
+            endcase
+        end
+
+        if (reg_wr && reg_addr == REG_ERR) begin
+            err_reg <= err_reg & ~host_wdata[5:0];
+        end
+        if (cfg_busy) err_reg[ERR_CFG_BUSY] <= 1'b1;
+        if (cfg_wr && rx_quiet && cfg_bad) err_reg[ERR_CFG_VALUE] <= 1'b1;
+        if (ev_msg_done && rx_mismatch) err_reg[ERR_MISMATCH] <= 1'b1;
+        if (ev_msg_done && rx_too_long) err_reg[ERR_TOO_LONG] <= 1'b1;
+        if (rel_error || rel_tail_bad) err_reg[ERR_RELEASE] <= 1'b1;
+        if (vec_wr_busy) err_reg[ERR_VEC_BUSY] <= 1'b1;
+
+        if (ev_msg_done) msg_count_reg <= msg_count_reg + 1;
+        if (ev_msg_done && rx_mismatch) mismatch_count_reg <= mismatch_count_reg + 1;
+        if (ev_msg_done && rx_too_long && !lhs_on_reg) drop_reg <= drop_reg + 1;
+        if (s_msg_tvalid && !s_msg_tready) stall_reg <= stall_reg + 1;
+    end
+end
+
+endmodule
+
+`resetall
+`default_nettype wire

@@ -1,0 +1,175 @@
+//go:build ignore
+
+// C ABI over the Verilated lhs_top: construct, reset, one clock per call, optional FST trace,
+// and the benchmark workload as a plain C++ loop (the "native" reference speed).
+#include "lhs_bridge.h"
+
+#include <memory>
+#include <vector>
+
+#include "Vlhs_top.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+
+struct lhs_model {
+    std::unique_ptr<VerilatedContext> ctx;
+    std::unique_ptr<Vlhs_top> top;
+    std::unique_ptr<VerilatedFstC> fst;
+    uint64_t cycles = 0;
+};
+
+static inline void put128(VlWide<4> &w, const uint64_t v[2]) {
+    w[0] = (uint32_t)v[0];
+    w[1] = (uint32_t)(v[0] >> 32);
+    w[2] = (uint32_t)v[1];
+    w[3] = (uint32_t)(v[1] >> 32);
+}
+
+static inline void get128(const VlWide<4> &w, uint64_t v[2]) {
+    v[0] = (uint64_t)w[0] | ((uint64_t)w[1] << 32);
+    v[1] = (uint64_t)w[2] | ((uint64_t)w[3] << 32);
+}
+
+extern "C" lhs_model *lhs_new(const char *trace_path) {
+    auto m = new lhs_model;
+    m->ctx.reset(new VerilatedContext);
+    if (trace_path && *trace_path) m->ctx->traceEverOn(true);
+    m->top.reset(new Vlhs_top{m->ctx.get(), "lhs_top"});
+    if (trace_path && *trace_path) {
+        m->fst.reset(new VerilatedFstC);
+        m->top->trace(m->fst.get(), 99);
+        m->fst->open(trace_path);
+    }
+    m->top->clk = 0;
+    m->top->eval();
+    return m;
+}
+
+extern "C" void lhs_free(lhs_model *m) {
+    if (!m) return;
+    if (m->fst) m->fst->close();
+    m->top->final();
+    delete m;
+}
+
+extern "C" void lhs_cycle(lhs_model *m, lhs_pins *p) {
+    Vlhs_top *t = m->top.get();
+    t->clk = 0;
+    put128(t->s_msg_tdata, p->msg_data);
+    t->s_msg_tkeep = p->msg_keep;
+    t->s_msg_tvalid = p->msg_valid;
+    t->s_msg_tlast = p->msg_last;
+    t->m_mem_ready = p->mem_ready;
+    t->s_mem_rvalid = p->mem_rvalid;
+    put128(t->s_mem_rdata, p->mem_rdata);
+    t->host_valid = p->host_valid;
+    t->host_write = p->host_write;
+    t->host_addr = p->host_addr;
+    t->host_wdata = p->host_wdata;
+    t->eval();
+    if (m->fst) m->fst->dump(m->cycles * 10);
+
+    p->msg_ready = t->s_msg_tready;
+    p->mem_valid = t->m_mem_valid;
+    p->mem_write = t->m_mem_write;
+    p->mem_addr = t->m_mem_addr;
+    get128(t->m_mem_wdata, p->mem_wdata);
+    p->host_rvalid = t->host_rvalid;
+    p->host_rdata = t->host_rdata;
+    p->ev_commit = t->ev_commit;
+    p->ev_msg_done = t->ev_msg_done;
+    p->ev_vec_done = t->ev_vec_done;
+
+    t->clk = 1;
+    t->eval();
+    if (m->fst) m->fst->dump(m->cycles * 10 + 5);
+    m->cycles++;
+}
+
+extern "C" void lhs_reset(lhs_model *m, int n) {
+    lhs_pins idle = {};
+    m->top->rst = 1;
+    for (int i = 0; i < n; i++) lhs_cycle(m, &idle);
+    m->top->rst = 0;
+}
+
+extern "C" uint64_t lhs_cycles(lhs_model *m) { return m->cycles; }
+
+// ---- The benchmark workload, mirrored in Go by experiment.Workload. ----
+
+static uint64_t splitmix64(uint64_t &s) {
+    uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+// Message i of the workload: a 16-byte envelope {source, tag, communicator, size} and
+// payload bytes (i + j) & 0xff.
+static std::vector<uint8_t> workload_message(uint64_t i, uint64_t &rng) {
+    uint32_t size = 16 + (uint32_t)(splitmix64(rng) % 241);
+    std::vector<uint8_t> b(size);
+    uint32_t env[4] = {(uint32_t)(i % 64), (uint32_t)i, 0, size};
+    for (int k = 0; k < 16; k++) b[k] = (uint8_t)(env[k / 4] >> (8 * (k % 4)));
+    for (uint32_t j = 16; j < size; j++) b[j] = (uint8_t)(i + j);
+    return b;
+}
+
+extern "C" uint64_t lhs_native_workload(uint64_t nmsgs, uint64_t seed, int *ok) {
+    lhs_model *m = lhs_new(nullptr);
+    lhs_reset(m, 4);
+    lhs_pins p = {};
+    auto write = [&](uint32_t addr, uint32_t v) {
+        p = lhs_pins{};
+        p.host_valid = 1;
+        p.host_write = 1;
+        p.host_addr = addr;
+        p.host_wdata = v;
+        p.mem_ready = 1;
+        lhs_cycle(m, &p);
+    };
+    write(0x18, 0x08000000);  // TAIL_SIZE: 128 MiB, never released in this workload
+    write(0x04, 3);           // CTRL: enable, LHS on
+    uint64_t start = m->cycles;
+    uint64_t rng = seed, sent = 0, commits = 0, pending = 0;
+    std::vector<uint8_t> msg = workload_message(0, rng);
+    size_t off = 0;
+    while (commits < nmsgs) {
+        p = lhs_pins{};
+        p.mem_ready = 1;
+        if (sent < nmsgs) {
+            uint64_t v[2] = {0, 0};
+            size_t n = msg.size() - off < 16 ? msg.size() - off : 16;
+            for (size_t k = 0; k < n; k++) v[k / 8] |= (uint64_t)msg[off + k] << (8 * (k % 8));
+            p.msg_data[0] = v[0];
+            p.msg_data[1] = v[1];
+            p.msg_valid = 1;
+            p.msg_last = off + 16 >= msg.size();
+            p.msg_keep = (uint16_t)((1u << n) - 1);
+        }
+        if (pending) {
+            p.host_valid = 1;
+            p.host_write = 1;
+            p.host_addr = 0x28;  // LH_RELEASE
+            p.host_wdata = 1;
+            pending--;
+        }
+        lhs_cycle(m, &p);
+        if (p.msg_valid && p.msg_ready) {
+            off += 16;
+            if (off >= msg.size()) {
+                sent++;
+                off = 0;
+                if (sent < nmsgs) msg = workload_message(sent, rng);
+            }
+        }
+        if (p.ev_commit) {
+            commits++;
+            pending++;
+        }
+    }
+    uint64_t cycles = m->cycles - start;
+    *ok = commits == nmsgs;
+    lhs_free(m);
+    return cycles;
+}
