@@ -65,7 +65,7 @@ func (e Entry) TailLen() int {
 	if !e.Split() {
 		return 0
 	}
-	return min(e.Len, int(e.Size())) - e.splitPos
+	return max(0, min(e.Len, int(e.Size()))-e.splitPos)
 }
 
 // tailUnits is the tail space the entry reserved, in 16-byte units.

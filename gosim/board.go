@@ -120,8 +120,9 @@ func (b *Board) Post(addr, val uint32) {
 const hostLimit = 1000
 
 func (b *Board) drainHost() error {
+	limit := hostLimit + len(b.ops)
 	for i := 0; len(b.ops) > 0 || len(b.reads) > 0; i++ {
-		if i > hostLimit+len(b.ops) {
+		if i > limit {
 			return fmt.Errorf("board: host bus read not answered after %d cycles (cycle %d)", i, b.cycle)
 		}
 		b.Step()

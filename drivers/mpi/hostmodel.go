@@ -1,0 +1,188 @@
+package mpi
+
+import (
+	"fmt"
+
+	"github.com/lhsim/lhsim/drivers"
+	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/gosim/hostcpu"
+)
+
+// DeviceCyclePs is the NIC's clock period: 100 MHz, DIMMnet-2's FPGA (docs/design.md).
+const DeviceCyclePs = 10_000
+
+// DefaultDeviceBase is where the NIC's 1 MB host-bus space sits in the modelled host's
+// physical address space: above the paper's 512 MB of main memory. Only its being apart from
+// main memory matters.
+const DefaultDeviceBase = 0x8000_0000
+
+// HostModel joins a device to the host timing model: it maps the NIC's address space into
+// the CPU model (registers uncached, read window and LH buffer write-back cacheable, as
+// paper 4.2 maps the LH buffer) and runs timed vector loads, whose NIC-side duration is the
+// device's own cycle count.
+type HostModel struct {
+	CPU  *hostcpu.CPU
+	Base uint64
+	dev  drivers.Device
+
+	vec      [3]uint32 // last VEC_MEM_ADDR, VEC_WIN_OFF, VEC_LEN written
+	vecValid bool
+	lastDone uint64 // cycle of the last ev_vec_done pulse, when the device can be watched
+	watched  bool
+
+	// VLs counts timed vector loads; VLDeviceCycles sums their NIC-side durations (command
+	// write to done), VLHostPs their host-visible durations (register writes to data in a
+	// register).
+	VLs            uint64
+	VLDeviceCycles uint64
+	VLHostPs       int64
+}
+
+// watcher is what gosim.Board offers to see every cycle's ports.
+type watcher interface {
+	Watch(f func(cycle uint64, p *gosim.Pins))
+}
+
+// NewHostModel maps dev into cpu at base. lhCacheable chooses the LH buffer's memory type:
+// write-back (paper 4.2) or uncached (an ablation).
+func NewHostModel(cpu *hostcpu.CPU, dev drivers.Device, base uint64, lhCacheable bool) (*HostModel, error) {
+	m := &HostModel{CPU: cpu, Base: base, dev: dev}
+	for _, r := range []hostcpu.Region{
+		{Name: "nic registers", Base: base, Size: gosim.ReadWindowBase, Device: true},
+		{Name: "nic read window", Base: base + gosim.ReadWindowBase, Size: 0x10000, Cacheable: true, Device: true},
+		{Name: "nic write window", Base: base + gosim.WriteWindowBase, Size: 0x10000, Device: true},
+		{Name: "nic LH buffer", Base: base + gosim.LHBase, Size: 0x80000, Cacheable: lhCacheable, Device: true},
+	} {
+		if err := cpu.Map(r); err != nil {
+			return nil, err
+		}
+	}
+	if w, ok := dev.(watcher); ok {
+		m.watched = true
+		w.Watch(func(cycle uint64, p *gosim.Pins) {
+			if p.EvVecDone != 0 {
+				m.lastDone = cycle
+			}
+		})
+	}
+	return m, nil
+}
+
+// Addr is the host physical address of device bus address a.
+func (m *HostModel) Addr(a uint32) uint64 { return m.Base + uint64(a) }
+
+// ReadReg reads a register: the device answers, the host pays one uncached read.
+func (m *HostModel) ReadReg(reg uint32) (uint32, error) {
+	m.CPU.Load(m.Addr(reg), 4)
+	return m.dev.ReadReg(reg)
+}
+
+// WriteReg writes a register: one uncached store.
+func (m *HostModel) WriteReg(reg, val uint32) error {
+	m.CPU.Store(m.Addr(reg), 4)
+	return m.dev.WriteReg(reg, val)
+}
+
+// VL loads n bytes of large memory at memAddr into the read window at winOff and copies them
+// into dst (len(dst) <= n), timing every step on the host model:
+//
+//  1. flush the window lines the load will overwrite (the host may hold stale copies);
+//  2. write the vector registers that changed since the last command, then VEC_CMD
+//     (uncached stores);
+//  3. the NIC runs the command; its duration, from the command write to done, is counted in
+//     device cycles (the ev_vec_done pulse when the device shows it, else the first status
+//     read that saw DONE);
+//  4. the host polls VEC_STATUS with uncached reads until one sees DONE;
+//  5. the host loads the data from the window (a cacheable miss: one device access per line).
+//
+// fieldLoads, when positive, is how many separate 4-byte loads the software makes from the
+// first line instead of touching the whole range (the search loop reads three fields).
+func (m *HostModel) VL(memAddr, winOff uint32, dst []byte, n uint32, fieldLoads int) error {
+	cpu := m.CPU
+	win := m.Addr(gosim.ReadWindowBase + winOff)
+	for off := uint64(0); off < uint64(n); off += 64 {
+		cpu.Flush(win + off)
+	}
+	regs := [3]uint32{gosim.RegVecMemAddr, gosim.RegVecWinOff, gosim.RegVecLen}
+	vals := [3]uint32{memAddr, winOff, n}
+	for i := range regs {
+		if m.vecValid && m.vec[i] == vals[i] {
+			continue
+		}
+		if err := m.WriteReg(regs[i], vals[i]); err != nil {
+			return err
+		}
+		m.vec[i] = vals[i]
+	}
+	m.vecValid = true
+	t0 := cpu.Now()
+	if err := m.dev.WriteReg(gosim.RegVecCmd, gosim.VecOpVL); err != nil {
+		return err
+	}
+	cpu.Store(m.Addr(gosim.RegVecCmd), 4)
+	cmdAt := cpu.Now()
+	cmdCycle := m.dev.Cycle() - 1 // the write went out on the bus in the cycle just run
+	var doneCycle uint64
+	for polls := 0; ; polls++ {
+		if polls > 100000 {
+			return fmt.Errorf("mpi: VL at %#x still busy after %d polls", memAddr, polls)
+		}
+		issue := m.dev.Cycle()
+		st, err := m.dev.ReadReg(gosim.RegVecStatus)
+		if err != nil {
+			return err
+		}
+		if st&gosim.VecBusy != 0 || st&gosim.VecDone == 0 {
+			continue
+		}
+		if st&gosim.VecError != 0 {
+			m.vecValid = false
+			return &drivers.VecError{Cause: st >> 8 & 0xf}
+		}
+		doneCycle = issue
+		if m.watched && m.lastDone > cmdCycle && m.lastDone < issue {
+			doneCycle = m.lastDone + 1 // DONE is readable the cycle after the pulse
+		}
+		break
+	}
+	dev := doneCycle - cmdCycle
+	cpu.PollUntil(m.Addr(gosim.RegVecStatus), cmdAt+int64(dev)*DeviceCyclePs)
+	if fieldLoads > 0 {
+		for i := 0; i < fieldLoads; i++ {
+			cpu.Load(win+uint64(4*i), 4)
+		}
+	} else {
+		cpu.Load(win, int(n))
+	}
+	if len(dst) > 0 {
+		buf := make([]byte, (len(dst)+3)&^3)
+		if err := m.dev.ReadBlock(gosim.ReadWindowBase+winOff, buf); err != nil {
+			return err
+		}
+		copy(dst, buf)
+	}
+	m.VLs++
+	m.VLDeviceCycles += dev
+	m.VLHostPs += cpu.Now() - t0
+	return nil
+}
+
+// FetchRing reads n bytes of the tail ring from ring address addr (following the wrap at the
+// ring's end) through the read window, a window at a time, timed.
+func (m *HostModel) FetchRing(cfg drivers.Config, winBytes int, addr uint32, n int) ([]byte, error) {
+	out := make([]byte, n)
+	end := cfg.TailBase + cfg.TailSize
+	got := 0
+	for got < n {
+		if addr >= end {
+			addr = cfg.TailBase + (addr - end)
+		}
+		k := min(n-got, winBytes, int(end-addr))
+		if err := m.VL(addr, 0, out[got:got+k], uint32((k+15)&^15), 0); err != nil {
+			return nil, err
+		}
+		got += k
+		addr += uint32(k)
+	}
+	return out, nil
+}

@@ -1,0 +1,106 @@
+package mpi
+
+import (
+	"fmt"
+
+	"github.com/lhsim/lhsim/drivers"
+	"github.com/lhsim/lhsim/gosim"
+)
+
+// matchFieldOffsets are the envelope fields the search loop loads, in the order Pattern.Match
+// compares them: communicator, source, tag. The -O0 loop loads each one separately.
+var matchFieldOffsets = [3]uint64{8, 0, 4}
+
+// LHSQueue is the unexpected queue with LHS on: message id is LH entry first+id. Envelopes
+// (and bodies of up to 40 bytes) are read by PIO from the entry, a write-back cacheable line;
+// a split message's tail comes by VL from the entry's pointer.
+type LHSQueue struct {
+	h     *drivers.Host
+	m     *HostModel
+	first uint32 // LH_PROD when the queue was made: entry of message 0
+	known uint32 // entries the host has learned of (LH_PROD at the last Arrived)
+}
+
+// NewLHSQueue starts the queue at the device's current LH_PROD: earlier entries are not its.
+func NewLHSQueue(h *drivers.Host, m *HostModel) (*LHSQueue, error) {
+	if !h.Config().LHS {
+		return nil, fmt.Errorf("mpi: LHSQueue needs a host with LHS on")
+	}
+	p, err := m.ReadReg(gosim.RegLHProd)
+	if err != nil {
+		return nil, err
+	}
+	return &LHSQueue{h: h, m: m, first: p, known: p}, nil
+}
+
+func (q *LHSQueue) seq(id uint64) uint32 { return q.first + uint32(id) }
+
+func (q *LHSQueue) line(seq uint32) uint64 { return q.m.Addr(q.h.EntryAddr(seq)) }
+
+// Arrived reads LH_PROD (one uncached read). It flushes the lines of entries it learns of for
+// the first time: the slot may hold a stale copy (an earlier message in the same slot, or a
+// line the stream prefetcher fetched past the last valid entry before the NIC wrote it), and
+// paper 4.2's rule is to flush before an address is reused.
+func (q *LHSQueue) Arrived() (uint64, error) {
+	p, err := q.m.ReadReg(gosim.RegLHProd)
+	if err != nil {
+		return 0, err
+	}
+	for ; q.known != p; q.known++ {
+		q.m.CPU.Flush(q.line(q.known))
+	}
+	return uint64(p - q.first), nil
+}
+
+// Envelope reads the entry by PIO: three 4-byte loads of the match fields from the cache line.
+func (q *LHSQueue) Envelope(id uint64) (Envelope, error) {
+	s := q.seq(id)
+	if s-q.first >= q.known-q.first {
+		return Envelope{}, fmt.Errorf("mpi: message %d has not arrived", id)
+	}
+	e, err := q.h.ReadEntry(s)
+	if err != nil {
+		return Envelope{}, err
+	}
+	for _, off := range matchFieldOffsets {
+		q.m.CPU.Load(q.line(s)+off, 4)
+	}
+	return ParseEnvelope(e.Raw[:])
+}
+
+// Body returns the message after its envelope: from the entry for an inline message, and for
+// a split one the head's remaining bytes from the entry plus the tail by VL.
+func (q *LHSQueue) Body(id uint64) ([]byte, error) {
+	s := q.seq(id)
+	e, err := q.h.ReadEntry(s)
+	if err != nil {
+		return nil, err
+	}
+	if e.Flags&gosim.FlagTooLong != 0 {
+		return nil, fmt.Errorf("mpi: message %d is longer than MAX_MSG: its tail was dropped", id)
+	}
+	head := e.Head()
+	if len(head) < EnvelopeBytes {
+		return nil, fmt.Errorf("mpi: message %d has %d bytes, shorter than an envelope", id, len(head))
+	}
+	body := append([]byte(nil), head[EnvelopeBytes:]...)
+	q.m.CPU.Load(q.line(s)+EnvelopeBytes, len(body))
+	if n := e.TailLen(); n > 0 {
+		tail, err := q.m.FetchRing(q.h.Config(), q.h.WindowBytes(), e.TailPtr, n)
+		if err != nil {
+			return nil, err
+		}
+		body = append(body, tail...)
+	}
+	if size := int(e.Size()); size >= EnvelopeBytes && len(body) > size-EnvelopeBytes {
+		body = body[:size-EnvelopeBytes]
+	}
+	return body, nil
+}
+
+// Consume hands the entry back to the driver, which releases the oldest consumed run (an
+// uncached LH_RELEASE write, and TAIL_RELEASE for split entries).
+func (q *LHSQueue) Consume(id uint64) error {
+	q.m.CPU.Store(q.m.Addr(gosim.RegLHRelease), 4)
+	return q.h.Consume(q.seq(id))
+}
