@@ -13,10 +13,13 @@ type Lockstep struct {
 // Reset resets both.
 func (l *Lockstep) Reset() { l.A.Reset(); l.B.Reset() }
 
-// Close closes both.
+// Close closes both and returns the first disagreement, if any.
 func (l *Lockstep) Close() error {
 	ea, eb := l.A.Close(), l.B.Close()
-	if ea != nil {
+	switch {
+	case l.Mismatch != nil:
+		return l.Mismatch
+	case ea != nil:
 		return ea
 	}
 	return eb

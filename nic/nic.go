@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/verilator"
 )
@@ -25,11 +26,15 @@ type Config struct {
 	Board gosim.BoardConfig
 }
 
-// Device is an opened NIC: a gosim.Board, which implements drivers.Device.
-type Device = gosim.Board
+// Open builds the device the host drives. Closing it reports a lockstep disagreement, if
+// there was one.
+func Open(cfg Config) (drivers.Device, error) {
+	return OpenBoard(cfg)
+}
 
-// Open builds the device.
-func Open(cfg Config) (*Device, error) {
+// OpenBoard builds the device in this process and returns the board itself, for callers that
+// step it cycle by cycle.
+func OpenBoard(cfg Config) (*gosim.Board, error) {
 	model := cfg.Model
 	if model == "" {
 		model = os.Getenv("LHSIM_MODEL")
