@@ -83,7 +83,8 @@ func (q *LHSQueue) Body(id uint64) ([]byte, error) {
 	if len(head) < EnvelopeBytes {
 		return nil, fmt.Errorf("mpi: message %d has %d bytes, shorter than an envelope", id, len(head))
 	}
-	body := append([]byte(nil), head[EnvelopeBytes:]...)
+	body := make([]byte, len(head)-EnvelopeBytes)
+	copy(body, head[EnvelopeBytes:])
 	q.m.CPU.Load(q.line(s)+EnvelopeBytes, len(body))
 	if n := e.TailLen(); n > 0 {
 		tail, err := q.m.FetchRing(q.h.Config(), q.h.WindowBytes(), e.TailPtr, n)

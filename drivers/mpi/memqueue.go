@@ -49,7 +49,9 @@ func (q *MemQueue) Body(id uint64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append([]byte(nil), m[EnvelopeBytes:]...), nil
+	out := make([]byte, len(m)-EnvelopeBytes)
+	copy(out, m[EnvelopeBytes:])
+	return out, nil
 }
 
 // Consume implements Queue.
