@@ -12,16 +12,22 @@ import (
 // docs/design.md.
 type Config struct {
 	LHS      bool   // LHS on: heads in the LH buffer; off: every message whole in the tail ring
-	SizePos  uint32 // byte offset of the size field: 0, 4, 8 or 12 (default 12)
+	SizePos  uint32 // byte offset of the size field: 4, 8, 12 or SizeAtZero (0 means the default, 12)
 	SplitPos uint32 // 16, 32 or 48 (default 48)
 	MaxMsg   uint32 // largest accepted message (default 65535)
 	TailBase uint32 // tail ring base in large memory (default 0)
 	TailSize uint32 // tail ring bytes (default 1 MiB)
 }
 
+// SizeAtZero asks for the size field at byte 0 (a zero SizePos means the default, 12).
+const SizeAtZero = 1 << 31
+
 func (c Config) withDefaults() Config {
-	if c.SizePos == 0 && c.SplitPos == 0 && c.MaxMsg == 0 && c.TailSize == 0 {
+	switch c.SizePos {
+	case 0:
 		c.SizePos = 12
+	case SizeAtZero:
+		c.SizePos = 0
 	}
 	if c.SplitPos == 0 {
 		c.SplitPos = 48

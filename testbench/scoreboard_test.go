@@ -202,6 +202,9 @@ func randomSetup(rng *gosim.Rand, seed uint64) (gosim.BoardConfig, drivers.Confi
 	if rng.Intn(4) == 0 {
 		cfg.MaxMsg = uint32(100 + rng.Intn(4000))
 	}
+	if cfg.SizePos == 0 {
+		cfg.SizePos = drivers.SizeAtZero
+	}
 	return board, cfg
 }
 
@@ -217,7 +220,7 @@ func TestScoreboardRandom(t *testing.T) {
 			board, cfg := randomSetup(rng, seed)
 			t.Logf("seed %d: %+v %+v", seed, board, cfg)
 			d := newDUT(t, board, cfg)
-			scoreboard(t, d, rng, randomMessages(rng, 150, cfg.SizePos, 5000), 5_000_000)
+			scoreboard(t, d, rng, randomMessages(rng, 150, d.host.Config().SizePos, 5000), 5_000_000)
 		})
 	}
 }
