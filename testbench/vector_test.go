@@ -1,0 +1,122 @@
+package testbench
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/lhsim/lhsim/drivers"
+	"github.com/lhsim/lhsim/gosim"
+	"github.com/stretchr/testify/require"
+)
+
+// VS then VL moves bytes through both windows and large memory unchanged.
+func TestVectorRoundTrip(t *testing.T) {
+	d := newDUT(t, gosim.BoardConfig{Seed: 3, Memory: gosim.SODIMMParams{ReadLatency: 7, MaxOutstanding: 4, BusyPercent: 30}}, drivers.Config{LHS: true})
+	rng := gosim.NewRand(4)
+	for _, n := range []int{16, 17, 100, 1000, 4096, 10000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			data := make([]byte, n)
+			for i := range data {
+				data[i] = byte(rng.Uint64())
+			}
+			addr := uint32(0x100000 + 16*rng.Intn(1000))
+			require.NoError(t, d.host.Store(addr, data))
+			back := make([]byte, n)
+			require.NoError(t, d.dev.MemRead(uint64(addr), back))
+			require.Equal(t, data, back, "VS wrote large memory")
+			got, err := d.host.Fetch(addr, n)
+			require.NoError(t, err)
+			require.Equal(t, data, got, "VL read it back")
+		})
+	}
+}
+
+// A command naming an out-of-range or misaligned span is refused at once and touches nothing.
+func TestVectorRefused(t *testing.T) {
+	d := newDUT(t, gosim.BoardConfig{Seed: 3}, drivers.Config{LHS: true})
+	cases := []struct {
+		name              string
+		op, mem, win, len uint32
+		cause             uint32
+	}{
+		{"zero length", gosim.VecOpVL, 0, 0, 0, gosim.CauseLen},
+		{"window range", gosim.VecOpVL, 0, 4080, 32, gosim.CauseWindow},
+		{"window offset past the end", gosim.VecOpVS, 0, 8192, 16, gosim.CauseWindow},
+		{"memory range", gosim.VecOpVL, gosim.MemBytes - 16, 0, 32, gosim.CauseMemory},
+		{"memory address past the end", gosim.VecOpVS, 0xfffffff0, 0, 16, gosim.CauseMemory},
+		{"misaligned address", gosim.VecOpVL, 8, 0, 16, gosim.CauseAlign},
+		{"misaligned window", gosim.VecOpVS, 0, 4, 16, gosim.CauseAlign},
+		{"unknown opcode", 3, 0, 0, 16, gosim.CauseOpcode},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			marker := []byte("large memory must not change....")
+			require.NoError(t, d.dev.MemWrite(0, marker))
+			d.write(t, gosim.RegVecMemAddr, c.mem)
+			d.write(t, gosim.RegVecWinOff, c.win)
+			d.write(t, gosim.RegVecLen, c.len)
+			d.write(t, gosim.RegVecCmd, c.op)
+			st := d.reg(t, gosim.RegVecStatus)
+			require.Equal(t, uint32(gosim.VecDone|gosim.VecError)|c.cause<<8, st)
+			back := make([]byte, len(marker))
+			require.NoError(t, d.dev.MemRead(0, back))
+			require.Equal(t, marker, back)
+			var ve *drivers.VecError
+			err := d.host.VL(c.mem, c.win, c.len)
+			if c.op == gosim.VecOpVS {
+				err = d.host.VS(c.mem, c.win, c.len)
+			}
+			if c.op == gosim.VecOpVL || c.op == gosim.VecOpVS {
+				require.True(t, errors.As(err, &ve), "driver reports the refusal: %v", err)
+				require.Equal(t, c.cause, ve.Cause)
+				require.ErrorIs(t, err, drivers.ErrHardware)
+			}
+		})
+	}
+	// A good command after the refusals clears the error.
+	require.NoError(t, d.host.VL(0, 0, 16))
+	require.Equal(t, uint32(gosim.VecDone), d.reg(t, gosim.RegVecStatus))
+}
+
+// Writing a vector register while a command runs is ignored and flagged.
+func TestVectorRegisterWrittenWhileBusy(t *testing.T) {
+	d := newDUT(t, gosim.BoardConfig{Seed: 3}, drivers.Config{LHS: true})
+	d.write(t, gosim.RegVecMemAddr, 0x1000)
+	d.write(t, gosim.RegVecWinOff, 0)
+	d.write(t, gosim.RegVecLen, 4096)
+	d.write(t, gosim.RegVecCmd, gosim.VecOpVL)
+	require.Equal(t, uint32(gosim.VecBusy), d.reg(t, gosim.RegVecStatus)&gosim.VecBusy)
+	d.write(t, gosim.RegVecLen, 16)
+	d.write(t, gosim.RegVecCmd, gosim.VecOpVS)
+	require.Equal(t, uint32(gosim.ErrVecBusy), d.reg(t, gosim.RegErr))
+	require.EqualValues(t, 4096, d.reg(t, gosim.RegVecLen), "the write was ignored")
+	for d.reg(t, gosim.RegVecStatus)&gosim.VecBusy != 0 {
+	}
+	require.Equal(t, uint32(gosim.VecDone), d.reg(t, gosim.RegVecStatus), "the first command finished as a VL")
+}
+
+// A 16-byte VL takes 60 cycles (600 ns at 100 MHz) from the command write to done with the
+// default SO-DIMM, the DIMMnet-2 figure; longer VLs add one cycle per beat.
+func TestVectorLoadLatency(t *testing.T) {
+	for _, c := range []struct{ bytes, cycles uint64 }{{16, 60}, {64, 63}, {4096, 315}} {
+		t.Run(fmt.Sprint(c.bytes), func(t *testing.T) {
+			d := newDUT(t, gosim.BoardConfig{Seed: 1}, drivers.Config{LHS: true})
+			board, ok := d.dev.(*gosim.Board)
+			if !ok {
+				t.Skip("needs the in-process board to watch events")
+			}
+			var cmdAt, doneAt uint64
+			board.Watch(func(cycle uint64, p *gosim.Pins) {
+				if p.HostValid != 0 && p.HostWrite != 0 && p.HostAddr == gosim.RegVecCmd {
+					cmdAt = cycle
+				}
+				if p.EvVecDone != 0 {
+					doneAt = cycle
+				}
+			})
+			require.NoError(t, d.host.VL(0, 0, uint32(c.bytes)))
+			require.Equal(t, c.cycles, doneAt-cmdAt)
+		})
+	}
+}
