@@ -31,8 +31,8 @@ type HostModel struct {
 	watched  bool
 
 	// VLs counts timed vector loads; VLDeviceCycles sums their NIC-side durations (command
-	// write to done), VLHostPs their host-visible durations (register writes to data in a
-	// register).
+	// write to done), VLHostPs their host-visible durations (from the window flush and the
+	// register writes to the data in a register).
 	VLs            uint64
 	VLDeviceCycles uint64
 	VLHostPs       int64
@@ -47,15 +47,8 @@ type watcher interface {
 // write-back (paper 4.2) or uncached (an ablation).
 func NewHostModel(cpu *hostcpu.CPU, dev drivers.Device, base uint64, lhCacheable bool) (*HostModel, error) {
 	m := &HostModel{CPU: cpu, Base: base, dev: dev}
-	for _, r := range []hostcpu.Region{
-		{Name: "nic registers", Base: base, Size: gosim.ReadWindowBase, Device: true},
-		{Name: "nic read window", Base: base + gosim.ReadWindowBase, Size: 0x10000, Cacheable: true, Device: true},
-		{Name: "nic write window", Base: base + gosim.WriteWindowBase, Size: 0x10000, Device: true},
-		{Name: "nic LH buffer", Base: base + gosim.LHBase, Size: 0x80000, Cacheable: lhCacheable, Device: true},
-	} {
-		if err := cpu.Map(r); err != nil {
-			return nil, err
-		}
+	if err := MapDevice(cpu, base, lhCacheable); err != nil {
+		return nil, err
 	}
 	if w, ok := dev.(watcher); ok {
 		m.watched = true
@@ -66,6 +59,25 @@ func NewHostModel(cpu *hostcpu.CPU, dev drivers.Device, base uint64, lhCacheable
 		})
 	}
 	return m, nil
+}
+
+// MapDevice maps the NIC's host-bus space into cpu at base: registers and write window
+// uncached, read window write-back (flushed before every VL that refills it), LH buffer
+// write-back (paper 4.2) or, with lhCacheable false, uncached. A HostModel's CPU may be
+// swapped for another one mapped this way (the experiment runs several host variants over one
+// device).
+func MapDevice(cpu *hostcpu.CPU, base uint64, lhCacheable bool) error {
+	for _, r := range []hostcpu.Region{
+		{Name: "nic registers", Base: base, Size: gosim.ReadWindowBase, Device: true},
+		{Name: "nic read window", Base: base + gosim.ReadWindowBase, Size: 0x10000, Cacheable: true, Device: true},
+		{Name: "nic write window", Base: base + gosim.WriteWindowBase, Size: 0x10000, Device: true},
+		{Name: "nic LH buffer", Base: base + gosim.LHBase, Size: 0x80000, Cacheable: lhCacheable, Device: true},
+	} {
+		if err := cpu.Map(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Addr is the host physical address of device bus address a.
@@ -99,6 +111,7 @@ func (m *HostModel) WriteReg(reg, val uint32) error {
 // first line instead of touching the whole range (the search loop reads three fields).
 func (m *HostModel) VL(memAddr, winOff uint32, dst []byte, n uint32, fieldLoads int) error {
 	cpu := m.CPU
+	t0 := cpu.Now()
 	win := m.Addr(gosim.ReadWindowBase + winOff)
 	for off := uint64(0); off < uint64(n); off += 64 {
 		cpu.Flush(win + off)
@@ -115,7 +128,6 @@ func (m *HostModel) VL(memAddr, winOff uint32, dst []byte, n uint32, fieldLoads 
 		m.vec[i] = vals[i]
 	}
 	m.vecValid = true
-	t0 := cpu.Now()
 	if err := m.dev.WriteReg(gosim.RegVecCmd, gosim.VecOpVL); err != nil {
 		return err
 	}
