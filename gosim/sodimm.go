@@ -1,6 +1,9 @@
 package gosim
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // SODIMMParams describe the large memory on the NIC board.
 type SODIMMParams struct {
@@ -117,17 +120,10 @@ func (s *SODIMM) Write(addr uint64, src []byte) error {
 }
 
 func putWord(b []byte, w word) {
-	for i := 0; i < 8; i++ {
-		b[i] = byte(w[0] >> (8 * i))
-		b[8+i] = byte(w[1] >> (8 * i))
-	}
+	binary.LittleEndian.PutUint64(b, w[0])
+	binary.LittleEndian.PutUint64(b[8:], w[1])
 }
 
 func getWord(b []byte) word {
-	var w word
-	for i := 0; i < 8; i++ {
-		w[0] |= uint64(b[i]) << (8 * i)
-		w[1] |= uint64(b[8+i]) << (8 * i)
-	}
-	return w
+	return word{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}
 }

@@ -1,0 +1,145 @@
+// Package experiment holds lhsim's experiments: each runs the receive path (RTL or Go model)
+// on a documented workload and returns figures that the CLI prints as a table, JSON or plot.
+package experiment
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/nic"
+	"github.com/lhsim/lhsim/verilator"
+)
+
+// WorkloadMessage is message i of the benchmark workload: a 16-byte envelope {source i%64,
+// tag i, communicator 0, size} and payload bytes (i + j) & 0xff, its size 16..256 drawn from
+// rng. verilator/lhs_top_bridge.cpp builds the same messages for the native loop.
+func WorkloadMessage(i uint64, rng *gosim.Rand) []byte {
+	size := 16 + uint32(rng.Uint64()%241)
+	b := make([]byte, size)
+	binary.LittleEndian.PutUint32(b[0:], uint32(i%64))
+	binary.LittleEndian.PutUint32(b[4:], uint32(i))
+	binary.LittleEndian.PutUint32(b[12:], size)
+	for j := uint32(16); j < size; j++ {
+		b[j] = byte(uint64(j) + i)
+	}
+	return b
+}
+
+// Workload runs the benchmark workload on a board: msgs messages back to back with LHS on, the
+// host releasing each LH entry the cycle after it commits (the tail ring is large enough never
+// to need releasing). It returns the cycles from the first message to the last commit. The
+// native C++ loop runs the same cycles; a different count means the two disagree.
+func Workload(b *gosim.Board, msgs, seed uint64) (uint64, error) {
+	if err := b.WriteReg(gosim.RegTailSize, 0x0800_0000); err != nil {
+		return 0, err
+	}
+	if err := b.WriteReg(gosim.RegCtrl, gosim.CtrlEnable|gosim.CtrlLHSOn); err != nil {
+		return 0, err
+	}
+	rng := gosim.NewRand(seed)
+	for i := uint64(0); i < msgs; i++ {
+		if err := b.Inject(WorkloadMessage(i, rng)); err != nil {
+			return 0, err
+		}
+	}
+	start := b.Cycle()
+	commits := b.Count.Commits
+	limit := start + 1000*msgs + 1000
+	for b.Count.Commits-commits < msgs {
+		if b.Cycle() > limit {
+			return 0, fmt.Errorf("bench: %d of %d entries after %d cycles", b.Count.Commits-commits, msgs, b.Cycle()-start)
+		}
+		before := b.Count.Commits
+		b.Step()
+		for k := before; k < b.Count.Commits; k++ {
+			b.Post(gosim.RegLHRelease, 1)
+		}
+	}
+	return b.Cycle() - start, nil
+}
+
+// Speed is one way of running the workload.
+type Speed struct {
+	Cycles      uint64  `json:"cycles"`
+	Seconds     float64 `json:"seconds"`
+	CyclesPerS  float64 `json:"cycles_per_s"`
+	MessagesPer float64 `json:"msgs_per_s"`
+}
+
+func speed(cycles, msgs uint64, d time.Duration) Speed {
+	s := d.Seconds()
+	return Speed{Cycles: cycles, Seconds: s, CyclesPerS: float64(cycles) / s, MessagesPer: float64(msgs) / s}
+}
+
+// BenchResult compares the ways of running the same workload.
+type BenchResult struct {
+	Messages uint64 `json:"messages"`
+	Seed     uint64 `json:"seed"`
+	Native   Speed  `json:"native"`  // C++ loop over the Verilated model
+	Cgo      Speed  `json:"cgo"`     // Go board, Verilated model through cgo
+	GoModel  Speed  `json:"gomodel"` // Go board, golden model
+	// CgoVsNative is cgo cycles/s over native cycles/s; GoModelVsCgo is Go-model msgs/s over
+	// cgo msgs/s.
+	CgoVsNative  float64 `json:"cgo_vs_native"`
+	GoModelVsCgo float64 `json:"gomodel_vs_cgo"`
+}
+
+// BenchNative times the workload in the C++ loop.
+func BenchNative(msgs, seed uint64) (Speed, error) {
+	t0 := time.Now()
+	cycles, err := verilator.NativeWorkload(msgs, seed)
+	return speed(cycles, msgs, time.Since(t0)), err
+}
+
+// BenchBoard times the workload on a board with the given model ("rtl" or "go").
+func BenchBoard(model string, msgs, seed uint64) (Speed, error) {
+	b, err := nic.OpenBoard(nic.Config{Model: model})
+	if err != nil {
+		return Speed{}, err
+	}
+	defer b.Close()
+	t0 := time.Now()
+	cycles, err := Workload(b, msgs, seed)
+	return speed(cycles, msgs, time.Since(t0)), err
+}
+
+// fastest runs f repeats times and keeps the fastest run: the first run of a process pays for
+// page faults and cold caches that are not the simulator's speed.
+func fastest(repeats int, f func() (Speed, error)) (Speed, error) {
+	var best Speed
+	for i := 0; i < max(1, repeats); i++ {
+		s, err := f()
+		if err != nil {
+			return s, err
+		}
+		if i == 0 || s.Seconds < best.Seconds {
+			best = s
+		}
+	}
+	return best, nil
+}
+
+// Bench runs the workload natively, through cgo and on the Go model, each repeats times
+// (keeping the fastest), and checks that all three took the same number of cycles.
+func Bench(msgs, seed uint64, repeats int) (BenchResult, error) {
+	r := BenchResult{Messages: msgs, Seed: seed}
+	var err error
+	if r.Native, err = fastest(repeats, func() (Speed, error) { return BenchNative(msgs, seed) }); err != nil {
+		return r, err
+	}
+	if r.Cgo, err = fastest(repeats, func() (Speed, error) { return BenchBoard("rtl", msgs, seed) }); err != nil {
+		return r, err
+	}
+	if r.GoModel, err = fastest(repeats, func() (Speed, error) { return BenchBoard("go", msgs, seed) }); err != nil {
+		return r, err
+	}
+	if r.Native.Cycles != r.Cgo.Cycles || r.Cgo.Cycles != r.GoModel.Cycles {
+		return r, fmt.Errorf("bench: cycle counts differ: native %d, cgo %d, Go model %d",
+			r.Native.Cycles, r.Cgo.Cycles, r.GoModel.Cycles)
+	}
+	r.CgoVsNative = r.Cgo.CyclesPerS / r.Native.CyclesPerS
+	r.GoModelVsCgo = r.GoModel.MessagesPer / r.Cgo.MessagesPer
+	return r, nil
+}
