@@ -18,6 +18,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -26,6 +27,7 @@ import (
 	"unsafe"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -118,11 +120,11 @@ type SearchResult struct {
 	SpeedupLHSvsNoLHS  float64 `json:"speedup_lhs_vs_no_lhs"`
 	SpeedupLHSvsQsNet2 float64 `json:"speedup_lhs_vs_qsnet2"`
 
-	Ablation []SearchAblationRow     `json:"ablation"`
-	Factors  map[string]float64 `json:"factors"`
-	VL       SearchVLStats            `json:"vl"`
-	Paper    map[string]float64 `json:"paper"`
-	Native   *SearchNativeResult      `json:"native,omitempty"`
+	Ablation []SearchAblationRow `json:"ablation"`
+	Factors  map[string]float64  `json:"factors"`
+	VL       SearchVLStats       `json:"vl"`
+	Paper    map[string]float64  `json:"paper"`
+	Native   *SearchNativeResult `json:"native,omitempty"`
 }
 
 // SearchAblationRow is one curve of the ablation.
@@ -476,6 +478,11 @@ func fitSearchLine(xs []int, ys []float64) (slope, intercept float64) {
 	return slope, (sy - slope*sx) / n
 }
 
+// newSearchTable is a table whose headers are printed as written ("QsNET-II", not "QS NET - II").
+func newSearchTable(w io.Writer) *tablewriter.Table {
+	return tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+}
+
 // WriteJSON writes the result, indented.
 func (r *SearchResult) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
@@ -488,7 +495,7 @@ func fmt1(v float64) string { return fmt.Sprintf("%.1f", v) }
 // WriteTable prints the per-depth times, the slopes against the paper, and the ablation.
 func (r *SearchResult) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "Unexpected-queue search time, device model %q (ns; target at depth X)\n", r.Model)
-	t := tablewriter.NewWriter(w)
+	t := newSearchTable(w)
 	t.Header("depth", "no LHS", "LHS", "QsNET-II", "LHS first search")
 	for i, d := range r.Depths {
 		if err := t.Append(fmt.Sprint(d), fmt1(r.Series[CurveNoLHS][i]), fmt1(r.Series[CurveLHS][i]),
@@ -500,7 +507,7 @@ func (r *SearchResult) WriteTable(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w, "\nPer-message search time (least-squares slope) against the paper (5.1.3)")
-	t = tablewriter.NewWriter(w)
+	t = newSearchTable(w)
 	t.Header("", "measured", "paper", "measured/paper")
 	rows := []struct {
 		name       string
@@ -523,7 +530,7 @@ func (r *SearchResult) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "16-byte VL: %.1f device cycles (%.0f ns) from command write to done; %.0f ns as the host sees it\n",
 		r.VL.DeviceCyclesEach, r.VL.DeviceNsEach, r.VL.HostVisibleNsEach)
 	fmt.Fprintln(w, "\nAblation: where the speedup comes from")
-	t = tablewriter.NewWriter(w)
+	t = newSearchTable(w)
 	t.Header("curve", "what", "ns/message", "x LHS")
 	for _, a := range r.Ablation {
 		if err := t.Append(a.Key, a.What, fmt.Sprintf("%.2f", a.PerMessageNs), fmt.Sprintf("%.1f", a.VsLHS)); err != nil {
@@ -581,7 +588,7 @@ func (r *SearchResult) WritePlot(file string) error {
 
 // SearchNativeResult is the same search on the machine running lhsim.
 type SearchNativeResult struct {
-	CPU  string      `json:"cpu"`
+	CPU  string            `json:"cpu"`
 	Rows []SearchNativeRow `json:"rows"`
 }
 
@@ -636,27 +643,9 @@ func RunSearchNative(sizes []int) SearchNativeResult {
 	if len(sizes) == 0 {
 		sizes = []int{1 << 10, 1 << 16, 1 << 20}
 	}
-	res := SearchNativeResult{CPU: fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())}
-	rng := rand.New(rand.NewPCG(1, 2))
+	res := SearchNativeResult{CPU: fmt.Sprintf("%s, %s/%s, %d CPUs", cpuName(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())}
 	for _, n := range sizes {
-		arr := make([]searchEntry, n)
-		for i := range arr {
-			arr[i] = searchEntry{source: searchSource, tag: int32(rng.IntN(searchTargetTag)), comm: searchComm}
-		}
-		arr[n-1].tag = searchTargetTag
-		pool := make([]searchNode, 16*n)
-		slots := rng.Perm(len(pool))[:n]
-		var head, prev *searchNode
-		for i, s := range slots {
-			nd := &pool[s]
-			*nd = searchNode{source: searchSource, tag: arr[i].tag, comm: searchComm}
-			if prev == nil {
-				head = nd
-			} else {
-				prev.next = nd
-			}
-			prev = nd
-		}
+		arr, head := buildNativeQueues(n)
 		row := SearchNativeRow{Messages: n}
 		ba := testing.Benchmark(func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
@@ -672,26 +661,57 @@ func RunSearchNative(sizes []int) SearchNativeResult {
 				}
 			}
 		})
-		row.ArrayNsPerMsg = float64(ba.NsPerOp()) / float64(n)
-		row.ListNsPerMsg = float64(bl.NsPerOp()) / float64(n)
-		if ba.N > 0 && ba.T > 0 {
-			row.ArrayNsPerMsg = float64(ba.T.Nanoseconds()) / float64(ba.N) / float64(n)
-		}
-		if bl.N > 0 && bl.T > 0 {
-			row.ListNsPerMsg = float64(bl.T.Nanoseconds()) / float64(bl.N) / float64(n)
-		}
+		row.ArrayNsPerMsg = float64(ba.T.Nanoseconds()) / float64(max(ba.N, 1)) / float64(n)
+		row.ListNsPerMsg = float64(bl.T.Nanoseconds()) / float64(max(bl.N, 1)) / float64(n)
 		row.Ratio = row.ListNsPerMsg / row.ArrayNsPerMsg
 		res.Rows = append(res.Rows, row)
-		runtime.KeepAlive(pool)
 	}
 	return res
+}
+
+// buildNativeQueues makes the same n envelopes (the target last) as a contiguous entry array
+// and as a list whose records sit at random places in a pool 16 times larger.
+func buildNativeQueues(n int) ([]searchEntry, *searchNode) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	arr := make([]searchEntry, n)
+	for i := range arr {
+		arr[i] = searchEntry{source: searchSource, tag: int32(rng.IntN(searchTargetTag)), comm: searchComm}
+	}
+	arr[n-1].tag = searchTargetTag
+	pool := make([]searchNode, 16*n)
+	var head, prev *searchNode
+	for i, s := range rng.Perm(len(pool))[:n] {
+		nd := &pool[s]
+		*nd = searchNode{source: searchSource, tag: arr[i].tag, comm: searchComm}
+		if prev == nil {
+			head = nd
+		} else {
+			prev.next = nd
+		}
+		prev = nd
+	}
+	return arr, head
+}
+
+// cpuName is the processor's model name where the system tells it (Linux), else "unknown CPU".
+func cpuName() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
 }
 
 // WriteTable prints the native figures.
 func (n *SearchNativeResult) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "Native search on this machine (%s), ns per queued message\n", n.CPU)
-	t := tablewriter.NewWriter(w)
-	t.Header("messages", "queue bytes", "contiguous 64-B entries", "scattered list", "list / contiguous")
+	t := newSearchTable(w)
+	t.Header("messages", "entry array", "contiguous 64-B entries", "list scattered in 16x pool", "list / contiguous")
 	for _, r := range n.Rows {
 		if err := t.Append(fmt.Sprint(r.Messages), fmt.Sprintf("%d KiB", r.Messages*int(unsafe.Sizeof(searchEntry{}))>>10),
 			fmt.Sprintf("%.2f", r.ArrayNsPerMsg), fmt.Sprintf("%.2f", r.ListNsPerMsg), fmt.Sprintf("%.1f", r.Ratio)); err != nil {
