@@ -271,15 +271,23 @@ func RunSearch(cfg SearchConfig) (*SearchResult, error) {
 	return res, nil
 }
 
+// closeSearchDevice closes dev and reports its error (a lockstep device reports there whether
+// the RTL and the Go model disagreed) unless the run already failed.
+func closeSearchDevice(dev drivers.Device, err *error) {
+	if cerr := dev.Close(); *err == nil && cerr != nil {
+		*err = fmt.Errorf("closing the device: %w", cerr)
+	}
+}
+
 func psToNs(ps int64) float64 { return float64(ps) / 1000 }
 
 // runSearchNoLHS: one device with LHS off, every message whole in the tail ring.
-func runSearchNoLHS(cfg SearchConfig, depths []int, res *SearchResult) error {
+func runSearchNoLHS(cfg SearchConfig, depths []int, res *SearchResult) (err error) {
 	dev, err := openSearchDevice(cfg, 1024)
 	if err != nil {
 		return err
 	}
-	defer dev.Close()
+	defer closeSearchDevice(dev, &err)
 	h, err := drivers.NewHost(dev, drivers.Config{LHS: false})
 	if err != nil {
 		return err
@@ -351,12 +359,12 @@ func searchDrain(e *mpi.Engine, n int) error {
 
 // runSearchLHS: one device with LHS on; every host variant searches the same arrivals, each on its
 // own host model (fresh at every depth, so no variant inherits another's cache).
-func runSearchLHS(cfg SearchConfig, depths []int, entries int, res *SearchResult) error {
+func runSearchLHS(cfg SearchConfig, depths []int, entries int, res *SearchResult) (err error) {
 	dev, err := openSearchDevice(cfg, entries)
 	if err != nil {
 		return err
 	}
-	defer dev.Close()
+	defer closeSearchDevice(dev, &err)
 	h, err := drivers.NewHost(dev, drivers.Config{LHS: true})
 	if err != nil {
 		return err
