@@ -5,6 +5,7 @@ package experiment
 import (
 	"encoding/binary"
 	"fmt"
+	"syscall"
 	"time"
 
 	"github.com/lhsim/lhsim/gosim"
@@ -60,17 +61,34 @@ func Workload(b *gosim.Board, msgs, seed uint64) (uint64, error) {
 	return b.Cycle() - start, nil
 }
 
-// Speed is one way of running the workload.
+// Speed is one way of running the workload. Rates are per CPU second of this process (user
+// and system time, all threads, the Go runtime's included): unlike wall time, that does not
+// change when other programs load the machine.
 type Speed struct {
 	Cycles      uint64  `json:"cycles"`
-	Seconds     float64 `json:"seconds"`
+	Seconds     float64 `json:"cpu_seconds"`
+	WallSeconds float64 `json:"wall_seconds"`
 	CyclesPerS  float64 `json:"cycles_per_s"`
 	MessagesPer float64 `json:"msgs_per_s"`
 }
 
-func speed(cycles, msgs uint64, d time.Duration) Speed {
-	s := d.Seconds()
-	return Speed{Cycles: cycles, Seconds: s, CyclesPerS: float64(cycles) / s, MessagesPer: float64(msgs) / s}
+// cpuTime is the CPU time this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// stopwatch starts timing; calling the result ends it.
+func stopwatch() func(cycles, msgs uint64) Speed {
+	wall, cpu := time.Now(), cpuTime()
+	return func(cycles, msgs uint64) Speed {
+		s := (cpuTime() - cpu).Seconds()
+		return Speed{Cycles: cycles, Seconds: s, WallSeconds: time.Since(wall).Seconds(),
+			CyclesPerS: float64(cycles) / s, MessagesPer: float64(msgs) / s}
+	}
 }
 
 // BenchResult compares the ways of running the same workload.
@@ -88,9 +106,9 @@ type BenchResult struct {
 
 // BenchNative times the workload in the C++ loop.
 func BenchNative(msgs, seed uint64) (Speed, error) {
-	t0 := time.Now()
+	stop := stopwatch()
 	cycles, err := verilator.NativeWorkload(msgs, seed)
-	return speed(cycles, msgs, time.Since(t0)), err
+	return stop(cycles, msgs), err
 }
 
 // BenchBoard times the workload on a board with the given model ("rtl" or "go").
@@ -100,9 +118,9 @@ func BenchBoard(model string, msgs, seed uint64) (Speed, error) {
 		return Speed{}, err
 	}
 	defer b.Close()
-	t0 := time.Now()
+	stop := stopwatch()
 	cycles, err := Workload(b, msgs, seed)
-	return speed(cycles, msgs, time.Since(t0)), err
+	return stop(cycles, msgs), err
 }
 
 // fastest runs f repeats times and keeps the fastest run: the first run of a process pays for

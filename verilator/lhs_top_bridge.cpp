@@ -4,6 +4,7 @@
 // and the benchmark workload as a plain C++ loop (the "native" reference speed).
 #include "lhs_bridge.h"
 
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -115,7 +116,19 @@ static std::vector<uint8_t> workload_message(uint64_t i, uint64_t &rng) {
     return b;
 }
 
+// Large memory for the native loop: stored like gosim.SODIMM, a megabyte at a time on first
+// touch, so both loops do the same work per tail write.
+struct native_memory {
+    std::vector<std::unique_ptr<uint8_t[]>> chunks = std::vector<std::unique_ptr<uint8_t[]>>(512);
+    void write(uint32_t addr, const uint64_t d[2]) {
+        auto &c = chunks[(addr >> 20) & 511];
+        if (!c) c.reset(new uint8_t[1 << 20]());
+        memcpy(&c[addr & ((1 << 20) - 1)], d, 16);
+    }
+};
+
 extern "C" uint64_t lhs_native_workload(uint64_t nmsgs, uint64_t seed, int *ok) {
+    native_memory mem;
     lhs_model *m = lhs_new(nullptr);
     lhs_reset(m, 4);
     lhs_pins p = {};
@@ -155,6 +168,7 @@ extern "C" uint64_t lhs_native_workload(uint64_t nmsgs, uint64_t seed, int *ok) 
             pending--;
         }
         lhs_cycle(m, &p);
+        if (p.mem_valid && p.mem_write) mem.write(p.mem_addr, p.mem_wdata);
         if (p.msg_valid && p.msg_ready) {
             off += 16;
             if (off >= msg.size()) {
