@@ -31,7 +31,7 @@ func newPath(t *testing.T, lhs bool, tailSize uint32) *path {
 	}
 	dev, err := nic.Open(nic.Config{Model: model})
 	require.NoError(t, err)
-	t.Cleanup(func() { dev.Close() })
+	t.Cleanup(func() { require.NoError(t, dev.Close(), "closing the device (lockstep reports disagreement here)") })
 	h, err := drivers.NewHost(dev, drivers.Config{LHS: lhs, SizePos: 12, TailSize: tailSize})
 	require.NoError(t, err)
 	cpu, err := hostcpu.New(hostcpu.Pentium4())
