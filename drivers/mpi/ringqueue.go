@@ -14,10 +14,11 @@ import (
 type RingQueue struct {
 	h     *drivers.Host
 	m     *HostModel
-	first uint32 // stored-message count when the queue was made
-	start uint32 // ring offset (bytes) of message 0
-	msgs  []ringSlot
-	rel   uint64 // oldest message whose space is not yet released
+	first uint32     // stored-message count when the queue was made
+	base  uint64     // id of msgs[0]: released messages are dropped from the front
+	start uint32     // ring offset (bytes) of message base
+	msgs  []ringSlot // messages base, base+1, ...
+	rel   uint64     // oldest message whose space is not yet released
 }
 
 type ringSlot struct {
@@ -71,7 +72,7 @@ func (q *RingQueue) Arrived() (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	for uint32(len(q.msgs)) < n-q.first {
+	for q.base+uint64(len(q.msgs)) < uint64(n-q.first) {
 		q.msgs = append(q.msgs, ringSlot{})
 	}
 	return uint64(n - q.first), nil
@@ -79,13 +80,23 @@ func (q *RingQueue) Arrived() (uint64, error) {
 
 func (q *RingQueue) memAddr(off uint32) uint32 { return q.h.Config().TailBase + off }
 
+func (q *RingQueue) slot(id uint64) *ringSlot { return &q.msgs[id-q.base] }
+
+// after is the ring offset of the message that follows s (whose envelope has been read).
+func (q *RingQueue) after(s *ringSlot) uint32 {
+	return (s.off/16 + units(s.size)) % q.ringUnits() * 16
+}
+
 // locate makes sure message id's ring offset is known, reading earlier envelopes if needed.
 func (q *RingQueue) locate(id uint64) error {
-	if id >= uint64(len(q.msgs)) {
+	if id >= q.base+uint64(len(q.msgs)) {
 		return fmt.Errorf("mpi: message %d has not arrived", id)
 	}
+	if id < q.base {
+		return fmt.Errorf("mpi: message %d was consumed", id)
+	}
 	k := id
-	for k > 0 && !q.msgs[k-1].read {
+	for k > q.base && !q.slot(k-1).read {
 		k--
 	}
 	for ; k < id; k++ {
@@ -97,11 +108,10 @@ func (q *RingQueue) locate(id uint64) error {
 }
 
 func (q *RingQueue) envelope(id uint64) (Envelope, error) {
-	s := &q.msgs[id]
+	s := q.slot(id)
 	s.off = q.start
-	if id > 0 {
-		prev := q.msgs[id-1]
-		s.off = (prev.off/16 + units(prev.size)) % q.ringUnits() * 16
+	if id > q.base {
+		s.off = q.after(q.slot(id - 1))
 	}
 	var raw [EnvelopeBytes]byte
 	if err := q.m.VL(q.memAddr(s.off), 0, raw[:], EnvelopeBytes, len(matchFieldOffsets)); err != nil {
@@ -120,7 +130,7 @@ func (q *RingQueue) Envelope(id uint64) (Envelope, error) {
 	if err := q.locate(id); err != nil {
 		return Envelope{}, err
 	}
-	if q.msgs[id].consumed {
+	if q.slot(id).consumed {
 		return Envelope{}, fmt.Errorf("mpi: message %d was consumed", id)
 	}
 	return q.envelope(id)
@@ -131,12 +141,11 @@ func (q *RingQueue) Body(id uint64) ([]byte, error) {
 	if err := q.locate(id); err != nil {
 		return nil, err
 	}
-	s := q.msgs[id]
+	s := q.slot(id)
 	if !s.read {
 		if _, err := q.envelope(id); err != nil {
 			return nil, err
 		}
-		s = q.msgs[id]
 	}
 	if s.size <= EnvelopeBytes {
 		return []byte{}, nil
@@ -148,10 +157,10 @@ func (q *RingQueue) Body(id uint64) ([]byte, error) {
 // Consume marks message id received and gives back the ring space of the oldest consumed run
 // (TAIL_RELEASE must be oldest first).
 func (q *RingQueue) Consume(id uint64) error {
-	if id >= uint64(len(q.msgs)) || q.msgs[id].consumed {
+	if id < q.base || id >= q.base+uint64(len(q.msgs)) || q.slot(id).consumed {
 		return fmt.Errorf("mpi: message %d cannot be consumed", id)
 	}
-	if !q.msgs[id].read {
+	if !q.slot(id).read {
 		if err := q.locate(id); err != nil {
 			return err
 		}
@@ -159,11 +168,16 @@ func (q *RingQueue) Consume(id uint64) error {
 			return err
 		}
 	}
-	q.msgs[id].consumed = true
+	q.slot(id).consumed = true
 	var bytes uint32
-	for q.rel < uint64(len(q.msgs)) && q.msgs[q.rel].consumed {
-		bytes += units(q.msgs[q.rel].size) * 16
+	for q.rel < q.base+uint64(len(q.msgs)) && q.slot(q.rel).consumed {
+		bytes += units(q.slot(q.rel).size) * 16
 		q.rel++
+	}
+	if n := q.rel - q.base; n > 0 {
+		q.start = q.after(q.slot(q.rel - 1))
+		q.msgs = append(q.msgs[:0], q.msgs[n:]...)
+		q.base = q.rel
 	}
 	if bytes == 0 {
 		return nil
