@@ -7,12 +7,21 @@ don't-care mask, a pointer and a comparator. It keeps an MPI queue (unexpected m
 posted receives) in arrival order and answers "oldest entry matching this request" in constant
 time, deleting the entry it returns.
 
-Organisation. New entries enter at cell 0 and the whole list shifts one cell up, so the oldest
-entry sits at the highest valid index and valid cells are always 0..count-1. A match deletes
-cell h by shifting cells 0..h-1 up by one, which closes the hole: both operations move content
-the same way, from cell j-1 to cell j, so a cell's flip-flops need no input multiplexer. The
-oldest matching cell is the highest-index hit; the cells to shift are exactly those at or below
-it, a suffix OR of the hit vector.
+Organisation. Cell index orders the entries: a higher index is older. Every change moves
+content the same way, from cell j-1 into cell j, for a prefix 0..k of the chain, with the new
+entry (or nothing) entering cell 0; so a cell's flip-flops need only a clock enable and no input
+multiplexer, which is what keeps an associative list of this kind cheap per cell.
+  - A match deletes the oldest hit, cell h, by shifting cells 0..h: the newer entries move up
+    one and close the hole at once (the list compacts in the cycle of the match).
+  - An insert shifts cells 0..g, where g is the lowest free cell, and the new entry takes
+    cell 0. Free cells collect on the newest side after matches (cell 0 first) and an insert
+    reclaims the lowest one, so the list holds CELLS entries whenever it is full, never less.
+  - An insert and a match in the same cycle shift cells 0..h only: the new entry fills cell 0
+    while the hole at h closes.
+Neither operation ever reorders entries, and a valid cell is only shifted out of the top of
+the chain when it is the entry being deleted. The oldest hit is the highest-index hit; the
+cells at or below it are a suffix OR of the hit vector, the cells below the lowest free cell a
+prefix AND of the valid bits.
 
 Timing. An insert takes effect at the clock edge that accepts it. A request is registered when
 accepted, compared against every cell in the next cycle, and its response (hit and pointer) is
@@ -117,6 +126,8 @@ wire [CELLS-1:0]             cell_match;
 reg  [CELLS-1:0]             hit;
 // at_or_below[j]: some hit at index >= j, i.e. cell j is at or below the oldest hit
 reg  [CELLS:0]               at_or_below;
+// full_below[j]: cells 0..j-1 are all valid, i.e. cell j is at or below the lowest free cell
+reg  [CELLS:0]               full_below;
 reg                          any_hit;
 reg  [CELLS-1:0]             shift_en;
 
@@ -129,8 +140,8 @@ localparam PAIRS = (CELLS + 1) / 2;
 (* keep *) wire [PAIRS*PTR_WIDTH-1:0] pair_ptr;
 reg  [PTR_WIDTH-1:0]                  hit_ptr;
 
-// The top cell's content shifts into nothing: an insert without a match shifts the whole
-// list only when it is not full, so the top cell is empty whenever that happens
+// The top cell shifts out of the chain only when it is the entry being deleted or when it is
+// free, so its content goes nowhere
 wire unused_top = ^{cell_valid[CELLS-1], cell_field[(CELLS-1)*FIELD_WIDTH +: FIELD_WIDTH],
     cell_mask[(CELLS-1)*FIELD_WIDTH +: FIELD_WIDTH]};
 
@@ -228,6 +239,11 @@ always @* begin
         at_or_below[i] = at_or_below[i+1] || hit[i];
     end
     any_hit = at_or_below[0];
+
+    full_below[0] = 1'b1;
+    for (i = 0; i < CELLS; i = i + 1) begin
+        full_below[i+1] = full_below[i] && cell_valid[i];
+    end
 end
 
 always @* begin
@@ -238,10 +254,10 @@ always @* begin
 end
 
 // A match shifts the cells at or below the oldest hit (closing its hole, and taking the new
-// entry into cell 0 if there is one); an insert without a match shifts every cell
+// entry into cell 0 if there is one); an insert alone shifts the cells up to the lowest free one
 always @* begin
     for (i = 0; i < CELLS; i = i + 1) begin
-        shift_en[i] = at_or_below[i] || (ins_accept && !any_hit);
+        shift_en[i] = at_or_below[i] || (ins_accept && !any_hit && full_below[i]);
     end
 end
 
