@@ -1,0 +1,38 @@
+package testbench
+
+import (
+	"testing"
+
+	"github.com/lhsim/lhsim/experiment"
+)
+
+// BenchmarkWorkload runs the benchmark workload (experiment.Workload: messages of 16..256
+// bytes back to back, LHS on) on each path and reports simulated cycles and messages per CPU
+// second. `lhsim bench` prints the same comparison as a table or JSON.
+func BenchmarkWorkload(b *testing.B) {
+	const msgs = 20000
+	paths := []struct {
+		name string
+		run  func() (experiment.Speed, error)
+	}{
+		{"native", func() (experiment.Speed, error) { return experiment.BenchNative(msgs, 1) }},
+		{"cgo", func() (experiment.Speed, error) { return experiment.BenchBoard("rtl", msgs, 1) }},
+		{"gomodel", func() (experiment.Speed, error) { return experiment.BenchBoard("go", msgs, 1) }},
+	}
+	for _, p := range paths {
+		b.Run(p.name, func(b *testing.B) {
+			var cycles uint64
+			var cpu float64
+			for i := 0; i < b.N; i++ {
+				s, err := p.run()
+				if err != nil {
+					b.Fatal(err)
+				}
+				cycles += s.Cycles
+				cpu += s.Seconds
+			}
+			b.ReportMetric(float64(cycles)/cpu, "cycles/cpu-s")
+			b.ReportMetric(float64(msgs*b.N)/cpu, "msgs/cpu-s")
+		})
+	}
+}
