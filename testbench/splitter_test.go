@@ -11,6 +11,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// sendBoundarySizes sends one truthful message of each boundary size and waits for them.
+func sendBoundarySizes(t *testing.T, d *dut, seed uint64) [][]byte {
+	t.Helper()
+	rng := gosim.NewRand(seed)
+	var msgs [][]byte
+	for _, n := range boundaries {
+		msgs = append(msgs, message(rng, n, uint32(n), 12))
+		require.NoError(t, d.dev.Inject(msgs[len(msgs)-1]))
+	}
+	require.NoError(t, d.dev.RunUntilIdle(1_000_000))
+	return msgs
+}
+
 // Directed tests of the splitter: every size on and around a boundary, every split position,
 // both modes, and the entry format byte by byte.
 func TestSplitterBoundarySizes(t *testing.T) {
@@ -18,15 +31,7 @@ func TestSplitterBoundarySizes(t *testing.T) {
 		t.Run(fmt.Sprintf("lhs/split%d", split), func(t *testing.T) {
 			cfg := drivers.Config{LHS: true, SplitPos: split, TailBase: 0x1000, TailSize: 1 << 20}
 			d := newDUT(t, gosim.BoardConfig{Seed: 1}, cfg)
-			rng := gosim.NewRand(uint64(split))
-			var msgs [][]byte
-			for _, n := range boundaries {
-				msgs = append(msgs, message(rng, n, uint32(n), 12))
-			}
-			for _, m := range msgs {
-				require.NoError(t, d.dev.Inject(m))
-			}
-			require.NoError(t, d.dev.RunUntilIdle(1_000_000))
+			msgs := sendBoundarySizes(t, d, uint64(split))
 			tailOff := uint32(0)
 			for i, m := range msgs {
 				e, err := d.host.ReadEntry(uint32(i))
@@ -64,15 +69,7 @@ func TestSplitterBoundarySizes(t *testing.T) {
 	t.Run("lhs-off", func(t *testing.T) {
 		cfg := drivers.Config{LHS: false, TailBase: 0x2000, TailSize: 1 << 20}
 		d := newDUT(t, gosim.BoardConfig{Seed: 2}, cfg)
-		rng := gosim.NewRand(3)
-		var msgs [][]byte
-		for _, n := range boundaries {
-			msgs = append(msgs, message(rng, n, uint32(n), 12))
-		}
-		for _, m := range msgs {
-			require.NoError(t, d.dev.Inject(m))
-		}
-		require.NoError(t, d.dev.RunUntilIdle(1_000_000))
+		msgs := sendBoundarySizes(t, d, 3)
 		require.Zero(t, d.reg(t, gosim.RegLHProd), "LHS off makes no entries")
 		addr := uint32(0x2000)
 		for i, m := range msgs {
