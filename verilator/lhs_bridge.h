@@ -2,6 +2,7 @@
 #ifndef LHS_BRIDGE_H
 #define LHS_BRIDGE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -34,6 +35,13 @@ void lhs_reset(lhs_model *m, int n);
 void lhs_cycle(lhs_model *m, lhs_pins *p);
 /* Cycles since construction. */
 uint64_t lhs_cycles(lhs_model *m);
+
+/* Checkpoints (Verilator --savable): lhs_save returns the model's whole state, cycle count
+ * included, in a malloc'd buffer of *len bytes (NULL on failure); the caller frees it.
+ * lhs_restore loads a state saved by the same library build into m; it returns -1, changing
+ * nothing, when buf is not such a state. */
+uint8_t *lhs_save(lhs_model *m, size_t *len);
+int lhs_restore(lhs_model *m, const uint8_t *buf, size_t len);
 
 /* The benchmark workload run in a C++ loop (see experiment/bench.go for its definition):
  * nmsgs messages from the seeded generator, memory always ready, host releasing each entry.

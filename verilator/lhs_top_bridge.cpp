@@ -11,6 +11,12 @@
 #include "Vlhs_top.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
+#include "verilated_save.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unistd.h>
 
 struct lhs_model {
     std::unique_ptr<VerilatedContext> ctx;
@@ -31,6 +37,19 @@ static inline void get128(const VlWide<4> &w, uint64_t v[2]) {
     v[1] = (uint64_t)w[2] | ((uint64_t)w[3] << 32);
 }
 
+#if VM_COVERAGE
+// Coverage builds (scripts/verilate.sh --coverage) write each model's counters to a file of
+// its own in $LHSIM_COVERAGE_DIR when the model is freed; scripts/coverage.sh merges them.
+static void write_coverage(lhs_model *m) {
+    static unsigned serial = 0;
+    const char *dir = std::getenv("LHSIM_COVERAGE_DIR");
+    if (!dir || !*dir) return;
+    std::string path = std::string(dir) + "/lhs_top-" + std::to_string(getpid()) + "-" +
+                       std::to_string(serial++) + ".dat";
+    m->ctx->coveragep()->write(path.c_str());
+}
+#endif
+
 extern "C" lhs_model *lhs_new(const char *trace_path) {
     auto m = new lhs_model;
     m->ctx.reset(new VerilatedContext);
@@ -38,6 +57,7 @@ extern "C" lhs_model *lhs_new(const char *trace_path) {
     m->top.reset(new Vlhs_top{m->ctx.get(), "lhs_top"});
     if (trace_path && *trace_path) {
         m->fst.reset(new VerilatedFstC);
+        m->fst->set_time_resolution("1ns");  // dump times are ns: 10 per cycle at 100 MHz
         m->top->trace(m->fst.get(), 99);
         m->fst->open(trace_path);
     }
@@ -50,6 +70,9 @@ extern "C" void lhs_free(lhs_model *m) {
     if (!m) return;
     if (m->fst) m->fst->close();
     m->top->final();
+#if VM_COVERAGE
+    write_coverage(m);
+#endif
     delete m;
 }
 
@@ -95,6 +118,86 @@ extern "C" void lhs_reset(lhs_model *m, int n) {
 }
 
 extern "C" uint64_t lhs_cycles(lhs_model *m) { return m->cycles; }
+
+// ---- Checkpoints: Verilator's --savable serialization, into and out of memory. ----
+
+// Serializes into a growing byte vector instead of VerilatedSave's file, so that the Go side
+// can put the RTL state and its own in one checkpoint file.
+class MemSave final : public VerilatedSerialize {
+public:
+    std::vector<uint8_t> out;
+    MemSave() {
+        m_isOpen = true;
+        header();
+    }
+    void flush() override {
+        out.insert(out.end(), m_bufp, m_cp);
+        m_cp = m_bufp;
+    }
+    void finish() {
+        trailer();
+        flush();
+        m_isOpen = false;
+    }
+};
+
+class MemRestore final : public VerilatedDeserialize {
+    const uint8_t *m_src;
+    size_t m_left;
+
+public:
+    MemRestore(const uint8_t *src, size_t n) : m_src(src), m_left(n) {
+        m_isOpen = true;
+        m_endp = m_bufp;
+        header();
+    }
+    // Refills the buffer from memory, padding with zeros past the end as VerilatedRestore does.
+    void fill() override {
+        uint8_t *rp = m_bufp;
+        for (uint8_t *sp = m_cp; sp < m_endp; *rp++ = *sp++) {}
+        m_endp = m_bufp + (m_endp - m_cp);
+        m_cp = m_bufp;
+        size_t room = m_bufp + bufferSize() - m_endp;
+        size_t n = m_left < room ? m_left : room;
+        std::memcpy(m_endp, m_src, n);
+        m_src += n;
+        m_left -= n;
+        m_endp += n;
+        while (m_endp < m_bufp + bufferSize()) *m_endp++ = 0;
+    }
+    void finish() {
+        trailer();
+        m_isOpen = false;
+    }
+};
+
+static const char kSaveHeader[] = "verilatorsave02\n";
+static const char kSaveTrailer[] = "vltsaved";
+
+extern "C" uint8_t *lhs_save(lhs_model *m, size_t *len) {
+    MemSave os;
+    os << *m->top;
+    os << m->cycles;
+    os.finish();
+    uint8_t *buf = static_cast<uint8_t *>(std::malloc(os.out.size()));
+    if (!buf) return nullptr;
+    std::memcpy(buf, os.out.data(), os.out.size());
+    *len = os.out.size();
+    return buf;
+}
+
+extern "C" int lhs_restore(lhs_model *m, const uint8_t *buf, size_t len) {
+    // Verilator stops the process on a malformed state; refuse what is plainly not one first.
+    size_t h = sizeof(kSaveHeader) - 1, t = sizeof(kSaveTrailer) - 1;
+    if (len < h + t || std::memcmp(buf, kSaveHeader, h) != 0 ||
+        std::memcmp(buf + len - t, kSaveTrailer, t) != 0)
+        return -1;
+    MemRestore is(buf, len);
+    is >> *m->top;
+    is >> m->cycles;
+    is.finish();
+    return 0;
+}
 
 // ---- The benchmark workload, mirrored in Go by experiment.Workload. ----
 

@@ -8,7 +8,6 @@ package verilator
 
 /*
 #cgo CFLAGS: -I${SRCDIR}
-#cgo LDFLAGS: ${SRCDIR}/../build/verilator/lhs_top/liblhs_top.a -lstdc++ -lz -lpthread -lm
 #include <stdlib.h>
 #include "lhs_bridge.h"
 */
@@ -47,8 +46,8 @@ func New(tracePath string) (*RTL, error) {
 	return &RTL{m: m}, nil
 }
 
-// Reset holds reset for four cycles.
-func (r *RTL) Reset() { C.lhs_reset(r.m, 4) }
+// Reset holds reset for ResetCycles cycles.
+func (r *RTL) Reset() { C.lhs_reset(r.m, ResetCycles) }
 
 // Cycle applies p's inputs, evaluates, stores the outputs in p and clocks once.
 func (r *RTL) Cycle(p *gosim.Pins) {

@@ -1,0 +1,172 @@
+// Package checkpoint saves a running co-simulation into one file and brings it back, in the
+// same process or another: the board and its core (the Verilated RTL through Verilator's
+// --savable serialization, the golden model, or both in lockstep), a description of the run
+// to rebuild the device from, and the run's own state (its workload and checker).
+//
+// A restored run is the uninterrupted run: the same outputs on every port, every cycle, and
+// the same memory, byte for byte.
+//
+// File layout: the magic line "lhsim checkpoint 1\n", then a gzip stream holding, each
+// length-prefixed, the board cycle, the description (JSON), the board state and the run
+// state, and last the SHA-256 of all of them.
+package checkpoint
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/lhsim/lhsim/gosim"
+)
+
+const magic = "lhsim checkpoint 1\n"
+
+// ErrFormat is wrapped by errors about a file that is not a whole checkpoint.
+var ErrFormat = errors.New("not an lhsim checkpoint")
+
+// File is one checkpoint.
+type File struct {
+	Cycle uint64          // board cycle when it was taken
+	Meta  json.RawMessage // what the run was: enough to rebuild its device and workload
+	Board []byte          // gosim.Board.MarshalState
+	Run   []byte          // the run's own state
+}
+
+// Capture takes a checkpoint of b now; meta describes the run (JSON-encoded) and run is the
+// run's own state.
+func Capture(b *gosim.Board, meta any, run []byte) (*File, error) {
+	m, err := json.Marshal(meta)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	state, err := b.MarshalState()
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	return &File{Cycle: b.Cycle(), Meta: m, Board: state, Run: run}, nil
+}
+
+// Restore puts the saved board state into b, a board built from the same description.
+func (f *File) Restore(b *gosim.Board) error {
+	if err := b.UnmarshalState(f.Board); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if b.Cycle() != f.Cycle {
+		return fmt.Errorf("checkpoint: restored board is at cycle %d, the file says %d", b.Cycle(), f.Cycle)
+	}
+	return nil
+}
+
+// Encode writes f.
+func (f *File) Encode(w io.Writer) error {
+	if _, err := io.WriteString(w, magic); err != nil {
+		return err
+	}
+	z, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	if err != nil {
+		return err
+	}
+	h := sha256.New()
+	out := io.MultiWriter(z, h)
+	var n [binary.MaxVarintLen64]byte
+	if _, err := out.Write(n[:binary.PutUvarint(n[:], f.Cycle)]); err != nil {
+		return err
+	}
+	for _, part := range [][]byte{f.Meta, f.Board, f.Run} {
+		if _, err := out.Write(n[:binary.PutUvarint(n[:], uint64(len(part)))]); err != nil {
+			return err
+		}
+		if _, err := out.Write(part); err != nil {
+			return err
+		}
+	}
+	if _, err := z.Write(h.Sum(nil)); err != nil {
+		return err
+	}
+	return z.Close()
+}
+
+// Decode reads a checkpoint written by Encode.
+func Decode(r io.Reader) (*File, error) {
+	br := bufio.NewReader(r)
+	head := make([]byte, len(magic))
+	if _, err := io.ReadFull(br, head); err != nil || string(head) != magic {
+		return nil, fmt.Errorf("checkpoint: %w (bad magic)", ErrFormat)
+	}
+	z, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w: %v", ErrFormat, err)
+	}
+	body, err := io.ReadAll(z)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w: %v", ErrFormat, err)
+	}
+	if len(body) < sha256.Size {
+		return nil, fmt.Errorf("checkpoint: %w (truncated)", ErrFormat)
+	}
+	body, sum := body[:len(body)-sha256.Size], body[len(body)-sha256.Size:]
+	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+		return nil, fmt.Errorf("checkpoint: %w (checksum mismatch)", ErrFormat)
+	}
+	f := &File{}
+	cycle, n := binary.Uvarint(body)
+	if n <= 0 {
+		return nil, fmt.Errorf("checkpoint: %w (no cycle)", ErrFormat)
+	}
+	f.Cycle, body = cycle, body[n:]
+	for _, part := range []*[]byte{(*[]byte)(&f.Meta), &f.Board, &f.Run} {
+		size, n := binary.Uvarint(body)
+		if n <= 0 || uint64(len(body)-n) < size {
+			return nil, fmt.Errorf("checkpoint: %w (truncated part)", ErrFormat)
+		}
+		*part, body = body[n:n+int(size)], body[n+int(size):]
+	}
+	if len(body) != 0 {
+		return nil, fmt.Errorf("checkpoint: %w (%d bytes left over)", ErrFormat, len(body))
+	}
+	return f, nil
+}
+
+// Write saves f to path atomically: a crash while writing leaves any older file whole.
+func (f *File) Write(path string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	if err := f.Encode(w); err != nil {
+		tmp.Close()
+		return fmt.Errorf("checkpoint: writing %s: %w", path, err)
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("checkpoint: writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("checkpoint: writing %s: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Read loads a checkpoint file.
+func Read(path string) (*File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	defer fh.Close()
+	f, err := Decode(fh)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
