@@ -151,6 +151,10 @@ func (f *File) Write(path string) error {
 		tmp.Close()
 		return fmt.Errorf("checkpoint: writing %s: %w", path, err)
 	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("checkpoint: writing %s: %w", path, err)
+	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("checkpoint: writing %s: %w", path, err)
 	}

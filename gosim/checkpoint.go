@@ -412,3 +412,15 @@ func (s *SODIMM) Digest() [32]byte {
 	h.Sum(out[:0])
 	return out
 }
+
+// MarshalBinary saves the generator's position.
+func (r *Rand) MarshalBinary() ([]byte, error) { return binary.LittleEndian.AppendUint64(nil, r.s), nil }
+
+// UnmarshalBinary puts the generator back where MarshalBinary found it.
+func (r *Rand) UnmarshalBinary(b []byte) error {
+	if len(b) != 8 {
+		return fmt.Errorf("%w: a generator state is 8 bytes, not %d", ErrState, len(b))
+	}
+	r.s = binary.LittleEndian.Uint64(b)
+	return nil
+}

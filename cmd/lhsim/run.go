@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/lhsim/lhsim/session"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+func init() {
+	register("run", "a long checked run; stops into a checkpoint (--checkpoint-at, Ctrl-C) and resumes (--resume)", runRun)
+}
+
+func runRun(args []string) error {
+	fs := flag.NewFlagSet("run", flag.ExitOnError)
+	cfg := session.DefaultConfig(10000)
+	fs.StringVar(&cfg.Model, "model", cfg.Model, "rtl (Verilated, through cgo), go (golden model) or lockstep (both, compared every cycle)")
+	fs.Uint64Var(&cfg.Messages, "messages", cfg.Messages, "messages in the stream")
+	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the stream and the board")
+	fs.IntVar(&cfg.MaxLen, "max-len", cfg.MaxLen, "longest message in bytes")
+	fs.IntVar(&cfg.Board.IdlePercent, "idle", cfg.Board.IdlePercent, "percent of idle cycles at the network input")
+	resume := fs.String("resume", "", "go on with the run saved in this checkpoint (the run's own flags are taken from it)")
+	ckpt := fs.String("checkpoint", "", "checkpoint file to write when the run stops early, or every --checkpoint-every cycles")
+	at := fs.Uint64("checkpoint-at", 0, "stop at this cycle (the first point between host operations at or after it) and save --checkpoint")
+	every := fs.Uint64("checkpoint-every", 0, "also save --checkpoint every this many cycles, and go on")
+	trace := fs.String("trace", "", "write an FST waveform of the RTL to this file (from this process's start or resume)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	fs.Parse(args)
+	if (*at != 0 || *every != 0) && *ckpt == "" {
+		return errors.New("--checkpoint-at and --checkpoint-every need --checkpoint FILE")
+	}
+
+	var s *session.Session
+	var err error
+	if *resume != "" {
+		s, err = session.Resume(*resume, *trace)
+	} else {
+		s, err = session.New(cfg, *trace)
+	}
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if s != nil {
+			s.Close()
+		}
+	}()
+
+	// Ctrl-C stops the run into the checkpoint (when one is named) instead of losing it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	stopAt := uint64(math.MaxUint64)
+	if *at != 0 {
+		stopAt = *at
+	}
+	start := time.Now()
+	for {
+		next := stopAt
+		if *every != 0 {
+			next = min(next, (s.Cycle()/(*every)+1)*(*every))
+		}
+		done, err := s.Run(ctx, next)
+		if err != nil {
+			return err
+		}
+		if done {
+			break
+		}
+		if *ckpt != "" {
+			if err := s.Save(*ckpt); err != nil {
+				return err
+			}
+		}
+		if s.Cycle() >= stopAt || ctx.Err() != nil {
+			if *ckpt == "" {
+				return fmt.Errorf("interrupted at cycle %d (no --checkpoint to save to)", s.Cycle())
+			}
+			fmt.Fprintf(os.Stderr, "lhsim run: stopped at cycle %d after %d of %d messages; saved %s (resume with: lhsim run --resume %s)\n",
+				s.Cycle(), s.Checked(), s.Config().Messages, *ckpt, *ckpt)
+			return nil
+		}
+	}
+	r := s.Result()
+	err = s.Close()
+	s = nil
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(r)
+	}
+	return printRun(os.Stdout, r, time.Since(start))
+}
+
+func printRun(w io.Writer, r session.Result, wall time.Duration) error {
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header("model", "messages", "bytes", "cycles", "stalls", "digest of messages", "digest of memory")
+	if err := t.Append(r.Model, fmt.Sprint(r.Messages), fmt.Sprint(r.Bytes), fmt.Sprint(r.Cycles),
+		fmt.Sprint(r.Counters.Stalls), r.Digest[:16], r.Memory[:16]); err != nil {
+		return err
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	if r.ResumedAt != 0 {
+		fmt.Fprintf(w, "resumed at cycle %d; ", r.ResumedAt)
+	}
+	_, err := fmt.Fprintf(w, "every message checked byte for byte; %.1f s wall\n", wall.Seconds())
+	return err
+}
