@@ -414,7 +414,9 @@ func (s *SODIMM) Digest() [32]byte {
 }
 
 // MarshalBinary saves the generator's position.
-func (r *Rand) MarshalBinary() ([]byte, error) { return binary.LittleEndian.AppendUint64(nil, r.s), nil }
+func (r *Rand) MarshalBinary() ([]byte, error) {
+	return binary.LittleEndian.AppendUint64(nil, r.s), nil
+}
 
 // UnmarshalBinary puts the generator back where MarshalBinary found it.
 func (r *Rand) UnmarshalBinary(b []byte) error {
