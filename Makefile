@@ -38,5 +38,10 @@ bench: rtl
 soak: rtl
 	SOAK=1 $(GO) test -run TestSoak -timeout 60m -v ./testbench/
 
+# Table 1: Yosys on rtl/*.v for xc2vp and xc7, reports into synth-reports/ (a few minutes;
+# `lhsim area -cached` prints them again without Yosys).
+synth: rtl
+	$(GO) run ./cmd/lhsim area -write
+
 clean:
 	rm -rf build verilator/zz_*_libhash.go verilator/*/zz_*_libhash.go

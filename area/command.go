@@ -1,0 +1,109 @@
+package area
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Options are the choices of `lhsim area`.
+type Options struct {
+	// Cached reads the checked-in reports instead of running Yosys.
+	Cached bool
+	// Reports is the reports directory, relative to the repository root unless absolute.
+	Reports string
+	// Write saves the reports, the summary and the table there after running Yosys.
+	Write bool
+	// JSON prints Table 1 as JSON instead of the tables.
+	JSON bool
+	// Families are the families to synthesize.
+	Families []Family
+	// Parallel is how many Yosys processes run at once.
+	Parallel int
+	// Dir is where to start looking for the repository root ("." when empty).
+	Dir string
+}
+
+// ParseFamilies reads a comma-separated family list.
+func ParseFamilies(s string) ([]Family, error) {
+	var out []Family
+	for _, f := range strings.Split(s, ",") {
+		switch Family(strings.TrimSpace(f)) {
+		case XC2VP:
+			out = append(out, XC2VP)
+		case XC7:
+			out = append(out, XC7)
+		default:
+			return nil, fmt.Errorf("area: unknown family %q (xc2vp, xc7)", f)
+		}
+	}
+	return out, nil
+}
+
+// Command runs `lhsim area`: the sweep (or the checked-in reports), then Table 1 on stdout.
+// Progress goes to log.
+func Command(ctx context.Context, o Options, stdout, log io.Writer) error {
+	dir := o.Dir
+	if dir == "" {
+		dir = "."
+	}
+	root, err := FindRoot(dir)
+	if err != nil {
+		return err
+	}
+	reports := o.Reports
+	if !filepath.IsAbs(reports) {
+		reports = filepath.Join(root, reports)
+	}
+	var s Summary
+	var source string
+	if o.Cached {
+		if s, err = LoadSummary(reports); err != nil {
+			return err
+		}
+		source = fmt.Sprintf("checked-in reports in %s/ (Yosys not run; `make synth` re-creates them)", o.Reports)
+	} else {
+		out := filepath.Join(root, "build", "synth", "reports")
+		if o.Write {
+			out = reports
+		}
+		r := Runner{Root: root, Out: out, Parallel: o.Parallel}
+		jobs := Sweep(o.Families)
+		start := time.Now()
+		fmt.Fprintf(log, "area: %d Yosys runs, %d at a time (logs in build/synth/)\n", len(jobs), max(1, o.Parallel))
+		reps, err := r.RunAll(ctx, jobs, func(rep Report, d time.Duration) {
+			fmt.Fprintf(log, "  %-32s %6.1f s  LUT %6d  FF %6d  BRAM %3d  slices %6d\n",
+				rep.Job.String(), d.Seconds(), rep.LUTs, rep.FFs, rep.BRAMs, rep.Slices)
+		})
+		if err != nil {
+			return err
+		}
+		s = NewSummary(reps)
+		source = fmt.Sprintf("Yosys run now on rtl/*.v (%d runs, %.0f s)", len(jobs), time.Since(start).Seconds())
+		if o.Write {
+			if err := s.Write(reports); err != nil {
+				return err
+			}
+			f, err := os.Create(filepath.Join(reports, "table1.txt"))
+			if err != nil {
+				return err
+			}
+			err = WriteText(f, s, fmt.Sprintf("Yosys run by `make synth`; reports in %s/", o.Reports))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+			source += fmt.Sprintf("; reports written to %s/", o.Reports)
+		}
+	}
+	if o.JSON {
+		return WriteJSON(stdout, s)
+	}
+	return WriteText(stdout, s, source)
+}
