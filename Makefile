@@ -15,9 +15,12 @@ setup:
 
 rtl: setup $(VLIBS)
 
-build/verilator/%/lib%.a: $(RTL) verilator/%_bridge.cpp $(wildcard verilator/*.h) scripts/verilate.sh
-	@echo "verilate $*"
-	@bash scripts/verilate.sh $*
+define VERILATE_RULE
+build/verilator/$(1)/lib$(1).a: $(RTL) verilator/$(1)_bridge.cpp $(wildcard verilator/*.h) scripts/verilate.sh
+	@echo "verilate $(1)"
+	@bash scripts/verilate.sh $(1)
+endef
+$(foreach t,$(VTOPS),$(eval $(call VERILATE_RULE,$(t))))
 
 test: rtl
 	$(GO) test ./... $(GOTESTFLAGS)
