@@ -43,8 +43,9 @@ type Job struct {
 	Top    string  `json:"top"`
 	Params []Param `json:"params,omitempty"`
 	Family Family  `json:"family"`
-	// Extra are synth_xilinx options added to SynthOptions (not part of the name).
-	Extra string `json:"extra,omitempty"`
+	// Prepare are Yosys commands run before synth_xilinx (not part of the name; tests use
+	// it to force a memory out of block RAM).
+	Prepare string `json:"prepare,omitempty"`
 }
 
 // Name identifies the job in file names: top, then NAMEvalue per override.

@@ -40,7 +40,10 @@ func Script(j Job, files []string, out string) string {
 		fmt.Fprintf(&b, " %s\n", j.Top)
 	}
 	fmt.Fprintf(&b, "hierarchy -check -top %s\n", j.Top)
-	fmt.Fprintf(&b, "synth_xilinx -family %s -top %s %s\n", j.Family, j.Top, strings.TrimSpace(SynthOptions[j.Family]+" "+j.Extra))
+	if j.Prepare != "" {
+		fmt.Fprintf(&b, "%s\n", j.Prepare)
+	}
+	fmt.Fprintf(&b, "synth_xilinx -family %s -top %s %s\n", j.Family, j.Top, SynthOptions[j.Family])
 	b.WriteString("check -assert\n")
 	// The readable report keeps the hierarchy; the JSON one is taken after flattening, as
 	// Yosys 0.23 writes the hierarchy tree into `stat -json -top` output when modules nest

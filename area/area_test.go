@@ -1,0 +1,300 @@
+package area
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		name   string
+		family Family
+		cells  map[string]int
+		want   Resources
+	}{
+		{"xc2vp logic, carry, block RAM", XC2VP,
+			map[string]int{"LUT1": 1, "LUT2": 2, "LUT3": 3, "LUT4": 4, "INV": 5, "MUXCY": 6, "XORCY": 6,
+				"MUXF5": 7, "FDRE": 8, "FDSE": 1, "RAMB16_S36_S36": 4, "RAMB16_S9_S9": 2, "MULT18X18S": 1},
+			Resources{LUTs: 15, FFs: 9, BRAMs: 6, Carry: 6, Mults: 1}},
+		{"xc2vp distributed RAM and shift registers take LUT sites", XC2VP,
+			map[string]int{"RAM16X1D": 3, "RAM32X1S": 2, "RAM64X1S": 1, "SRL16E": 2, "LUT4": 1},
+			Resources{LUTs: 1 + 6 + 4 + 4 + 2, LUTRAMs: 14, SRLs: 2}},
+		{"xc7 logic and block RAM in 18-Kbit units", XC7,
+			map[string]int{"LUT6": 10, "LUT5": 2, "CARRY4": 3, "MUXF7": 4, "FDRE": 20, "FDCE": 2,
+				"RAMB36E1": 3, "RAMB18E1": 1, "RAM64M": 2, "DSP48E1": 1},
+			Resources{LUTs: 20, LUTRAMs: 8, FFs: 22, BRAMs: 7, Carry: 3, Mults: 1}},
+		{"unmapped cells are not hidden", XC2VP,
+			map[string]int{"$mem_v2": 1, "LUT4": 2, "$_DFF_P_": 3},
+			Resources{LUTs: 2, Other: map[string]int{"$mem_v2": 1, "$_DFF_P_": 3}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, Classify(tc.family, tc.cells))
+		})
+	}
+}
+
+func TestEstimate(t *testing.T) {
+	tests := []struct {
+		name               string
+		family             Family
+		r                  Resources
+		slices, upperBound int
+	}{
+		// Flip-flop bound: 101 FFs, 58 LUTs, 1 pair: dense 51; unpacked (58+101-1)/2 = 79.
+		{"flip-flop bound", XC2VP, Resources{LUTs: 58, FFs: 101, Pairs: 1}, 51, 79},
+		// LUT bound, carry stages without a LUT add sites: 100+7 sites, 40 FFs, 30 pairs.
+		{"LUT bound with carry", XC2VP, Resources{LUTs: 100, CarryNoLUT: 7, FFs: 40, Pairs: 30}, 54, 59},
+		// Every LUT drives its FF: unpacked equals dense.
+		{"related pairs", XC2VP, Resources{LUTs: 10, FFs: 10, Pairs: 10}, 5, 5},
+		{"xc7", XC7, Resources{LUTs: 41, FFs: 100}, 13, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.r
+			r.Estimate(tc.family)
+			require.Equal(t, tc.slices, r.Slices)
+			require.Equal(t, tc.upperBound, r.SlicesUnpacked)
+		})
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	hier := `{"creator": "Yosys 0.23", "modules": {
+		"\\top": {"num_memories": 0, "num_cells": 3, "num_cells_by_type": {"$paramod\\sub": 2, "FDRE": 1}},
+		"$paramod\\sub": {"num_memories": 0, "num_cells": 1, "num_cells_by_type": {"LUT4": 1}}},
+		"design": {"num_memories": 1, "num_cells": 3, "num_cells_by_type": {"FDRE": 1, "LUT4": 2}}}`
+	flat := `{"creator": "Yosys 0.23", "modules": {"\\top": {"num_memories": 0, "num_cells": 2,
+		"num_cells_by_type": {"FDRE": 1, "LUT4": 2}}}}`
+	s, err := ParseStat([]byte(hier))
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{"FDRE": 1, "LUT4": 2}, s.Cells)
+	require.Equal(t, 1, s.Memories)
+	require.Equal(t, map[string]int{"LUT4": 1}, s.Modules[`$paramod\sub`])
+	s, err = ParseStat([]byte(flat))
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{"FDRE": 1, "LUT4": 2}, s.Cells)
+	require.Equal(t, "Yosys 0.23", s.Creator)
+
+	_, err = ParseStat([]byte(`{"modules": {"\\a": {}, "\\b": {}}}`))
+	require.ErrorContains(t, err, "no design totals")
+	// Yosys 0.23 prints the hierarchy tree inside `stat -json -top` for nested modules.
+	_, err = ParseStat([]byte("{\"modules\": {}},\n   top   1\n"))
+	require.Error(t, err)
+}
+
+func TestParseCounts(t *testing.T) {
+	c, err := ParseCounts([]byte("carry_with_lut\n355 objects.\npair_drivers\n248 objects.\n"))
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{countCarryLUT: 355, countPairs: 248}, c)
+	_, err = ParseCounts([]byte("12 objects.\n"))
+	require.Error(t, err)
+}
+
+func TestBlockRAMs(t *testing.T) {
+	// The paper's BRAM column is the data-bit packing of 4 words of 128 bits per entry;
+	// Yosys also stores data in the parity bits, which saves one block at 512 entries.
+	for _, n := range Entries {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			require.Equal(t, Paper[n].LHSBRAMs, BlockRAMs(4*n, LHWordBits, false), "data bits only, %d entries", n)
+		})
+	}
+	require.Equal(t, []int{4, 4, 8, 15, 30}, []int{
+		BlockRAMs(256, 128, true), BlockRAMs(512, 128, true), BlockRAMs(1024, 128, true),
+		BlockRAMs(2048, 128, true), BlockRAMs(4096, 128, true)})
+}
+
+func TestScript(t *testing.T) {
+	j := Job{Top: "lhs_rx", Params: []Param{{"ENTRIES", 64}}, Family: XC2VP}
+	s := Script(j, []string{"rtl/a.v", "rtl/b.v"}, "out/x")
+	for _, line := range []string{
+		"read_verilog rtl/a.v rtl/b.v",
+		"chparam -set ENTRIES 64 lhs_rx",
+		"hierarchy -check -top lhs_rx",
+		"synth_xilinx -family xc2vp -top lhs_rx -noiopad -noclkbuf -nowidelut",
+		"check -assert",
+		"tee -q -o out/x.stat.txt stat -top lhs_rx",
+		"flatten",
+		"tee -q -o out/x.stat.json stat -json",
+		"tee -q -o out/x.counts.txt log carry_with_lut",
+	} {
+		require.Contains(t, strings.Split(s, "\n"), line)
+	}
+	s = Script(Job{Top: "alpu", Family: XC7, Prepare: "setattr -set x 1 */a:y"}, []string{"rtl/a.v"}, "o")
+	require.Contains(t, s, "hierarchy -check -top alpu\nsetattr -set x 1 */a:y\nsynth_xilinx -family xc7 -top alpu -noiopad -noclkbuf\n")
+	require.NotContains(t, s, "chparam")
+	require.NotContains(t, s, "counts")
+	require.Equal(t, "alpu_CELLS128_CELL_MASK0", Job{Top: "alpu", Params: []Param{{"CELLS", 128}, {"CELL_MASK", 0}}}.Name())
+}
+
+// alpuFFs is the flip-flop count the ALPU must have: every cell's field, mask, pointer and
+// valid bit, plus the request (key and care mask), the response, the count and two flags.
+func alpuFFs(cells, cellMask int) int {
+	const field, ptr = 42, 16
+	countWidth := 0
+	for 1<<countWidth < cells+1 {
+		countWidth++
+	}
+	return cells*(field+cellMask*field+ptr+1) + 2*field + ptr + 5 + countWidth
+}
+
+// TestCheckedInReports parses every checked-in Yosys report again and compares it with the
+// summary the table is printed from; checks that the sweep is complete, that the LH buffer is
+// in block RAM at every size and that the ALPU keeps its cells in flip-flops.
+func TestCheckedInReports(t *testing.T) {
+	root, err := FindRoot(".")
+	require.NoError(t, err)
+	dir := filepath.Join(root, "synth-reports")
+	s, err := LoadSummary(dir)
+	require.NoError(t, err)
+	require.Contains(t, s.Yosys, "Yosys")
+	for _, j := range Sweep([]Family{XC2VP, XC7}) {
+		t.Run(j.String(), func(t *testing.T) {
+			want, ok := s.Find(j.Top, j.Family, j.Params...)
+			require.True(t, ok, "%s missing from %s", j, SummaryFile)
+			got, err := LoadReport(dir, j)
+			require.NoError(t, err)
+			require.Equal(t, want, got)
+			require.Zero(t, got.Memories)
+			require.Empty(t, got.Other)
+			require.Positive(t, got.LUTs)
+			switch j.Top {
+			case TopLHS:
+				if j.Family == XC2VP {
+					require.NoError(t, CheckLHBuffer(got))
+				}
+				n, _ := j.Param("ENTRIES")
+				require.Equal(t, BlockRAMs(4*n, LHWordBits, true), got.BRAMs)
+			case TopALPU:
+				n, _ := j.Param("CELLS")
+				mask := 1
+				if v, ok := j.Param("CELL_MASK"); ok {
+					mask = v
+				}
+				require.Equal(t, alpuFFs(n, mask), got.FFs)
+				require.Zero(t, got.BRAMs)
+				require.Zero(t, got.LUTRAMs)
+			}
+		})
+	}
+	// Table 1 has every row, ours next to the paper's.
+	for _, r := range Table1(s) {
+		require.NotNil(t, r.LHS, "%d entries", r.Messages)
+		require.NotNil(t, r.ALPU, "%d cells", r.Messages)
+		require.Greater(t, r.ALPUPerLHS(), 1.0)
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	lhs := Report{Job: Job{Top: TopLHS, Params: []Param{{"ENTRIES", 64}}, Family: XC2VP},
+		Resources: Resources{LUTs: 100, FFs: 50, BRAMs: 4, Slices: 50}}
+	alpu := Report{Job: Job{Top: TopALPU, Params: []Param{{"CELLS", 128}}, Family: XC2VP},
+		Resources: Resources{LUTs: 9000, FFs: 13000, Slices: 6500}}
+	var b bytes.Buffer
+	require.NoError(t, WriteJSON(&b, NewSummary([]Report{lhs, alpu})))
+	require.True(t, strings.Index(b.String(), `"64"`) < strings.Index(b.String(), `"128"`), "ascending keys")
+	var got map[string]struct {
+		LHS   map[string]*int `json:"lhs"`
+		ALPU  map[string]*int `json:"alpu"`
+		Paper PaperRow        `json:"paper"`
+		Ratio *float64        `json:"alpu_per_lhs"`
+	}
+	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
+	require.Len(t, got, 4)
+	require.Equal(t, 50, *got["64"].LHS["slices"])
+	require.Equal(t, 4, *got["64"].LHS["brams"])
+	require.Equal(t, 100, *got["64"].LHS["luts"])
+	require.Equal(t, 50, *got["64"].LHS["ffs"])
+	require.Nil(t, got["64"].ALPU["slices"])
+	require.Contains(t, got["64"].ALPU, "luts")
+	require.Nil(t, got["128"].LHS["slices"])
+	require.Equal(t, 6500, *got["128"].ALPU["slices"])
+	require.Equal(t, 5215, got["128"].Paper.ALPUSlices)
+	require.Nil(t, got["128"].Ratio)
+
+	b.Reset()
+	require.NoError(t, WriteText(&b, NewSummary([]Report{lhs, alpu}), "test source"))
+	require.Contains(t, b.String(), "source: test source")
+	require.Contains(t, b.String(), "5,215 (15.8%)")
+	require.Contains(t, b.String(), "6,500 (19.6%)")
+}
+
+// requireYosys fails (rather than skips) without Yosys: `make test` installs it.
+func requireYosys(t *testing.T) {
+	t.Helper()
+	_, err := exec.LookPath("yosys")
+	require.NoError(t, err, "yosys not installed (make setup installs it)")
+}
+
+// TestYosysLHBufferInBlockRAM synthesizes lhs_rx at the smallest and largest Table 1 sizes
+// and checks that the LH buffer maps to RAMB16; then synthesizes it with every RAM marked
+// ram_style "distributed", to show that the check catches a buffer in LUT RAM.
+func TestYosysLHBufferInBlockRAM(t *testing.T) {
+	requireYosys(t)
+	root, err := FindRoot(".")
+	require.NoError(t, err)
+	tests := []struct {
+		name    string
+		entries int
+		prepare string
+		ok      bool
+	}{
+		{"64 entries", 64, "", true},
+		{"512 entries", 512, "", true},
+		{"64 entries forced to LUT RAM", 64, `setattr -set ram_style "distributed" */a:ram_style`, false},
+	}
+	for _, tc := range tests {
+		j := Job{Top: TopLHS, Params: []Param{{"ENTRIES", tc.entries}}, Family: XC2VP, Prepare: tc.prepare}
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out := t.TempDir()
+			r := Runner{Root: root, Out: out, Logs: out}
+			rep, err := r.Run(context.Background(), j)
+			require.NoError(t, err)
+			err = CheckLHBuffer(rep)
+			if tc.ok {
+				require.NoError(t, err)
+				require.Equal(t, BlockRAMs(4*tc.entries, LHWordBits, true), rep.BRAMs)
+				require.LessOrEqual(t, rep.BRAMs, Paper[tc.entries].LHSBRAMs)
+				return
+			}
+			require.Error(t, err)
+			require.Zero(t, rep.BRAMs)
+			require.ErrorContains(t, err, "distributed RAM")
+		})
+	}
+}
+
+// TestYosysALPUSmall synthesizes a small ALPU on both families: its storage is all
+// flip-flops (no block or LUT RAM), the count the RTL description gives.
+func TestYosysALPUSmall(t *testing.T) {
+	requireYosys(t)
+	root, err := FindRoot(".")
+	require.NoError(t, err)
+	for _, f := range []Family{XC2VP, XC7} {
+		for _, mask := range []int{1, 0} {
+			j := Job{Top: TopALPU, Params: []Param{{"CELLS", 8}, {"CELL_MASK", mask}}, Family: f}
+			t.Run(j.String(), func(t *testing.T) {
+				t.Parallel()
+				out := t.TempDir()
+				rep, err := Runner{Root: root, Out: out, Logs: out}.Run(context.Background(), j)
+				require.NoError(t, err)
+				require.Equal(t, alpuFFs(8, mask), rep.FFs)
+				require.Zero(t, rep.BRAMs)
+				require.Zero(t, rep.LUTRAMs)
+				require.Empty(t, rep.Other)
+				// A comparator per cell: at least one LUT per compared bit pair.
+				require.Greater(t, rep.LUTs, 8*42/3)
+				require.Positive(t, rep.Slices)
+			})
+		}
+	}
+}
