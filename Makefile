@@ -8,6 +8,7 @@ VLIBS := $(foreach t,$(VTOPS),build/verilator/$(t)/lib$(t).a)
 LINT_TOPS := $(basename $(notdir $(RTL)))
 
 .PHONY: all setup rtl test lint demo bench soak synth clean
+.PHONY: waves regress coverage
 all: rtl
 
 setup:
@@ -22,8 +23,13 @@ build/verilator/$(1)/lib$(1).a: $(RTL) verilator/$(1)_bridge.cpp $(wildcard veri
 endef
 $(foreach t,$(VTOPS),$(eval $(call VERILATE_RULE,$(t))))
 
+# JUNIT=path also writes the results as JUnit XML (lhsim junit reads go test -json).
 test: rtl
+ifdef JUNIT
+	set -o pipefail; $(GO) test -json ./... $(GOTESTFLAGS) | $(GO) run ./cmd/lhsim junit --out $(JUNIT)
+else
 	$(GO) test ./... $(GOTESTFLAGS)
+endif
 
 lint: rtl
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -45,6 +51,25 @@ soak: rtl
 # `lhsim area -cached` prints them again without Yosys).
 synth: rtl
 	$(GO) run ./cmd/lhsim area -write
+
+# make waves TEST=TestScoreboardRandom/3: run one test with WAVES=1 and open its waveform in
+# GTKWave with its save file (build/waves/<Test>_<Subtest>.fst and .gtkw).
+waves: rtl
+	@test -n "$(TEST)" || { echo "usage: make waves TEST=TestName[/Subtest] [SEED=n]"; exit 2; }
+	-$(if $(SEED),SEED=$(SEED) )WAVES=1 $(GO) test ./testbench -count=1 -run '^$(subst /,$$/^,$(TEST))$$' -v 2>&1 | tail -n 25
+	@f=build/waves/$(subst /,_,$(TEST)); [ -f "$$f.gtkw" ] || f=$$(ls -t build/waves/$(subst /,_,$(TEST))_*.gtkw 2>/dev/null | head -n 1); f=$${f%.gtkw}; \
+	  [ -f "$$f.gtkw" ] || { echo "waves: no waveform for $(TEST) in build/waves (LHSIM_MODEL=go records none)"; exit 1; }; \
+	  echo "gtkwave $$f.fst $$f.gtkw"; \
+	  if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then gtkwave "$$f.fst" "$$f.gtkw"; else echo "waves: no display here; open the files above where there is one"; fi
+
+# The randomized tests over SEEDS seeds, a process per seed on every core (JUNIT=path too).
+SEEDS ?= 200
+regress: rtl
+	$(GO) run ./cmd/lhsim regress --seeds $(SEEDS)$(if $(JUNIT), --junit $(JUNIT))
+
+# Line, branch and toggle coverage of lhs_top under the test bench and the randomized suite.
+coverage: setup
+	SEEDS=$(if $(filter command line,$(origin SEEDS)),$(SEEDS),50) bash scripts/coverage.sh
 
 clean:
 	rm -rf build verilator/zz_*_libhash.go verilator/*/zz_*_libhash.go

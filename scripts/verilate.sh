@@ -5,7 +5,8 @@
 # file recording the library's hash, so that `go test` relinks when the RTL changes.
 # A bridge that includes verilated_save.h gets a --savable model (checkpoints). With --coverage
 # the library is built with Verilator's line and toggle coverage into build/verilator-cov/TOP
-# instead, and Go links it under the build tag lhscoverage (scripts/coverage.sh).
+# instead (not --savable: Verilator cannot do both), and Go links it under the build tag
+# lhscoverage (scripts/coverage.sh).
 set -euo pipefail
 cov=""
 if [ "${1:-}" = "--coverage" ]; then cov=1; shift; fi
@@ -14,7 +15,7 @@ out=build/verilator/$top
 vflags=()
 objs=(verilated verilated_fst_c verilated_threads)
 cflags=()
-if grep -q '^#include "verilated_save.h"' "verilator/${top}_bridge.cpp"; then
+if [ -z "$cov" ] && grep -q '^#include "verilated_save.h"' "verilator/${top}_bridge.cpp"; then
   vflags+=(--savable)
   objs+=(verilated_save)
 fi

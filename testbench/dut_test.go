@@ -29,16 +29,19 @@ type dut struct {
 
 func newDUT(t testing.TB, board gosim.BoardConfig, cfg drivers.Config) *dut {
 	t.Helper()
-	dev, err := nic.Open(nic.Config{Model: model(), Board: board})
+	w := startWaves(t) // nil unless WAVES=1 or a failed seed's re-run
+	dev, err := nic.OpenBoard(nic.Config{Model: model(), Board: board, Trace: w.trace()})
 	require.NoError(t, err)
 	d := &dut{dev: dev}
 	t.Cleanup(func() {
 		if err := dev.Close(); err != nil {
 			t.Errorf("closing the device (RTL and golden model compared every cycle): %v", err)
 		}
+		w.finish(t)
 	})
 	d.host, err = drivers.NewHost(dev, cfg)
 	require.NoError(t, err)
+	w.watch(dev, d.host.Config())
 	return d
 }
 

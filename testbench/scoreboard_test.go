@@ -212,18 +212,11 @@ func randomSetup(rng *gosim.Rand, seed uint64) (gosim.BoardConfig, drivers.Confi
 }
 
 func TestScoreboardRandom(t *testing.T) {
-	for _, seed := range seeds(12) {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			defer func() {
-				if t.Failed() {
-					t.Log(replay(t, seed))
-				}
-			}()
-			rng := gosim.NewRand(seed)
-			board, cfg := randomSetup(rng, seed)
-			t.Logf("seed %d: %+v %+v", seed, board, cfg)
-			d := newDUT(t, board, cfg)
-			scoreboard(t, d, rng, randomMessages(rng, 150, d.host.Config().SizePos, 5000), 5_000_000)
-		})
-	}
+	forSeeds(t, 12, func(t *testing.T, seed uint64) {
+		rng := gosim.NewRand(seed)
+		board, cfg := randomSetup(rng, seed)
+		t.Logf("seed %d: %+v %+v", seed, board, cfg)
+		d := newDUT(t, board, cfg)
+		scoreboard(t, d, rng, randomMessages(rng, 150, d.host.Config().SizePos, 5000), 5_000_000)
+	})
 }

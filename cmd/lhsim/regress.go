@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/lhsim/lhsim/regress"
+)
+
+func init() {
+	register("regress", "the randomized tests over many seeds in parallel: progress, summary, JUnit XML", runRegress)
+	register("junit", "convert `go test -json` on stdin into a JUnit XML report", runJUnit)
+	register("coverage", "line, branch and toggle coverage per RTL module from a Verilator coverage.dat", runCoverage)
+}
+
+func runRegress(args []string) error {
+	fs := flag.NewFlagSet("regress", flag.ExitOnError)
+	n := fs.Int("seeds", 200, "number of seeds")
+	first := fs.Uint64("first", 1, "first seed")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "test processes at a time")
+	run := fs.String("run", "Random", "go test -run pattern of the randomized tests")
+	pkg := fs.String("pkg", "./testbench", "package of the randomized tests")
+	model := fs.String("model", "", "LHSIM_MODEL of the tests (rtl, go, lockstep; default: the tests' own, lockstep)")
+	tags := fs.String("tags", "", "build tags of the test binary (lhscoverage: the coverage build)")
+	junit := fs.String("junit", "", "also write the results as JUnit XML to this file")
+	fs.Parse(args)
+	if *n <= 0 {
+		return errors.New("--seeds must be positive")
+	}
+	cfg := regress.Config{Package: *pkg, Run: *run, Jobs: *jobs, Model: *model, Tags: *tags}
+	for i := 0; i < *n; i++ {
+		cfg.Seeds = append(cfg.Seeds, *first+uint64(i))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	fmt.Fprintf(os.Stderr, "building %s ...\n", *pkg)
+	cfg, err := regress.Build(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	r, err := regress.Run(ctx, cfg, progress(os.Stderr))
+	if err != nil && r == nil {
+		return err
+	}
+	if perr := r.Print(os.Stdout); perr != nil {
+		return perr
+	}
+	for _, s := range r.Results {
+		if s.Waveform != "" {
+			fmt.Printf("seed %d: waveform %s\n", s.Seed, s.Waveform)
+		}
+	}
+	if *junit != "" {
+		if jerr := writeJUnit(*junit, r.JUnit()); jerr != nil {
+			return jerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("stopped after %d of %d seeds: %w", len(r.Results), len(cfg.Seeds), err)
+	}
+	if r.Failed() > 0 {
+		return fmt.Errorf("%d of %d seeds failed", r.Failed(), len(r.Results))
+	}
+	return nil
+}
+
+// progress shows the regression as it goes: one line rewritten in place on a terminal, a
+// line every tenth of the seeds (and every failure) otherwise.
+func progress(w *os.File) regress.Progress {
+	start := time.Now()
+	st, _ := w.Stat()
+	tty := st != nil && st.Mode()&os.ModeCharDevice != 0
+	step := 0
+	return func(done, total, failed int, last regress.SeedResult) {
+		el := time.Since(start)
+		eta := time.Duration(float64(el) / float64(done) * float64(total-done))
+		line := fmt.Sprintf("[%*d/%d] %d passed, %d failed  %5.1f s, about %.0f s to go", len(fmt.Sprint(total)), done, total,
+			done-failed, failed, el.Seconds(), eta.Seconds())
+		if !last.Passed {
+			msg := fmt.Sprintf("seed %d FAILED: %s", last.Seed, strings.Join(last.Failed, " "))
+			if tty {
+				fmt.Fprintf(w, "\r\033[K%s\n", msg)
+			} else {
+				fmt.Fprintln(w, msg)
+			}
+		}
+		switch {
+		case tty:
+			fmt.Fprintf(w, "\r\033[K%s", line)
+			if done == total {
+				fmt.Fprintln(w)
+			}
+		case done == total || done*10/total > step:
+			step = done * 10 / total
+			fmt.Fprintln(w, line)
+		}
+	}
+}
+
+func writeJUnit(path string, r *regress.JUnitSuites) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := r.Write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func runJUnit(args []string) error {
+	fs := flag.NewFlagSet("junit", flag.ExitOnError)
+	out := fs.String("out", "build/junit.xml", "JUnit XML file to write")
+	fs.Parse(args)
+	r, err := regress.FromTestJSON(os.Stdin, os.Stdout)
+	if err != nil {
+		return err
+	}
+	if err := writeJUnit(*out, r); err != nil {
+		return err
+	}
+	fmt.Printf("JUnit report %s: %d tests, %d failed, %d skipped\n", *out, r.Tests, r.Failures, r.Skipped)
+	if r.Failures > 0 {
+		return fmt.Errorf("%d tests failed", r.Failures)
+	}
+	return nil
+}
+
+func runCoverage(args []string) error {
+	fs := flag.NewFlagSet("coverage", flag.ExitOnError)
+	uncovered := fs.Bool("uncovered", false, "also list the line and branch points never reached")
+	fs.Parse(args)
+	if fs.NArg() != 1 {
+		return errors.New("usage: lhsim coverage [--uncovered] coverage.dat")
+	}
+	f, err := os.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	c, err := regress.ReadCoverage(f)
+	if err != nil {
+		return err
+	}
+	if err := c.Print(os.Stdout); err != nil {
+		return err
+	}
+	if *uncovered {
+		fmt.Println("line and branch points never reached:")
+		return c.PrintUncovered(os.Stdout)
+	}
+	return nil
+}

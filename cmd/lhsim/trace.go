@@ -1,0 +1,39 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/lhsim/lhsim/verilator"
+	"github.com/lhsim/lhsim/waves"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+func init() {
+	register("trace", "record a short scenario's waveform (FST) with a GTKWave save file", runTrace)
+}
+
+func runTrace(args []string) error {
+	fs := flag.NewFlagSet("trace", flag.ExitOnError)
+	out := fs.String("out", "build/waves", "folder for lhsim.fst and lhsim.gtkw")
+	fs.Parse(args)
+	r, err := waves.Record(*out)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d messages, short and long, the LH buffer filled and released, a VS and a VL: %d cycles\n", r.Messages, r.Cycles)
+	t := tablewriter.NewTable(os.Stdout, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header("marker", "event", "time (ns)", "board cycle")
+	for i, m := range r.Markers {
+		if err := t.Append(string(rune('A'+i)), m.Name, fmt.Sprint(m.Time), fmt.Sprint(m.Time/waves.CycleTime-verilator.ResetCycles)); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	fmt.Printf("waveform %s\nsave file %s\nopen with: gtkwave %s %s\n", r.Dump, r.Save, r.Dump, r.Save)
+	return nil
+}

@@ -1,0 +1,303 @@
+// Package regress runs the randomized regression over many seeds, a test process per seed,
+// as many at a time as there are cores, and reports what passed and what failed with the
+// command that replays each failure; it also writes JUnit XML, from the regression or from
+// `go test -json`, for CI.
+package regress
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Config is one regression.
+type Config struct {
+	Package string        // package of the randomized tests (default ./testbench)
+	Run     string        // go test -run pattern of the randomized tests (default "Random")
+	Seeds   []uint64      // the seeds; each runs in a process with SEED set
+	Jobs    int           // processes at a time (default: the cores)
+	Model   string        // LHSIM_MODEL for the tests ("" leaves the tests' default)
+	Tags    string        // build tags of the test binary (lhscoverage for coverage)
+	Env     []string      // more environment for the tests
+	Timeout time.Duration // per seed (default 10 minutes)
+	Binary  string        // test binary to build and run (default build/regress/<package>.test)
+}
+
+// SeedResult is how one seed went.
+type SeedResult struct {
+	Seed     uint64
+	Passed   bool
+	Failed   []string // tests that failed with this seed
+	Duration time.Duration
+	Output   string // the test process's output when it failed
+	Waveform string // where the failed seed's re-run left its waveform, if it did
+}
+
+// Report is the whole regression.
+type Report struct {
+	Config  Config
+	Results []SeedResult // in seed order
+	Elapsed time.Duration
+}
+
+// Passed and Failed count seeds.
+func (r *Report) Passed() int {
+	n := 0
+	for _, s := range r.Results {
+		if s.Passed {
+			n++
+		}
+	}
+	return n
+}
+
+// Failed counts seeds with a failure.
+func (r *Report) Failed() int { return len(r.Results) - r.Passed() }
+
+// Progress is called after each seed: done seeds of total, failed so far.
+type Progress func(done, total, failed int, last SeedResult)
+
+func (c Config) withDefaults() Config {
+	if c.Package == "" {
+		c.Package = "./testbench"
+	}
+	if c.Run == "" {
+		c.Run = "Random"
+	}
+	if c.Jobs <= 0 {
+		c.Jobs = runtime.NumCPU()
+	}
+	if c.Timeout == 0 {
+		c.Timeout = 10 * time.Minute
+	}
+	if c.Binary == "" {
+		name := strings.Trim(filepath.Base(c.Package), "./")
+		if c.Tags != "" {
+			name += "-" + strings.ReplaceAll(c.Tags, ",", "-")
+		}
+		c.Binary = filepath.Join("build", "regress", name+".test")
+	}
+	return c
+}
+
+// Build compiles the test binary once, so that every seed runs it without the go tool.
+func Build(ctx context.Context, cfg Config) (Config, error) {
+	cfg = cfg.withDefaults()
+	if err := os.MkdirAll(filepath.Dir(cfg.Binary), 0o755); err != nil {
+		return cfg, err
+	}
+	args := []string{"test", "-c", "-o", cfg.Binary}
+	if cfg.Tags != "" {
+		args = append(args, "-tags", cfg.Tags)
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, cfg.Package)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return cfg, fmt.Errorf("regress: building %s: %w\n%s", cfg.Package, err, out)
+	}
+	return cfg, nil
+}
+
+var (
+	failLine     = regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)`)
+	waveformLine = regexp.MustCompile(`waveform: (\S+\.fst)`)
+)
+
+// rerunSuffix ends the subtest that runs a failed seed again with waveforms
+// (testbench/waves_test.go); it is not a failure of its own.
+const rerunSuffix = "_waves"
+
+// runSeed runs the test binary for one seed.
+func runSeed(ctx context.Context, cfg Config, seed uint64) SeedResult {
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	bin, _ := filepath.Abs(cfg.Binary)
+	cmd := exec.CommandContext(ctx, bin, "-test.run", cfg.Run, "-test.count=1", "-test.v", "-test.timeout", cfg.Timeout.String())
+	cmd.Dir = cfg.Package
+	cmd.Env = append(os.Environ(), fmt.Sprintf("SEED=%d", seed))
+	if cfg.Model != "" {
+		cmd.Env = append(cmd.Env, "LHSIM_MODEL="+cfg.Model)
+	}
+	cmd.Env = append(cmd.Env, cfg.Env...)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	r := SeedResult{Seed: seed, Passed: err == nil, Duration: time.Since(start)}
+	if err != nil {
+		r.Output = string(out)
+		for _, m := range failLine.FindAllStringSubmatch(r.Output, -1) {
+			if !strings.HasSuffix(m[1], rerunSuffix) {
+				r.Failed = append(r.Failed, m[1])
+			}
+		}
+		if m := waveformLine.FindStringSubmatch(r.Output); m != nil {
+			r.Waveform = m[1]
+		}
+		r.Failed = leaves(r.Failed)
+		if len(r.Failed) == 0 {
+			r.Failed = []string{"(test binary: " + err.Error() + ")"}
+		}
+		if ctx.Err() == context.DeadlineExceeded {
+			r.Failed = append(r.Failed, fmt.Sprintf("(timed out after %s)", cfg.Timeout))
+		}
+	}
+	return r
+}
+
+// leaves keeps the innermost failed tests: a failed subtest fails its parents too.
+func leaves(names []string) []string {
+	var out []string
+	for _, n := range names {
+		parent := false
+		for _, m := range names {
+			if strings.HasPrefix(m, n+"/") {
+				parent = true
+				break
+			}
+		}
+		if !parent {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Run runs every seed, cfg.Jobs at a time, calling progress after each.
+func Run(ctx context.Context, cfg Config, progress Progress) (*Report, error) {
+	cfg = cfg.withDefaults()
+	if _, err := os.Stat(cfg.Binary); err != nil {
+		return nil, fmt.Errorf("regress: no test binary (Build first): %w", err)
+	}
+	start := time.Now()
+	seeds := make(chan uint64)
+	results := make(chan SeedResult)
+	var wg sync.WaitGroup
+	for i := 0; i < cfg.Jobs; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := range seeds {
+				results <- runSeed(ctx, cfg, s)
+			}
+		}()
+	}
+	go func() {
+		defer close(seeds)
+		for _, s := range cfg.Seeds {
+			select {
+			case seeds <- s:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+	r := &Report{Config: cfg}
+	failed := 0
+	for res := range results {
+		r.Results = append(r.Results, res)
+		if !res.Passed {
+			failed++
+		}
+		if progress != nil {
+			progress(len(r.Results), len(cfg.Seeds), failed, res)
+		}
+	}
+	sort.Slice(r.Results, func(i, j int) bool { return r.Results[i].Seed < r.Results[j].Seed })
+	r.Elapsed = time.Since(start)
+	return r, ctx.Err()
+}
+
+// Replay is the command that runs a failed seed again, with its waveform.
+func (r *Report) Replay(s SeedResult) string {
+	run := r.Config.Run
+	if len(s.Failed) > 0 && !strings.HasPrefix(s.Failed[0], "(") {
+		run = "^" + strings.ReplaceAll(s.Failed[0], "/", "$/^") + "$"
+	}
+	model := ""
+	if r.Config.Model != "" {
+		model = "LHSIM_MODEL=" + r.Config.Model + " "
+	}
+	tags := ""
+	if r.Config.Tags != "" {
+		tags = " -tags " + r.Config.Tags
+	}
+	return fmt.Sprintf("SEED=%d %sWAVES=1 go test%s %s -run '%s' -v", s.Seed, model, tags, r.Config.Package, run)
+}
+
+// seedRanges writes seeds compactly: 1-4, 6, 8-200.
+func seedRanges(seeds []uint64) string {
+	var parts []string
+	for i := 0; i < len(seeds); {
+		j := i
+		for j+1 < len(seeds) && seeds[j+1] == seeds[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, fmt.Sprint(seeds[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", seeds[i], seeds[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Print writes the summary table: the passed seeds, then each failed seed with the tests it
+// failed and its replay command.
+func (r *Report) Print(w io.Writer) error {
+	fmt.Fprintf(w, "%s -run %s: %d seeds, %d passed, %d failed in %.1f s on %d processes at a time\n",
+		r.Config.Package, r.Config.Run, len(r.Results), r.Passed(), r.Failed(), r.Elapsed.Seconds(), r.Config.Jobs)
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header("result", "seeds", "tests", "replay (with its waveform)")
+	var passed []uint64
+	for _, s := range r.Results {
+		if s.Passed {
+			passed = append(passed, s.Seed)
+		}
+	}
+	if len(passed) > 0 {
+		if err := t.Append("passed", fmt.Sprintf("%d: %s", len(passed), seedRanges(passed)), r.Config.Run, ""); err != nil {
+			return err
+		}
+	}
+	for _, s := range r.Results {
+		if s.Passed {
+			continue
+		}
+		if err := t.Append("FAILED", fmt.Sprint(s.Seed), strings.Join(s.Failed, " "), r.Replay(s)); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// JUnit is the regression as a JUnit report: a case per seed.
+func (r *Report) JUnit() *JUnitSuites {
+	s := JUnitSuite{Name: "regress " + r.Config.Package + " -run " + r.Config.Run, Time: r.Elapsed.Seconds(),
+		Timestamp: time.Now().UTC().Format(time.RFC3339)}
+	for _, res := range r.Results {
+		c := JUnitCase{Classname: "regress." + strings.Trim(filepath.Base(r.Config.Package), "./"),
+			Name: fmt.Sprintf("seed %d", res.Seed), Time: res.Duration.Seconds()}
+		if !res.Passed {
+			var body bytes.Buffer
+			fmt.Fprintf(&body, "replay: %s\n\n%s", r.Replay(res), res.Output)
+			c.Failure = &JUnitMessage{Message: "failed: " + strings.Join(res.Failed, " "), Body: body.String()}
+		}
+		s.add(c)
+	}
+	out := &JUnitSuites{Suites: []JUnitSuite{s}}
+	out.total()
+	return out
+}
