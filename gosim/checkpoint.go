@@ -31,10 +31,10 @@ type Stateful interface {
 // ErrState is wrapped by errors about a state that does not fit where it is restored.
 var ErrState = errors.New("checkpoint state does not fit")
 
-// skipFields are fields not saved with their struct: the core, saved separately, observers,
-// which the caller registers again, and scratch space refilled before every use.
+// skipFields are fields not saved with their struct: the core, saved separately, and
+// observers, which the caller registers again.
 var skipFields = map[reflect.Type]map[string]bool{
-	reflect.TypeOf(Board{}): {"core": true, "watch": true, "burst": true},
+	reflect.TypeOf(Board{}): {"core": true, "watch": true},
 }
 
 // MarshalState saves the board and its core.

@@ -70,7 +70,7 @@ type SaveFile struct {
 	Markers []Marker
 	Cursor  int64 // primary marker time, -1 for none
 	Start   uint64
-	Zoom    float64 // GTKWave's zoom: 0 is one time unit per pixel; each -1 halves it
+	Zoom    float64 // GTKWave's zoom: 0 shows one time unit per 200 pixels; each -1 doubles that
 	Width   int     // window size in pixels
 	Height  int
 }
@@ -127,7 +127,7 @@ func (s *SaveFile) write(w io.Writer, dir string) (int64, error) {
 	for i, m := range s.Markers {
 		fmt.Fprintf(&b, "[markername] %c%s\n", 'A'+i, m.Name)
 	}
-	fmt.Fprintf(&b, "[sst_width] 220\n[signals_width] 300\n[sst_expanded] 1\n")
+	fmt.Fprintf(&b, "[sst_width] 200\n[signals_width] 290\n[sst_expanded] 0\n")
 	filter := 0
 	for _, g := range s.Groups {
 		fmt.Fprintf(&b, "@%x\n-%s\n", flagGroupBegin|flagBlank, g.Name)

@@ -100,7 +100,7 @@ func TestSaveFile(t *testing.T) {
 	require.NoError(t, err)
 	out := b.String()
 	require.Contains(t, out, "[dumpfile] \"/w/run.fst\"\n")
-	require.Contains(t, out, "*-1.000000 460 460 90 -1 ")
+	require.Contains(t, out, "*-6.500000 460 460 90 -1 ")
 	require.Contains(t, out, "[markername] Afirst split message\n")
 	require.Contains(t, out, "[markername] Bb\n")
 	require.Contains(t, out, "@22\n"+waves.Scope+".s_msg_tdata[127:0]\n", "buses in hex")
