@@ -68,7 +68,7 @@ regress: rtl
 	$(GO) run ./cmd/lhsim regress --seeds $(SEEDS)$(if $(JUNIT), --junit $(JUNIT))
 
 # Line, branch and toggle coverage of lhs_top under the test bench and the randomized suite.
-coverage: setup
+coverage: rtl
 	SEEDS=$(if $(filter command line,$(origin SEEDS)),$(SEEDS),50) bash scripts/coverage.sh
 
 clean:
