@@ -348,12 +348,8 @@ type RingMessage struct {
 // NextRingMessage (LHS off) walks to the next message in the tail ring: a 16-byte VL for the
 // envelope, then one for the rest. It returns false when no further message has arrived.
 func (h *Host) NextRingMessage() (RingMessage, bool, error) {
-	count, err := h.MsgCount()
-	if err != nil {
-		return RingMessage{}, false, err
-	}
-	dropped, err := h.dev.ReadReg(gosim.RegDropCount) // too long: never stored
-	if err != nil || count-dropped == h.seen {
+	stored, err := h.storedMessages()
+	if err != nil || stored == h.seen {
 		return RingMessage{}, false, err
 	}
 	addr := h.cfg.TailBase + h.ringRd*16
@@ -377,6 +373,29 @@ func (h *Host) NextRingMessage() (RingMessage, bool, error) {
 	h.ringRd = (h.ringRd + units) % (h.cfg.TailSize / 16)
 	h.seen++
 	return RingMessage{Addr: addr, Size: size, Bytes: msg}, true, nil
+}
+
+// storedMessages is MSG_COUNT - DROP_COUNT (LHS off: the messages in the ring). The two are
+// separate bus reads, and a dropped message may finish between them, so DROP_COUNT is read on
+// both sides of MSG_COUNT until it did not move.
+func (h *Host) storedMessages() (uint32, error) {
+	for {
+		d0, err := h.dev.ReadReg(gosim.RegDropCount)
+		if err != nil {
+			return 0, err
+		}
+		count, err := h.MsgCount()
+		if err != nil {
+			return 0, err
+		}
+		d1, err := h.dev.ReadReg(gosim.RegDropCount)
+		if err != nil {
+			return 0, err
+		}
+		if d0 == d1 {
+			return count - d1, nil
+		}
+	}
 }
 
 func (h *Host) ringAddr(off uint32) uint32 {

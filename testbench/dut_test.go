@@ -69,8 +69,13 @@ func seeds(n int) []uint64 {
 	for i := range out {
 		out[i] = uint64(i + 1)
 	}
-	return out
+	return append(out, regressionSeeds...)
 }
+
+// regressionSeeds once found a bug (make regress); they stay in every run. 69 and 99: a
+// message dropped whole with LHS off finishing between the driver's reads of MSG_COUNT and
+// DROP_COUNT.
+var regressionSeeds = []uint64{69, 99}
 
 // replay tells how to run one seed again.
 func replay(t testing.TB, seed uint64) string {
