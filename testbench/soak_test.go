@@ -20,7 +20,7 @@ func TestSoak(t *testing.T) {
 		total = v
 	}
 	const batch = 5000
-	for _, seed := range seeds(1) {
+	for _, seed := range seeds(1)[:1] {
 		rng := gosim.NewRand(seed)
 		board, cfg := randomSetup(rng, seed)
 		t.Logf("seed %d: %+v %+v", seed, board, cfg)
