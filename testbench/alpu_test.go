@@ -489,11 +489,15 @@ func runALPUTraffic(t *testing.T, prof alpuTraffic, seed uint64) {
 	}
 	t.Logf("%d cycles: %d hits, %d misses, %d cycles full, %d inserts refused, %d queued at the end",
 		prof.cycles, hits, misses, full, inref, len(tb.ref.list))
-	// The workload must have exercised what it is for, or the comparison proves little.
-	require.Greater(t, hits, prof.cycles/100, "too few hits")
-	require.Greater(t, misses, 0, "no misses")
-	require.GreaterOrEqual(t, full, prof.minFull, "list not full often enough")
-	require.GreaterOrEqual(t, inref, prof.minRefuse, "too few refused inserts")
+	// On its fixed seeds the workload must have exercised what it is for, or the comparison
+	// proves little. A seed from SEED (make regress draws many) is still compared cycle for
+	// cycle, but may by chance miss a corner, e.g. see no miss under heavy back-pressure.
+	if os.Getenv("SEED") == "" {
+		require.Greater(t, hits, prof.cycles/100, "too few hits")
+		require.Greater(t, misses, 0, "no misses")
+		require.GreaterOrEqual(t, full, prof.minFull, "list not full often enough")
+		require.GreaterOrEqual(t, inref, prof.minRefuse, "too few refused inserts")
+	}
 	// Whatever is left comes out oldest first.
 	tb.idle(2)
 	want := []uint16{}
