@@ -7,7 +7,7 @@ VTOPS := lhs_top $(patsubst verilator/%_bridge.cpp,%,$(filter-out verilator/lhs_
 VLIBS := $(foreach t,$(VTOPS),build/verilator/$(t)/lib$(t).a)
 LINT_TOPS := $(basename $(notdir $(RTL)))
 
-.PHONY: all setup rtl test lint demo bench soak synth clean
+.PHONY: all setup rtl test lint demo bench soak synth clean plugin
 .PHONY: waves regress coverage
 all: rtl
 
@@ -23,8 +23,12 @@ build/verilator/$(1)/lib$(1).a: $(RTL) verilator/$(1)_bridge.cpp $(wildcard veri
 endef
 $(foreach t,$(VTOPS),$(eval $(call VERILATE_RULE,$(t))))
 
+# The out-of-process bridge's plugin binary (docs/plugin.md); go build decides what is stale.
+plugin: rtl
+	$(GO) build -o build/bin/lhsim-plugin ./cmd/lhsim-plugin
+
 # JUNIT=path also writes the results as JUnit XML (lhsim junit reads go test -json).
-test: rtl
+test: rtl plugin
 ifdef JUNIT
 	set -o pipefail; $(GO) test -json ./... $(GOTESTFLAGS) | $(GO) run ./cmd/lhsim junit --out $(JUNIT)
 else

@@ -24,11 +24,20 @@ type Config struct {
 	Trace string
 	// Board is the world around the NIC.
 	Board gosim.BoardConfig
+	// Bridge is "cgo" (the model in this process) or "plugin" (in a plugin process, see
+	// docs/plugin.md); empty means the LHSIM_BRIDGE environment variable, or "cgo".
+	Bridge string
 }
 
 // Open builds the device the host drives. Closing it reports a lockstep disagreement, if
 // there was one.
 func Open(cfg Config) (drivers.Device, error) {
+	switch b, err := bridge(cfg); {
+	case err != nil:
+		return nil, err
+	case b == "plugin":
+		return openPlugin(cfg)
+	}
 	return OpenBoard(cfg)
 }
 

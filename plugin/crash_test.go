@@ -1,0 +1,163 @@
+package plugin_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lhsim/lhsim/drivers"
+	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/plugin"
+)
+
+// faultCycle is where the broken builds stop: inside the third batch of 64 messages.
+const faultCycle = 3000
+
+// openFaulty opens the RTL in a plugin process that stops as fault says.
+func openFaulty(t *testing.T, fault string, watchdog time.Duration) (*plugin.Client, error) {
+	t.Helper()
+	c, err := plugin.Open(plugin.Spec{Model: "rtl", Board: gosim.BoardConfig{Seed: 1}},
+		plugin.Options{Label: t.Name(), Watchdog: watchdog, Env: []string{plugin.FaultEnv + "=" + fault}})
+	if err == nil {
+		t.Cleanup(func() { c.Close() })
+	}
+	return c, err
+}
+
+// receiveUntilError feeds the workload in batches of 64 and checks every entry it gets back,
+// until the device fails. It returns the entries checked and the error.
+func receiveUntilError(t *testing.T, c *plugin.Client) (int, error) {
+	t.Helper()
+	_, err := drivers.NewHost(c, drivers.Config{LHS: true})
+	require.NoError(t, err)
+	msgs := plugin.WorkloadMessages(64*20, 1)
+	got := 0
+	for i := 0; i < len(msgs); i += 64 {
+		entries, err := c.Receive(msgs[i:i+64], 64, 1_000_000)
+		for k := 0; k*gosim.EntryBytes < len(entries); k++ {
+			m := msgs[i+k]
+			require.Equal(t, m[:16], entries[k*gosim.EntryBytes:][:16], "entry %d", i+k)
+			got++
+		}
+		if err != nil {
+			return got, err
+		}
+	}
+	return got, nil
+}
+
+// TestCrashIsolation stops the RTL's process in every way the brief names, at a known cycle,
+// and checks that the harness survives and reports the device, the call, the cycle, the
+// process's last words and the recent calls; that the results before the crash are kept;
+// that the dead device keeps answering with the same report; and that the next device works.
+func TestCrashIsolation(t *testing.T) {
+	cases := []struct {
+		fault    string
+		exit     string // how the process ended
+		stderr   string // a line it printed
+		watchdog time.Duration
+	}{
+		{"fatal", "exit status 2", "%Error: rtl/lhs_top.v:0: Verilog $stop", 0},
+		{"abort", "exit status 2", "SIGABRT: abort", 0},
+		{"segv", "exit status 2", "SIGSEGV: segmentation violation", 0},
+		{"panic", "exit status 2", "panic: plugin: LHSIM_PLUGIN_FAULT=panic@3000: injected panic at cycle 3000", 0},
+		{"exit", "exit status 3", "", 0},
+		{"hang", "exit status 2", "SIGQUIT: quit", 300 * time.Millisecond},
+	}
+	for _, tc := range cases {
+		t.Run(tc.fault, func(t *testing.T) {
+			c, err := openFaulty(t, fmt.Sprintf("%s@%d", tc.fault, faultCycle), tc.watchdog)
+			require.NoError(t, err)
+			got, err := receiveUntilError(t, c)
+			require.Error(t, err)
+			require.ErrorIs(t, err, plugin.ErrCrashed)
+			var ce *plugin.CrashError
+			require.ErrorAs(t, err, &ce)
+			t.Logf("the report:\n%v", err)
+			if ce.StderrFile != "" {
+				require.FileExists(t, ce.StderrFile)
+				os.Remove(ce.StderrFile)
+			}
+
+			require.Equal(t, 128, got, "the two batches before the crash are kept")
+			require.Equal(t, uint64(faultCycle), ce.Cycle, "the cycle it stopped at")
+			require.Equal(t, "Receive", ce.Call.Call)
+			require.Equal(t, c.Pid(), ce.Pid)
+			require.Equal(t, tc.fault == "hang", ce.Hung)
+			require.Equal(t, tc.fault == "hang", errors.Is(err, plugin.ErrHung))
+			require.Contains(t, ce.Exit, tc.exit)
+			msg := err.Error()
+			require.Contains(t, msg, t.Name())
+			require.Contains(t, msg, fmt.Sprintf("at cycle %d during Receive", faultCycle))
+			if tc.stderr != "" {
+				require.Contains(t, strings.Join(ce.Stderr, "\n"), tc.stderr)
+			}
+			last := ce.Recent[len(ce.Recent)-1]
+			require.Equal(t, "Receive", last.Call)
+			require.Equal(t, "no reply", last.Err)
+			require.Contains(t, msg, "Receive(64 messages, 64 entries) from cycle")
+			require.Equal(t, "Receive", ce.Recent[len(ce.Recent)-2].Call, "the batch before, which worked")
+			require.Empty(t, ce.Recent[len(ce.Recent)-2].Err)
+
+			// The dead device answers at once, with the same report, and Close says so too.
+			t0 := time.Now()
+			_, err2 := c.ReadReg(gosim.RegID)
+			require.Same(t, ce, errorsAsCrash(t, err2))
+			require.Less(t, time.Since(t0), 100*time.Millisecond)
+			require.Same(t, ce, errorsAsCrash(t, c.Close()))
+		})
+	}
+	t.Run("next device works", func(t *testing.T) {
+		c, err := plugin.Open(plugin.Spec{Model: "rtl", Board: gosim.BoardConfig{Seed: 1}}, plugin.Options{Label: t.Name()})
+		require.NoError(t, err)
+		defer c.Close()
+		got, err := receiveUntilError(t, c)
+		require.NoError(t, err)
+		require.Equal(t, 64*20, got)
+	})
+}
+
+func errorsAsCrash(t *testing.T, err error) *plugin.CrashError {
+	t.Helper()
+	var ce *plugin.CrashError
+	require.ErrorAs(t, err, &ce)
+	return ce
+}
+
+// TestWatchdogSparesProgress runs one long call, far longer than the watchdog's limit: a
+// call that keeps making cycles is not a hang.
+func TestWatchdogSparesProgress(t *testing.T) {
+	c, err := plugin.Open(plugin.Spec{Model: "rtl"}, plugin.Options{Label: t.Name(), Watchdog: 100 * time.Millisecond})
+	require.NoError(t, err)
+	defer c.Close()
+	t0 := time.Now()
+	require.NoError(t, c.Run(4_000_000))
+	require.Greater(t, time.Since(t0), 200*time.Millisecond, "the call must outlast the watchdog for this test to mean anything")
+	require.Equal(t, uint64(4_000_000), c.Cycle())
+}
+
+// TestBuildMismatch checks both halves of the versioning: another go-plugin protocol
+// version, and the same version from another build (protocol digest or RTL library).
+func TestBuildMismatch(t *testing.T) {
+	_, err := openFaulty(t, "build", 0)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "harness and plugin come from different builds: harness "+plugin.BuildID()+", plugin "+plugin.BuildID()+"-other")
+	require.Contains(t, err.Error(), "make plugin")
+
+	_, err = openFaulty(t, "protocol", 0)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "speaks another protocol version")
+	require.Contains(t, err.Error(), "different builds")
+}
+
+// TestFaultHookRejectsNonsense: a mistyped fault must not silently run a healthy plugin.
+func TestFaultHookRejectsNonsense(t *testing.T) {
+	_, err := openFaulty(t, "abort", 0)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "LHSIM_PLUGIN_FAULT=\"abort\"")
+}

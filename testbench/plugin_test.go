@@ -1,0 +1,211 @@
+package testbench
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lhsim/lhsim/drivers"
+	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/nic"
+	"github.com/lhsim/lhsim/plugin"
+)
+
+// bridgeRun is what one bridge produced for the same work: every byte the host saw and the
+// cycle at every step, so that two runs compare bit for bit.
+type bridgeRun struct {
+	cycles []uint64
+	digest uint64
+	bytes  int
+	work   plugin.WorkloadResult
+}
+
+// runOnBridge drives the same work through the host driver (random sizes with tails in large
+// memory, VL fetches, out-of-order consumption, random idle input) and then the batched
+// reading-host workload, on one bridge.
+func runOnBridge(t *testing.T, bridge string) bridgeRun {
+	t.Helper()
+	board := gosim.BoardConfig{Seed: 7, IdlePercent: 20}
+	dev, err := nic.Open(nic.Config{Model: model(), Bridge: bridge, Board: board})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, dev.Close(), "closing the %s device", bridge) }()
+	h, err := drivers.NewHost(dev, drivers.Config{LHS: true, SplitPos: 32, TailSize: 1 << 16})
+	require.NoError(t, err)
+
+	var r bridgeRun
+	sum := fnv.New64a()
+	rng := gosim.NewRand(11)
+	msgs := randomMessages(rng, 120, 12, 3000)
+	for _, m := range msgs {
+		require.NoError(t, dev.Inject(m))
+	}
+	var held []uint32
+	for next := uint32(0); next < uint32(len(msgs)) || len(held) > 0; {
+		require.NoError(t, dev.Run(uint64(rng.Intn(40))))
+		r.cycles = append(r.cycles, dev.Cycle())
+		prod, err := h.Produced()
+		require.NoError(t, err)
+		for ; next < prod; next++ {
+			e, err := h.ReadEntry(next)
+			require.NoError(t, err)
+			sum.Write(e.Raw[:])
+			if e.Flags&gosim.FlagTooLong == 0 {
+				m, err := h.Message(e)
+				require.NoError(t, err)
+				sum.Write(m)
+				r.bytes += len(m)
+			}
+			held = append(held, next)
+			r.cycles = append(r.cycles, dev.Cycle())
+		}
+		// Consume in a shuffled order: the driver releases the oldest run.
+		for len(held) > 0 && rng.Intn(3) > 0 {
+			i := rng.Intn(len(held))
+			require.NoError(t, h.Consume(held[i]))
+			held = append(held[:i], held[i+1:]...)
+		}
+		require.Less(t, dev.Cycle(), uint64(5_000_000), "no progress")
+	}
+	var tail [8]byte
+	binary.LittleEndian.PutUint64(tail[:], dev.Cycle())
+	sum.Write(tail[:])
+	r.digest = sum.Sum64()
+
+	r.work, err = plugin.RunWorkload(dev, plugin.WorkloadConfig{Messages: 3000, Seed: 3, Batch: 64, Stream: true})
+	require.NoError(t, err)
+	r.work.Elapsed = 0
+	return r
+}
+
+// TestBridgesBitIdentical runs the same work on the cgo bridge and on the plugin bridge and
+// requires the same bytes at the same cycles: the bridge changes where the RTL runs, never
+// what it does.
+func TestBridgesBitIdentical(t *testing.T) {
+	cgo := runOnBridge(t, "cgo")
+	plug := runOnBridge(t, "plugin")
+	require.Equal(t, cgo.cycles, plug.cycles, "cycle at every step")
+	require.Equal(t, cgo.bytes, plug.bytes)
+	require.Equal(t, cgo.digest, plug.digest, "every entry and message byte, and the final cycle")
+	require.Equal(t, cgo.work, plug.work, "the batched workload: cycles, bytes and entry digest")
+	require.Equal(t, uint64(3000), plug.work.Messages)
+	t.Logf("%d steps, %d message bytes, final cycle %d; workload %d cycles, digest %#x",
+		len(cgo.cycles), cgo.bytes, cgo.cycles[len(cgo.cycles)-1], cgo.work.Cycles, cgo.work.Digest)
+}
+
+// TestPluginBenchWorkloadCycles: the plugin's benchmark run, cut into batches and sent over
+// RPC, takes exactly the cycles of the cgo board's uncut loop (experiment.Workload), for
+// every batch size, on a first device and on a second one in the same process.
+func TestPluginBenchWorkloadCycles(t *testing.T) {
+	const msgs, seed = 3000, 5
+	want, err := experiment.BenchBoard("rtl", msgs, seed)
+	require.NoError(t, err)
+	for _, batch := range []int{1, 7, 256, msgs} {
+		t.Run(fmt.Sprint("batch", batch), func(t *testing.T) {
+			if batch == 1 && testing.Short() {
+				t.Skip("one call per message is slow")
+			}
+			got, err := plugin.BenchWorkload(msgs, seed, 2, batch)
+			require.NoError(t, err)
+			require.Equal(t, want.Cycles, got.Cycles)
+		})
+	}
+}
+
+// TestPluginErrorsMatchCgo: a call the board refuses is refused the same way on both
+// bridges, word for word, whether the client would have posted it or not (and one the board
+// takes is taken on both); a sentinel error (gosim.ErrNotIdle) stays testable with errors.Is
+// across the process boundary.
+func TestPluginErrorsMatchCgo(t *testing.T) {
+	calls := []struct {
+		name string
+		do   func(dev drivers.Device) error
+	}{
+		{"WriteReg unaligned", func(d drivers.Device) error { return d.WriteReg(0x06, 1) }},
+		{"WriteReg out of range", func(d drivers.Device) error { return d.WriteReg(0x100000, 1) }},
+		{"WriteBlock not words", func(d drivers.Device) error { return d.WriteBlock(gosim.WriteWindowBase, make([]byte, 6)) }},
+		{"WriteBlock past the end", func(d drivers.Device) error { return d.WriteBlock(0xffffc, make([]byte, 8)) }},
+		{"ReadBlock not words", func(d drivers.Device) error { return d.ReadBlock(gosim.LHBase, make([]byte, 3)) }},
+		{"ReadReg unaligned", func(d drivers.Device) error { _, err := d.ReadReg(0x02); return err }},
+		{"Inject empty", func(d drivers.Device) error { return d.Inject(nil) }},
+		{"MemRead past the end", func(d drivers.Device) error { return d.MemRead(gosim.MemBytes-8, make([]byte, 16)) }},
+		{"RunUntilIdle disabled", func(d drivers.Device) error {
+			if err := d.Inject(make([]byte, 100)); err != nil { // the receive path is not enabled
+				return err
+			}
+			return d.RunUntilIdle(500)
+		}},
+	}
+	got := map[string][]string{}
+	for _, bridge := range []string{"cgo", "plugin"} {
+		dev, err := nic.Open(nic.Config{Model: "rtl", Bridge: bridge})
+		require.NoError(t, err)
+		for _, c := range calls {
+			err := c.do(dev)
+			got[c.name] = append(got[c.name], fmt.Sprint(err))
+			if c.name == "RunUntilIdle disabled" {
+				require.ErrorIs(t, err, gosim.ErrNotIdle, bridge)
+			}
+		}
+		require.NoError(t, dev.Close())
+	}
+	refused := 0
+	for _, c := range calls {
+		require.Equal(t, got[c.name][0], got[c.name][1], c.name)
+		if got[c.name][0] != "<nil>" {
+			refused++
+		}
+	}
+	require.GreaterOrEqual(t, refused, len(calls)-1, "the board takes a block write that runs past the end: %v", got)
+}
+
+// TestPluginWatchSeesEvents: the plugin client's Watch reports the cycles of every event
+// pulse, as the board's own Watch shows them, so that event watchers (mpi.HostModel) time
+// the same on both bridges.
+func TestPluginWatchSeesEvents(t *testing.T) {
+	type pulse struct {
+		cycle                    uint64
+		commit, msgDone, vecDone uint8
+	}
+	record := func(bridge string) []pulse {
+		dev, err := nic.Open(nic.Config{Model: "rtl", Bridge: bridge, Board: gosim.BoardConfig{Seed: 2}})
+		require.NoError(t, err)
+		defer func() { require.NoError(t, dev.Close()) }()
+		var got []pulse
+		dev.(interface {
+			Watch(func(uint64, *gosim.Pins))
+		}).Watch(func(c uint64, p *gosim.Pins) {
+			if p.EvCommit|p.EvMsgDone|p.EvVecDone != 0 {
+				got = append(got, pulse{c, p.EvCommit, p.EvMsgDone, p.EvVecDone})
+			}
+		})
+		h, err := drivers.NewHost(dev, drivers.Config{LHS: true})
+		require.NoError(t, err)
+		for i, m := range plugin.WorkloadMessages(40, 9) {
+			require.NoError(t, dev.Inject(m))
+			if i%8 == 7 {
+				require.NoError(t, dev.Run(30))
+			}
+		}
+		require.NoError(t, dev.RunUntilIdle(100_000))
+		for seq := uint32(0); seq < 40; seq += 5 {
+			e, err := h.ReadEntry(seq)
+			require.NoError(t, err)
+			_, err = h.Message(e) // a VL for split ones: ev_vec_done
+			require.NoError(t, err)
+		}
+		return got
+	}
+	cgo, plug := record("cgo"), record("plugin")
+	require.Equal(t, cgo, plug)
+	var commits, vecs int
+	for _, p := range cgo {
+		commits += int(p.commit)
+		vecs += int(p.vecDone)
+	}
+	require.Equal(t, 40, commits)
+	require.Positive(t, vecs)
+}
