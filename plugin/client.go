@@ -55,7 +55,8 @@ type Client struct {
 	spec   Spec
 	gp     *goplugin.Client
 	cmd    *exec.Cmd
-	ch     *os.File // the call channel
+	rpc    *rpc.Client // go-plugin's connection: the build check
+	ch     *os.File    // the call channel
 	w      *bufio.Writer
 	enc    *gob.Encoder
 	dec    *gob.Decoder
@@ -65,6 +66,7 @@ type Client struct {
 	stderr *tail
 	limit  time.Duration
 
+	packed       Batch // storage for the batch being sent
 	pending      []Op
 	pendingBytes int
 	postedCycles bool // some posted op takes cycles (a host-bus write)
@@ -169,8 +171,9 @@ func Open(spec Spec, opts Options) (*Client, error) {
 	if err != nil {
 		return fail(fmt.Errorf("plugin: %s: %v", path, err))
 	}
+	c.rpc = raw.(*rpc.Client)
 	var hello HelloReply
-	if err := raw.(*rpc.Client).Call("Plugin.Hello", BuildID(), &hello); err != nil {
+	if err := c.rpc.Call("Plugin.Hello", BuildID(), &hello); err != nil {
 		return fail(fmt.Errorf("plugin: %s: build check: %v", path, err))
 	}
 	c.build = hello.Build
@@ -190,6 +193,23 @@ func Open(spec Spec, opts Options) (*Client, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// CheckBuild asks the plugin, over go-plugin's net/rpc connection, which build it is, and
+// fails if it is not the harness's. Open has done it once; it is also the cost of one
+// go-plugin round trip, which the call channel exists to avoid.
+func (c *Client) CheckBuild() error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	var hello HelloReply
+	if err := c.rpc.Call("Plugin.Hello", BuildID(), &hello); err != nil {
+		return fmt.Errorf("plugin: build check: %w", err)
+	}
+	if hello.Build != BuildID() {
+		return fmt.Errorf("plugin: harness build %s, plugin build %s", BuildID(), hello.Build)
+	}
+	return nil
 }
 
 // Pid is the plugin process's id.
@@ -527,7 +547,7 @@ func (c *Client) Receive(msgs [][]byte, n int, limit uint64) ([]byte, error) {
 	p := c.take()
 	var rep BlockReply
 	err := c.call(Record{Call: "Receive", Args: [2]uint64{uint64(len(msgs)), uint64(n)}, Posted: len(p)},
-		&ReceiveArgs{Args: Args{p}, Batch: pack(msgs), N: n, Limit: limit}, &rep.Status, &rep)
+		&ReceiveArgs{Args: Args{p}, Batch: c.packed.pack(msgs), N: n, Limit: limit}, &rep.Status, &rep)
 	return rep.Data, err
 }
 
@@ -543,7 +563,7 @@ func (c *Client) Feed(msgs [][]byte, drain bool, limit uint64) error {
 	}
 	var rep Reply
 	return c.call(Record{Call: "Feed", Args: [2]uint64{uint64(len(msgs)), uint64(mode)}, Posted: len(p)},
-		&ReceiveArgs{Args: Args{p}, Batch: pack(msgs), Limit: limit, Mode: mode}, &rep.Status, &rep)
+		&ReceiveArgs{Args: Args{p}, Batch: c.packed.pack(msgs), Limit: limit, Mode: mode}, &rep.Status, &rep)
 }
 
 // ReceiveAll implements Receiver with one Exchange call per batch (and one more): each
@@ -552,7 +572,7 @@ func (c *Client) Feed(msgs [][]byte, drain bool, limit uint64) error {
 func (c *Client) ReceiveAll(n int, batch func(k int) [][]byte, limit uint64, fn func(k int, entries []byte) error) error {
 	return c.pipeline(n, func(k int) ReceiveArgs {
 		msgs := batch(k)
-		return ReceiveArgs{Batch: pack(msgs), N: len(msgs), Limit: limit, Mode: modeReceive}
+		return ReceiveArgs{Batch: c.packed.pack(msgs), N: len(msgs), Limit: limit, Mode: modeReceive}
 	}, fn)
 }
 
@@ -563,7 +583,7 @@ func (c *Client) FeedAll(n int, batch func(k int) [][]byte, limit uint64) error 
 		if k == n-1 {
 			mode = modeFeedDrain
 		}
-		return ReceiveArgs{Batch: pack(batch(k)), Limit: limit, Mode: mode}
+		return ReceiveArgs{Batch: c.packed.pack(batch(k)), Limit: limit, Mode: mode}
 	}, func(int, []byte) error { return nil })
 }
 
@@ -671,11 +691,14 @@ func (c *Client) shutdown() {
 	}
 	if c.ch != nil {
 		<-c.wdDone
-	}
-	c.gp.Kill() // before the channel closes: the plugin leaves when it sees the end
-	if c.ch != nil {
+		// The plugin leaves when its end of the channel closes. Let it go before go-plugin's
+		// Kill, whose graceful quit otherwise races the exit and has yamux log broken pipes.
 		c.ch.Close()
+		for deadline := time.Now().Add(2 * time.Second); !c.gp.Exited() && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
 	}
+	c.gp.Kill()
 	c.page.close(true)
 }
 

@@ -208,17 +208,15 @@ type Batch struct {
 	Lens []uint32
 }
 
-func pack(msgs [][]byte) Batch {
-	n := 0
+// pack packs msgs into b's storage, which it reuses: the batch is only good until the next
+// pack into b (the client encodes it before then).
+func (b *Batch) pack(msgs [][]byte) Batch {
+	b.Data, b.Lens = b.Data[:0], b.Lens[:0]
 	for _, m := range msgs {
-		n += len(m)
-	}
-	b := Batch{Data: make([]byte, 0, n), Lens: make([]uint32, len(msgs))}
-	for i, m := range msgs {
 		b.Data = append(b.Data, m...)
-		b.Lens[i] = uint32(len(m))
+		b.Lens = append(b.Lens, uint32(len(m)))
 	}
-	return b
+	return *b
 }
 
 // unpack cuts the messages out of b.Data, without copying.

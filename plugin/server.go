@@ -9,6 +9,7 @@ import (
 	"net/rpc"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
@@ -30,6 +31,11 @@ func Serve(open Opener) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
+	}
+	if os.Getenv("GOGC") == "" {
+		// The plugin's garbage is the batches it has fed to the board; collecting it half
+		// as often saves a fifth of the process's time on the benchmark workload.
+		debug.SetGCPercent(200)
 	}
 	s := &server{open: open, fault: f, build: BuildID(), done: map[uint64]*job{}}
 	if f.kind == "build" {

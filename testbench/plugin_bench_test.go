@@ -27,7 +27,8 @@ func openRTL(b *testing.B, bridge string) drivers.Device {
 }
 
 // BenchmarkPluginRoundTrip is the cost of one call: a register read (three bus cycles) on
-// each bridge, and a call with nothing to do on the plugin.
+// each bridge, a call with nothing to do on the plugin's call channel, and one on go-plugin's
+// own net/rpc connection (the build check), which the channel replaces for device calls.
 func BenchmarkPluginRoundTrip(b *testing.B) {
 	for _, bridge := range []string{"cgo", "plugin"} {
 		b.Run(bridge+"/ReadReg", func(b *testing.B) {
@@ -43,6 +44,14 @@ func BenchmarkPluginRoundTrip(b *testing.B) {
 		dev := openRTL(b, "plugin").(*plugin.Client)
 		for b.Loop() {
 			if err := dev.Flush(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("plugin/go-plugin-netrpc", func(b *testing.B) {
+		dev := openRTL(b, "plugin").(*plugin.Client)
+		for b.Loop() {
+			if err := dev.CheckBuild(); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -209,3 +209,14 @@ func TestPluginWatchSeesEvents(t *testing.T) {
 	require.Equal(t, 40, commits)
 	require.Positive(t, vecs)
 }
+
+// TestWorkloadMessagesMatchExperiment: the plugin package's copy of the benchmark message
+// generator makes experiment.WorkloadMessage's messages, byte for byte.
+func TestWorkloadMessagesMatchExperiment(t *testing.T) {
+	for _, seed := range []uint64{1, 42} {
+		rng := gosim.NewRand(seed)
+		for i, m := range plugin.WorkloadMessages(500, seed) {
+			require.Equal(t, experiment.WorkloadMessage(uint64(i), rng), m, "seed %d message %d", seed, i)
+		}
+	}
+}
