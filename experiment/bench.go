@@ -3,30 +3,15 @@
 package experiment
 
 import (
-	"encoding/binary"
 	"fmt"
 	"syscall"
 	"time"
 
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/nic"
+	"github.com/lhsim/lhsim/plugin"
 	"github.com/lhsim/lhsim/verilator"
 )
-
-// WorkloadMessage is message i of the benchmark workload: a 16-byte envelope {source i%64,
-// tag i, communicator 0, size} and payload bytes (i + j) & 0xff, its size 16..256 drawn from
-// rng. verilator/lhs_top_bridge.cpp builds the same messages for the native loop.
-func WorkloadMessage(i uint64, rng *gosim.Rand) []byte {
-	size := 16 + uint32(rng.Uint64()%241)
-	b := make([]byte, size)
-	binary.LittleEndian.PutUint32(b[0:], uint32(i%64))
-	binary.LittleEndian.PutUint32(b[4:], uint32(i))
-	binary.LittleEndian.PutUint32(b[12:], size)
-	for j := uint32(16); j < size; j++ {
-		b[j] = byte(uint64(j) + i)
-	}
-	return b
-}
 
 // Workload runs the benchmark workload on a board: msgs messages back to back with LHS on, the
 // host releasing each LH entry the cycle after it commits (the tail ring is large enough never
@@ -41,7 +26,7 @@ func Workload(b *gosim.Board, msgs, seed uint64) (uint64, error) {
 	}
 	rng := gosim.NewRand(seed)
 	for i := uint64(0); i < msgs; i++ {
-		if err := b.Inject(WorkloadMessage(i, rng)); err != nil {
+		if err := b.Inject(gosim.WorkloadMessage(i, rng)); err != nil {
 			return 0, err
 		}
 	}
@@ -61,16 +46,8 @@ func Workload(b *gosim.Board, msgs, seed uint64) (uint64, error) {
 	return b.Cycle() - start, nil
 }
 
-// Speed is one way of running the workload. Rates are per CPU second of this process (user
-// and system time, all threads, the Go runtime's included): unlike wall time, that does not
-// change when other programs load the machine.
-type Speed struct {
-	Cycles      uint64  `json:"cycles"`
-	Seconds     float64 `json:"cpu_seconds"`
-	WallSeconds float64 `json:"wall_seconds"`
-	CyclesPerS  float64 `json:"cycles_per_s"`
-	MessagesPer float64 `json:"msgs_per_s"`
-}
+// Speed is one way of running the workload.
+type Speed = gosim.Speed
 
 // cpuTime is the CPU time this process has used.
 func cpuTime() time.Duration {
@@ -98,10 +75,12 @@ type BenchResult struct {
 	Native   Speed  `json:"native"`  // C++ loop over the Verilated model
 	Cgo      Speed  `json:"cgo"`     // Go board, Verilated model through cgo
 	GoModel  Speed  `json:"gomodel"` // Go board, golden model
-	// CgoVsNative is cgo cycles/s over native cycles/s; GoModelVsCgo is Go-model msgs/s over
-	// cgo msgs/s.
+	Plugin   Speed  `json:"plugin"`  // board and RTL in the plugin process, batches of 1024 messages a call
+	// CgoVsNative is cgo cycles/s over native cycles/s; GoModelVsCgo and PluginVsCgo are
+	// messages/s over cgo's.
 	CgoVsNative  float64 `json:"cgo_vs_native"`
 	GoModelVsCgo float64 `json:"gomodel_vs_cgo"`
+	PluginVsCgo  float64 `json:"plugin_vs_cgo"`
 }
 
 // BenchNative times the workload in the C++ loop.
@@ -139,8 +118,8 @@ func fastest(repeats int, f func() (Speed, error)) (Speed, error) {
 	return best, nil
 }
 
-// Bench runs the workload natively, through cgo and on the Go model, each repeats times
-// (keeping the fastest), and checks that all three took the same number of cycles.
+// Bench runs the workload natively, through cgo, on the Go model and through the plugin
+// bridge, each repeats times (keeping the fastest), and checks that all took the same cycles.
 func Bench(msgs, seed uint64, repeats int) (BenchResult, error) {
 	r := BenchResult{Messages: msgs, Seed: seed}
 	var err error
@@ -153,11 +132,15 @@ func Bench(msgs, seed uint64, repeats int) (BenchResult, error) {
 	if r.GoModel, err = fastest(repeats, func() (Speed, error) { return BenchBoard("go", msgs, seed) }); err != nil {
 		return r, err
 	}
-	if r.Native.Cycles != r.Cgo.Cycles || r.Cgo.Cycles != r.GoModel.Cycles {
-		return r, fmt.Errorf("bench: cycle counts differ: native %d, cgo %d, Go model %d",
-			r.Native.Cycles, r.Cgo.Cycles, r.GoModel.Cycles)
+	if r.Plugin, err = plugin.BenchWorkload(msgs, seed, repeats, 0); err != nil {
+		return r, err
+	}
+	if r.Native.Cycles != r.Cgo.Cycles || r.Cgo.Cycles != r.GoModel.Cycles || r.Cgo.Cycles != r.Plugin.Cycles {
+		return r, fmt.Errorf("bench: cycle counts differ: native %d, cgo %d, Go model %d, plugin %d",
+			r.Native.Cycles, r.Cgo.Cycles, r.GoModel.Cycles, r.Plugin.Cycles)
 	}
 	r.CgoVsNative = r.Cgo.CyclesPerS / r.Native.CyclesPerS
 	r.GoModelVsCgo = r.GoModel.MessagesPer / r.Cgo.MessagesPer
+	r.PluginVsCgo = r.Plugin.MessagesPer / r.Cgo.MessagesPer
 	return r, nil
 }

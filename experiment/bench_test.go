@@ -19,7 +19,8 @@ func TestBenchJSON(t *testing.T) {
 	require.NoError(t, err)
 	var top map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(b, &top))
-	for _, k := range []string{"native", "cgo", "gomodel"} {
+	require.Equal(t, r.Cgo.Cycles, r.Plugin.Cycles)
+	for _, k := range []string{"native", "cgo", "gomodel", "plugin"} {
 		require.Contains(t, top, k)
 		var path map[string]float64
 		require.NoError(t, json.Unmarshal(top[k], &path))

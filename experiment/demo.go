@@ -204,7 +204,8 @@ func PrintBench(w io.Writer, r BenchResult) error {
 	for _, row := range []struct {
 		name string
 		s    Speed
-	}{{"native C++ loop over Verilator", r.Native}, {"Go board, RTL through cgo", r.Cgo}, {"Go board, golden model", r.GoModel}} {
+	}{{"native C++ loop over Verilator", r.Native}, {"Go board, RTL through cgo", r.Cgo}, {"Go board, golden model", r.GoModel},
+		{"RTL in the plugin process", r.Plugin}} {
 		if err := t.Append(row.name, fmt.Sprintf("%.3g", row.s.CyclesPerS), fmt.Sprintf("%.3g", row.s.MessagesPer),
 			fmt.Sprintf("%.3f", row.s.Seconds), fmt.Sprintf("%.3f", row.s.WallSeconds)); err != nil {
 			return err
@@ -213,6 +214,7 @@ func PrintBench(w io.Writer, r BenchResult) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "cgo / native cycles/s: %.2f   Go model / cgo messages/s: %.2f\n", r.CgoVsNative, r.GoModelVsCgo)
+	fmt.Fprintf(w, "cgo / native cycles/s: %.2f   Go model / cgo messages/s: %.2f   plugin / cgo messages/s: %.2f\n",
+		r.CgoVsNative, r.GoModelVsCgo, r.PluginVsCgo)
 	return nil
 }

@@ -188,6 +188,9 @@ func (b *Board) WriteBlock(addr uint32, src []byte) error {
 	if err := checkAddr(addr); err != nil {
 		return err
 	}
+	if err := checkAddr(addr + uint32(len(src)) - 4); len(src) > 0 && err != nil {
+		return err
+	}
 	for i := 0; i < len(src); i += 4 {
 		b.Post(addr+uint32(i), binary.LittleEndian.Uint32(src[i:]))
 	}

@@ -8,15 +8,8 @@ import (
 	"github.com/lhsim/lhsim/gosim"
 )
 
-// Speed is one timed run of the benchmark workload. It has experiment.Speed's fields, so
-// that `lhsim bench` can take it as it is: experiment.Speed(s).
-type Speed struct {
-	Cycles      uint64  `json:"cycles"`
-	Seconds     float64 `json:"cpu_seconds"`
-	WallSeconds float64 `json:"wall_seconds"`
-	CyclesPerS  float64 `json:"cycles_per_s"`
-	MessagesPer float64 `json:"msgs_per_s"`
-}
+// Speed is how fast one run of the workload went.
+type Speed = gosim.Speed
 
 // DefaultBatch is how many messages BenchWorkload sends per call: one LH buffer's worth.
 const DefaultBatch = 1024
@@ -78,7 +71,7 @@ func benchOn(c *Client, msgs, seed uint64, batch int) (Speed, error) {
 	err = c.FeedAll(n, func(int) [][]byte {
 		out := make([][]byte, 0, batch)
 		for ; i < msgs && len(out) < batch; i++ {
-			out = append(out, WorkloadMessage(i, rng))
+			out = append(out, gosim.WorkloadMessage(i, rng))
 		}
 		return out
 	}, 1000*uint64(batch)+1000)

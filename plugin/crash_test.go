@@ -35,7 +35,7 @@ func receiveUntilError(t *testing.T, c *plugin.Client) (int, error) {
 	t.Helper()
 	_, err := drivers.NewHost(c, drivers.Config{LHS: true})
 	require.NoError(t, err)
-	msgs := plugin.WorkloadMessages(64*20, 1)
+	msgs := gosim.WorkloadMessages(64*20, 1)
 	got := 0
 	for i := 0; i < len(msgs); i += 64 {
 		entries, err := c.Receive(msgs[i:i+64], 64, 1_000_000)

@@ -11,32 +11,6 @@ import (
 	"github.com/lhsim/lhsim/gosim"
 )
 
-// WorkloadMessage is message i of the benchmark workload: a 16-byte envelope {source i%64,
-// tag i, communicator 0, size} and payload bytes (i + j) & 0xff, its size 16..256 drawn from
-// rng. It is experiment.WorkloadMessage, which this package cannot import (experiment uses
-// nic, which uses plugin); TestWorkloadMessagesMatchExperiment keeps the two equal.
-func WorkloadMessage(i uint64, rng *gosim.Rand) []byte {
-	size := 16 + uint32(rng.Uint64()%241)
-	b := make([]byte, size)
-	binary.LittleEndian.PutUint32(b[0:], uint32(i%64))
-	binary.LittleEndian.PutUint32(b[4:], uint32(i))
-	binary.LittleEndian.PutUint32(b[12:], size)
-	for j := uint32(16); j < size; j++ {
-		b[j] = byte(uint64(j) + i)
-	}
-	return b
-}
-
-// WorkloadMessages returns the first n messages of the workload for seed.
-func WorkloadMessages(n int, seed uint64) [][]byte {
-	rng := gosim.NewRand(seed)
-	out := make([][]byte, n)
-	for i := range out {
-		out[i] = WorkloadMessage(uint64(i), rng)
-	}
-	return out
-}
-
 // WorkloadConfig is one run of the reading-host workload: the benchmark messages through
 // LHS on, the host reading every entry by PIO (and checking it against its message) and
 // releasing it with its tail space. BenchWorkload runs the benchmark's own host instead,
@@ -81,7 +55,7 @@ func RunWorkload(dev drivers.Device, cfg WorkloadConfig) (WorkloadResult, error)
 	if err != nil {
 		return res, err
 	}
-	msgs := WorkloadMessages(cfg.Messages, cfg.Seed)
+	msgs := gosim.WorkloadMessages(cfg.Messages, cfg.Seed)
 	sum := fnv.New64a()
 	check := func(i int, e []byte) error {
 		m := msgs[i]

@@ -184,7 +184,7 @@ func TestPluginWatchSeesEvents(t *testing.T) {
 		})
 		h, err := drivers.NewHost(dev, drivers.Config{LHS: true})
 		require.NoError(t, err)
-		for i, m := range plugin.WorkloadMessages(40, 9) {
+		for i, m := range gosim.WorkloadMessages(40, 9) {
 			require.NoError(t, dev.Inject(m))
 			if i%8 == 7 {
 				require.NoError(t, dev.Run(30))
@@ -208,15 +208,4 @@ func TestPluginWatchSeesEvents(t *testing.T) {
 	}
 	require.Equal(t, 40, commits)
 	require.Positive(t, vecs)
-}
-
-// TestWorkloadMessagesMatchExperiment: the plugin package's copy of the benchmark message
-// generator makes experiment.WorkloadMessage's messages, byte for byte.
-func TestWorkloadMessagesMatchExperiment(t *testing.T) {
-	for _, seed := range []uint64{1, 42} {
-		rng := gosim.NewRand(seed)
-		for i, m := range plugin.WorkloadMessages(500, seed) {
-			require.Equal(t, experiment.WorkloadMessage(uint64(i), rng), m, "seed %d message %d", seed, i)
-		}
-	}
 }

@@ -20,7 +20,11 @@ func runDemo(args []string) error {
 	seed := fs.Uint64("seed", 1, "seed of the message contents")
 	trace := fs.String("trace", "", "write an FST waveform of the RTL to this file")
 	asJSON := fs.Bool("json", false, "print JSON")
+	bridge := bridgeFlag(fs)
 	fs.Parse(args)
+	if err := useBridge(bridge); err != nil {
+		return err
+	}
 	r, err := experiment.Demo(experiment.DemoConfig{Model: *model, LHS: *lhs, Seed: *seed, Trace: *trace})
 	if err != nil {
 		return err

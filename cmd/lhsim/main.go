@@ -3,6 +3,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"sort"
@@ -18,6 +19,20 @@ var commands = map[string]command{}
 
 func register(name, summary string, run func(args []string) error) {
 	commands[name] = command{summary: summary, run: run}
+}
+
+// bridgeFlag adds --bridge to a command: where the RTL runs. It sets LHSIM_BRIDGE, which
+// nic.Open reads, so every device the command opens uses it.
+func bridgeFlag(fs *flag.FlagSet) *string {
+	return fs.String("bridge", os.Getenv("LHSIM_BRIDGE"), "where the RTL runs: cgo (this process) or plugin (its own process; see docs/plugin.md)")
+}
+
+func useBridge(b *string) error {
+	switch *b {
+	case "", "cgo", "plugin":
+		return os.Setenv("LHSIM_BRIDGE", *b)
+	}
+	return fmt.Errorf("--bridge %q: want cgo or plugin", *b)
 }
 
 func usage() {

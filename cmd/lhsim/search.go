@@ -26,7 +26,11 @@ func runSearch(args []string) error {
 	fs.BoolVar(&cfg.Native, "native", false, "also time the search on this machine's CPU (contiguous entries vs a scattered list)")
 	jsonOut := fs.String("json", "", "write the result as JSON to this file (- for stdout, instead of the table)")
 	plotOut := fs.String("plot", "", "draw Figure 6 to this .svg or .png file")
+	bridge := bridgeFlag(fs)
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := useBridge(bridge); err != nil {
 		return err
 	}
 	if *depths != "" {
