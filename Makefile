@@ -28,12 +28,14 @@ plugin: rtl
 	$(GO) build -o build/bin/lhsim-plugin ./cmd/lhsim-plugin
 
 # JUNIT=path also writes the results as JUnit XML (lhsim junit reads go test -json).
+# Every package, then the regression suite again with the RTL in its own process.
 test: rtl plugin
 ifdef JUNIT
 	set -o pipefail; $(GO) test -json ./... $(GOTESTFLAGS) | $(GO) run ./cmd/lhsim junit --out $(JUNIT)
 else
 	$(GO) test ./... $(GOTESTFLAGS)
 endif
+	LHSIM_BRIDGE=plugin $(GO) test ./testbench/ $(GOTESTFLAGS)
 
 lint: rtl
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
