@@ -273,6 +273,24 @@ func RunSearch(cfg SearchConfig) (*SearchResult, error) {
 
 // closeSearchDevice closes dev and reports its error (a lockstep device reports there whether
 // the RTL and the Go model disagreed) unless the run already failed.
+// openSearchRig opens a device with LHS on or off, its host driver, and a host timing model
+// over it.
+func openSearchRig(cfg SearchConfig, entries int, lhs bool) (dev drivers.Device, h *drivers.Host, cpu *hostcpu.CPU, m *mpi.HostModel, err error) {
+	if dev, err = openSearchDevice(cfg, entries); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if h, err = drivers.NewHost(dev, drivers.Config{LHS: lhs}); err == nil {
+		if cpu, err = hostcpu.New(cfg.Host); err == nil {
+			m, err = mpi.NewHostModel(cpu, dev, mpi.DefaultDeviceBase, true)
+		}
+	}
+	if err != nil {
+		dev.Close()
+		return nil, nil, nil, nil, err
+	}
+	return dev, h, cpu, m, nil
+}
+
 func closeSearchDevice(dev drivers.Device, err *error) {
 	if cerr := dev.Close(); *err == nil && cerr != nil {
 		*err = fmt.Errorf("closing the device: %w", cerr)
@@ -283,23 +301,11 @@ func psToNs(ps int64) float64 { return float64(ps) / 1000 }
 
 // runSearchNoLHS: one device with LHS off, every message whole in the tail ring.
 func runSearchNoLHS(cfg SearchConfig, depths []int, res *SearchResult) (err error) {
-	dev, err := openSearchDevice(cfg, 1024)
+	dev, h, cpu, m, err := openSearchRig(cfg, 1024, false)
 	if err != nil {
 		return err
 	}
 	defer closeSearchDevice(dev, &err)
-	h, err := drivers.NewHost(dev, drivers.Config{LHS: false})
-	if err != nil {
-		return err
-	}
-	cpu, err := hostcpu.New(cfg.Host)
-	if err != nil {
-		return err
-	}
-	m, err := mpi.NewHostModel(cpu, dev, mpi.DefaultDeviceBase, true)
-	if err != nil {
-		return err
-	}
 	q, err := mpi.NewRingQueue(h, m)
 	if err != nil {
 		return err
@@ -360,23 +366,11 @@ func searchDrain(e *mpi.Engine, n int) error {
 // runSearchLHS: one device with LHS on; every host variant searches the same arrivals, each on its
 // own host model (fresh at every depth, so no variant inherits another's cache).
 func runSearchLHS(cfg SearchConfig, depths []int, entries int, res *SearchResult) (err error) {
-	dev, err := openSearchDevice(cfg, entries)
+	dev, h, _, m, err := openSearchRig(cfg, entries, true)
 	if err != nil {
 		return err
 	}
 	defer closeSearchDevice(dev, &err)
-	h, err := drivers.NewHost(dev, drivers.Config{LHS: true})
-	if err != nil {
-		return err
-	}
-	base, err := hostcpu.New(cfg.Host)
-	if err != nil {
-		return err
-	}
-	m, err := mpi.NewHostModel(base, dev, mpi.DefaultDeviceBase, true)
-	if err != nil {
-		return err
-	}
 	vs := cfg.variants()
 	rng := rand.New(rand.NewPCG(cfg.Seed, 1))
 	for _, x := range depths {
