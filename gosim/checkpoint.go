@@ -191,30 +191,14 @@ func (e *stateEncoder) value(v reflect.Value, path string) error {
 	case reflect.String:
 		e.str(v.String())
 	case reflect.Array:
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			e.buf = append(e.buf, v.Bytes()...)
-			return nil
-		}
-		for i := 0; i < v.Len(); i++ {
-			if err := e.value(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
+		return e.elems(v, path)
 	case reflect.Slice:
 		if v.IsNil() {
 			e.uint(0)
 			return nil
 		}
-		e.uint(uint64(v.Len()) + 1)
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			e.buf = append(e.buf, v.Bytes()...)
-			return nil
-		}
-		for i := 0; i < v.Len(); i++ {
-			if err := e.value(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
+		e.uint(uint64(v.Len()) + 1) // the length; 0 is nil
+		return e.elems(v, path)
 	case reflect.Pointer:
 		if v.IsNil() {
 			e.buf = append(e.buf, 0)
@@ -424,5 +408,19 @@ func (r *Rand) UnmarshalBinary(b []byte) error {
 		return fmt.Errorf("%w: a generator state is 8 bytes, not %d", ErrState, len(b))
 	}
 	r.s = binary.LittleEndian.Uint64(b)
+	return nil
+}
+
+// elems writes the elements of an array or slice: bytes as they are, anything else one by one.
+func (e *stateEncoder) elems(v reflect.Value, path string) error {
+	if v.Type().Elem().Kind() == reflect.Uint8 {
+		e.buf = append(e.buf, v.Bytes()...)
+		return nil
+	}
+	for i := 0; i < v.Len(); i++ {
+		if err := e.value(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			return err
+		}
+	}
 	return nil
 }
