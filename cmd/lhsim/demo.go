@@ -10,7 +10,7 @@ import (
 
 func init() {
 	register("demo", "send short, long and malformed messages through the receive path; show where each went", runDemo)
-	register("bench", "simulation speed: native C++ loop, cgo bridge and Go model on one workload", runBench)
+	register("bench", "simulation speed on one workload: native C++ loop, cgo bridge, Go model, plugin bridge", runBench)
 }
 
 func runDemo(args []string) error {
