@@ -70,6 +70,3 @@ func DiffOutputs(a, b *Pins) string {
 	}
 	return ""
 }
-
-// Err is the first disagreement, or nil.
-func (l *Lockstep) Err() error { return l.Mismatch }
