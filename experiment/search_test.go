@@ -3,7 +3,6 @@ package experiment
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -110,34 +109,4 @@ func TestLogDepths(t *testing.T) {
 	d := LogDepths(1023)
 	require.Equal(t, 1023, d[len(d)-1])
 	require.Len(t, d, 21)
-}
-
-func TestFitLine(t *testing.T) {
-	s, c := fitSearchLine([]int{0, 1, 2, 10}, []float64{5, 8, 11, 35})
-	require.InDelta(t, 3, s, 1e-9)
-	require.InDelta(t, 5, c, 1e-9)
-}
-
-// BenchmarkSearchNative is the --native search as Go benchmarks: ns per queued message over
-// an LHS-style contiguous entry array and over a list scattered in memory.
-func BenchmarkSearchNative(b *testing.B) {
-	for _, n := range []int{1 << 10, 1 << 16} {
-		arr, head := buildNativeQueues(n)
-		b.Run(fmt.Sprintf("contiguous/%d", n), func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				if searchEntries(arr, searchSource, searchTargetTag, searchComm) != n-1 {
-					b.Fatal("missed")
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/message")
-		})
-		b.Run(fmt.Sprintf("list/%d", n), func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				if searchNodes(head, searchSource, searchTargetTag, searchComm) != n-1 {
-					b.Fatal("missed")
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/message")
-		})
-	}
 }

@@ -1,0 +1,141 @@
+package experiment
+
+// Output of the search experiment: the tables, the JSON and the plot (the paper's Figure 6).
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"unsafe"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// newSearchTable is a table whose headers are printed as written ("QsNET-II", not "QS NET - II").
+func newSearchTable(w io.Writer) *tablewriter.Table {
+	return tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+}
+
+// WriteJSON writes the result, indented.
+func (r *SearchResult) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+func fmt1(v float64) string { return fmt.Sprintf("%.1f", v) }
+
+// WriteTable prints the per-depth times, the slopes against the paper, and the ablation.
+func (r *SearchResult) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "Unexpected-queue search time, device model %q (ns; target at depth X)\n", r.Model)
+	t := newSearchTable(w)
+	t.Header("depth", "no LHS", "LHS", "QsNET-II", "LHS first search")
+	for i, d := range r.Depths {
+		if err := t.Append(fmt.Sprint(d), fmt1(r.Series[CurveNoLHS][i]), fmt1(r.Series[CurveLHS][i]),
+			fmt1(r.Series[CurveQsNet2][i]), fmt1(r.Series[CurveLHSCold][i])); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nPer-message search time (least-squares slope) against the paper (5.1.3)")
+	t = newSearchTable(w)
+	t.Header("", "measured", "paper", "measured/paper")
+	rows := []struct {
+		name       string
+		got, paper float64
+	}{
+		{"no LHS (ns/message)", r.PerMessageNs[CurveNoLHS], PaperNoLHSNs},
+		{"LHS (ns/message)", r.PerMessageNs[CurveLHS], PaperLHSNs},
+		{"QsNET-II (ns/message)", r.PerMessageNs[CurveQsNet2], PaperQsNet2Ns},
+		{"speedup LHS vs no LHS", r.SpeedupLHSvsNoLHS, PaperSpeedup},
+		{"speedup LHS vs QsNET-II", r.SpeedupLHSvsQsNet2, PaperVsQsNet2},
+	}
+	for _, row := range rows {
+		if err := t.Append(row.name, fmt.Sprintf("%.2f", row.got), fmt.Sprintf("%.1f", row.paper), fmt.Sprintf("%.2f", row.got/row.paper)); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "16-byte VL: %.1f device cycles (%.0f ns) from command write to done; %.0f ns as the host sees it\n",
+		r.VL.DeviceCyclesEach, r.VL.DeviceNsEach, r.VL.HostVisibleNsEach)
+	fmt.Fprintln(w, "\nAblation: where the speedup comes from")
+	t = newSearchTable(w)
+	t.Header("curve", "what", "ns/message", "x LHS")
+	for _, a := range r.Ablation {
+		if err := t.Append(a.Key, a.What, fmt.Sprintf("%.2f", a.PerMessageNs), fmt.Sprintf("%.1f", a.VsLHS)); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "memory structure (no LHS / LHS without prefetch, first search): %.1fx   (paper: about 6x)\n", r.Factors["memory_structure"])
+	fmt.Fprintf(w, "caching and prefetch (LHS without prefetch / LHS repeated):     %.1fx   (paper: about 7x)\n", r.Factors["caching_prefetch"])
+	fmt.Fprintf(w, "  of which prefetch on a first search: %.1fx, cache reuse on a repeated search: %.1fx\n", r.Factors["prefetch_cold"], r.Factors["cache_reuse"])
+	if r.Native != nil {
+		fmt.Fprintln(w)
+		return r.Native.WriteTable(w)
+	}
+	return nil
+}
+
+// WritePlot draws the paper's Figure 6: search time against depth for the three designs.
+// The format follows the file's extension (.svg or .png).
+func (r *SearchResult) WritePlot(file string) error {
+	ext := strings.ToLower(filepath.Ext(file))
+	if ext != ".svg" && ext != ".png" {
+		return fmt.Errorf("search: plot file %q: want .svg or .png", file)
+	}
+	p := plot.New()
+	p.Title.Text = "Unexpected-queue search time (cf. paper Figure 6)"
+	p.X.Label.Text = "depth of the matching message in the unexpected queue"
+	p.Y.Label.Text = "search time (µs)"
+	p.Legend.Top = true
+	p.Legend.Left = true
+	for i, c := range []struct{ key, name string }{
+		{CurveNoLHS, fmt.Sprintf("no LHS (%.0f ns/msg)", r.PerMessageNs[CurveNoLHS])},
+		{CurveQsNet2, fmt.Sprintf("QsNET-II (%.0f ns/msg)", r.PerMessageNs[CurveQsNet2])},
+		{CurveLHS, fmt.Sprintf("LHS (%.1f ns/msg)", r.PerMessageNs[CurveLHS])},
+	} {
+		pts := make(plotter.XYs, len(r.Depths))
+		for j, d := range r.Depths {
+			pts[j].X, pts[j].Y = float64(d), r.Series[c.key][j]/1000
+		}
+		l, s, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return err
+		}
+		l.Color = plotutil.Color(i)
+		s.Color = plotutil.Color(i)
+		s.Shape = plotutil.Shape(i)
+		p.Add(l, s)
+		p.Legend.Add(c.name, l, s)
+	}
+	p.Add(plotter.NewGrid())
+	return p.Save(16*vg.Centimeter, 11*vg.Centimeter, file)
+}
+
+// WriteTable prints the native figures.
+func (n *SearchNativeResult) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "Native search on this machine (%s), ns per queued message\n", n.CPU)
+	t := newSearchTable(w)
+	t.Header("messages", "entry array", "contiguous 64-B entries", "list scattered in 16x pool", "list / contiguous")
+	for _, r := range n.Rows {
+		if err := t.Append(fmt.Sprint(r.Messages), fmt.Sprintf("%d KiB", r.Messages*int(unsafe.Sizeof(searchEntry{}))>>10),
+			fmt.Sprintf("%.2f", r.ArrayNsPerMsg), fmt.Sprintf("%.2f", r.ListNsPerMsg), fmt.Sprintf("%.1f", r.Ratio)); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
