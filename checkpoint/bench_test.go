@@ -6,20 +6,21 @@ import (
 
 	"github.com/lhsim/lhsim/checkpoint"
 	"github.com/lhsim/lhsim/experiment"
-	"github.com/lhsim/lhsim/nic"
+	"github.com/lhsim/lhsim/device"
 )
 
 // BenchmarkCheckpoint measures saving (state, compression, checksum) and restoring a board
 // after the benchmark workload of 20000 messages (about 2.6 MB of tails in the SO-DIMM).
 func BenchmarkCheckpoint(b *testing.B) {
 	for _, model := range []string{"rtl", "go"} {
-		board, err := nic.OpenBoard(nic.Config{Model: model})
+		dev, err := device.OpenLocal(device.Config{Model: device.Model(model)})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := experiment.Workload(board, 20000, 1); err != nil {
+		if _, err := experiment.Workload(dev, 20000, 1); err != nil {
 			b.Fatal(err)
 		}
+		board := dev.Board
 		var file bytes.Buffer
 		b.Run(model+"/save", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
@@ -36,7 +37,7 @@ func BenchmarkCheckpoint(b *testing.B) {
 			b.ReportMetric(float64(file.Len()), "file-bytes")
 		})
 		b.Run(model+"/restore", func(b *testing.B) {
-			fresh, err := nic.OpenBoard(nic.Config{Model: model})
+			fresh, err := openBoard(device.Config{Model: device.Model(model)})
 			if err != nil {
 				b.Fatal(err)
 			}

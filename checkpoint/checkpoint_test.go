@@ -16,7 +16,7 @@ import (
 	"github.com/lhsim/lhsim/checkpoint"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
-	"github.com/lhsim/lhsim/nic"
+	"github.com/lhsim/lhsim/device"
 	"github.com/stretchr/testify/require"
 )
 
@@ -84,7 +84,7 @@ func drive(t *testing.T, b *gosim.Board, sc scenario) {
 // the log with the final memory digest and counters.
 func record(t *testing.T, b *gosim.Board, until uint64) ([]gosim.Pins, [32]byte, gosim.Counters) {
 	var log []gosim.Pins
-	b.Watch(func(_ uint64, p *gosim.Pins) { log = append(log, *p) })
+	b.OnCycle(func(_ uint64, p *gosim.Pins) { log = append(log, *p) })
 	for b.Cycle() < until {
 		b.Step()
 	}
@@ -123,7 +123,7 @@ func TestRestoreHelper(t *testing.T) {
 	require.NoError(t, err)
 	var sc scenario
 	require.NoError(t, json.Unmarshal(f.Meta, &sc))
-	b, err := nic.OpenBoard(nic.Config{Model: sc.Model, Board: sc.Board})
+	b, err := openBoard(device.Config{Model: device.Model(sc.Model), Board: sc.Board})
 	require.NoError(t, err)
 	require.NoError(t, f.Restore(b))
 	log, mem, count := record(t, b, sc.Until)
@@ -146,7 +146,7 @@ func TestRestoreInNewProcess(t *testing.T) {
 				Host: drivers.Config{LHS: true, SizePos: 12, SplitPos: 32, MaxMsg: 65535, TailSize: 4096},
 			}
 			open := func() *gosim.Board {
-				b, err := nic.OpenBoard(nic.Config{Model: model, Board: sc.Board})
+				b, err := openBoard(device.Config{Model: device.Model(model), Board: sc.Board})
 				require.NoError(t, err)
 				return b
 			}
@@ -208,7 +208,7 @@ func requireSamePins(t *testing.T, want, got []gosim.Pins, from uint64) {
 }
 
 func TestCheckpointRefusals(t *testing.T) {
-	b, err := nic.OpenBoard(nic.Config{Model: "rtl"})
+	b, err := openBoard(device.Config{Model: device.Model("rtl")})
 	require.NoError(t, err)
 	defer b.Close()
 	require.NoError(t, b.Run(10))
@@ -232,18 +232,18 @@ func TestCheckpointRefusals(t *testing.T) {
 		}
 	})
 	t.Run("other core", func(t *testing.T) {
-		g, err := nic.OpenBoard(nic.Config{Model: "go"})
+		g, err := openBoard(device.Config{Model: device.Model("go")})
 		require.NoError(t, err)
 		defer g.Close()
 		require.ErrorIs(t, f.Restore(g), gosim.ErrState)
 	})
 	t.Run("other model parameters", func(t *testing.T) {
-		a, err := nic.OpenBoard(nic.Config{Model: "go", Entries: 64})
+		a, err := openBoard(device.Config{Model: device.Model("go"), Entries: 64})
 		require.NoError(t, err)
 		defer a.Close()
 		h, err := checkpoint.Capture(a, nil, nil)
 		require.NoError(t, err)
-		g, err := nic.OpenBoard(nic.Config{Model: "go"})
+		g, err := openBoard(device.Config{Model: device.Model("go")})
 		require.NoError(t, err)
 		defer g.Close()
 		require.ErrorIs(t, h.Restore(g), gosim.ErrState)
@@ -254,4 +254,13 @@ func TestCheckpointRefusals(t *testing.T) {
 		require.Equal(t, sha256.Sum256(f.Board), sha256.Sum256(g.Board), "saving twice gives the same state")
 		require.False(t, errors.Is(nil, checkpoint.ErrFormat))
 	})
+}
+
+// openBoard opens a device in this process and returns its board, what checkpoints save.
+func openBoard(cfg device.Config) (*gosim.Board, error) {
+	l, err := device.OpenLocal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return l.Board, nil
 }

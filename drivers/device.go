@@ -33,3 +33,20 @@ type Device interface {
 	// Close frees the device.
 	Close() error
 }
+
+// Events is one cycle's event outputs (docs/design.md, "Event outputs"), as bits.
+type Events uint8
+
+// The event outputs.
+const (
+	EvCommit  Events = 1 << iota // ev_commit: an LH entry committed
+	EvMsgDone                    // ev_msg_done: a message finished
+	EvVecDone                    // ev_vec_done: a vector command ended
+)
+
+// Watcher is a device that reports the cycles in which an event output pulsed: what a host
+// would see as interrupts or completion flags. f runs in cycle order, no later than the
+// device call that ran those cycles returns.
+type Watcher interface {
+	Watch(f func(cycle uint64, ev Events))
+}

@@ -5,6 +5,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/lhsim/lhsim/device"
+	"github.com/lhsim/lhsim/drivers"
+	"github.com/lhsim/lhsim/gosim"
 )
 
 // The three paths run the same workload to the same cycle, and the JSON has the keys users
@@ -32,7 +36,7 @@ func TestBenchJSON(t *testing.T) {
 // The demo stores every message where the LHS rule says, and the host reads each back intact.
 func TestDemo(t *testing.T) {
 	for _, lhs := range []bool{true, false} {
-		r, err := Demo(DemoConfig{Model: "lockstep", LHS: lhs, Seed: 3})
+		r, err := Demo(DemoConfig{Device: device.Config{Model: device.Lockstep, Board: gosim.BoardConfig{Seed: 3}}, Host: drivers.Config{LHS: lhs}})
 		require.NoError(t, err)
 		require.Len(t, r.Messages, len(demoSizes))
 		for i, m := range r.Messages {

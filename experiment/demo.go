@@ -5,19 +5,18 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
-	"github.com/lhsim/lhsim/nic"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 )
 
-// DemoConfig chooses the default co-simulation.
+// DemoConfig chooses the default co-simulation: the device (model, bridge, trace, board
+// seed) and how the host programs it (LHS on or off, size and split positions).
 type DemoConfig struct {
-	Model string // "rtl", "go" or "lockstep"
-	LHS   bool
-	Seed  uint64
-	Trace string // FST file for the RTL, or ""
+	Device device.Config
+	Host   drivers.Config
 }
 
 // DemoMessage is what became of one message.
@@ -50,25 +49,34 @@ var demoSizes = []struct {
 // Demo sends the demo messages through the receive path and reads back what became of each,
 // the way the host driver would.
 func Demo(cfg DemoConfig) (DemoResult, error) {
-	res := DemoResult{Model: cfg.Model, LHS: cfg.LHS, Counters: map[string]int{}}
-	dev, err := nic.Open(nic.Config{Model: cfg.Model, Trace: cfg.Trace, Board: gosim.BoardConfig{Seed: cfg.Seed}})
+	res := DemoResult{Model: string(cfg.Device.Model), LHS: cfg.Host.LHS, Counters: map[string]int{}}
+	if res.Model == "" {
+		res.Model = string(device.RTL)
+	}
+	dev, err := device.Open(cfg.Device)
 	if err != nil {
 		return res, err
 	}
-	host, err := drivers.NewHost(dev, drivers.Config{LHS: cfg.LHS})
+	host, err := drivers.NewHost(dev, cfg.Host)
 	if err != nil {
 		dev.Close()
 		return res, err
 	}
-	rng := gosim.NewRand(cfg.Seed)
+	rng := gosim.NewRand(cfg.Device.Board.Seed)
+	// The size field goes where the host programmed SIZE_POS; the message number at byte 0
+	// (byte 4 when the size field is at 0).
+	sizePos, seqPos := host.Config().SizePos, uint32(0)
+	if sizePos == 0 {
+		seqPos = 4
+	}
 	var sent [][]byte
 	for i, s := range demoSizes {
 		m := make([]byte, max(s.delivered, 16))
 		for j := range m {
 			m[j] = byte(rng.Uint64())
 		}
-		binary.LittleEndian.PutUint32(m[0:], uint32(i))
-		binary.LittleEndian.PutUint32(m[12:], s.field)
+		binary.LittleEndian.PutUint32(m[seqPos:], uint32(i))
+		binary.LittleEndian.PutUint32(m[sizePos:], s.field)
 		m = m[:s.delivered]
 		sent = append(sent, m)
 		if err := dev.Inject(m); err != nil {
@@ -80,7 +88,7 @@ func Demo(cfg DemoConfig) (DemoResult, error) {
 		dev.Close()
 		return res, err
 	}
-	if cfg.LHS {
+	if cfg.Host.LHS {
 		for i, m := range sent {
 			e, err := host.ReadEntry(uint32(i))
 			if err != nil {

@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/lhsim/lhsim/device"
+	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/drivers/mpi"
 	"github.com/lhsim/lhsim/gosim/hostcpu"
 	"github.com/lhsim/lhsim/gosim/qsnet"
@@ -43,7 +45,12 @@ const (
 
 // SearchConfig is what the user chose.
 type SearchConfig struct {
-	Model    string // "rtl" or "go"
+	Model    string        // "rtl", "go" or "lockstep"
+	Bridge   device.Bridge // where the device runs ("" is cgo)
+	Entries  int           // LH buffer entries; 0: the RTL build's 1024, or as deep as the search needs
+	// Driver is how the host driver programs the NIC (SplitPos, MaxMsg...); LHS is set per
+	// curve, and SizePos must be the MPI envelope's (12 or 0 for the default).
+	Driver drivers.Config
 	MaxDepth int    // deepest search: MaxDepth messages ahead of the target
 	Depths   []int  // explicit depths; empty means log-spaced 0..MaxDepth
 	Seed     uint64 // tags of the non-target messages, board randomness
@@ -161,6 +168,15 @@ func RunSearch(cfg SearchConfig) (*SearchResult, error) {
 	entries := 1024
 	for entries < maxD+1 {
 		entries *= 2
+	}
+	if cfg.Entries != 0 {
+		if cfg.Entries < maxD+1 {
+			return nil, fmt.Errorf("search: depth %d needs %d LH entries; --entries is %d", maxD, maxD+1, cfg.Entries)
+		}
+		entries = cfg.Entries
+	}
+	if cfg.Driver.SizePos != 0 && cfg.Driver.SizePos != mpi.SizeOffset {
+		return nil, fmt.Errorf("search: the MPI envelope carries its size at byte %d; SIZE_POS %d would misread it", mpi.SizeOffset, cfg.Driver.SizePos)
 	}
 	if entries > 1024 && cfg.Model != "go" {
 		return nil, fmt.Errorf("search: depth %d needs %d LH entries; the RTL build has 1024 (use --model go or a smaller --max-depth)", maxD, entries)

@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/drivers/mpi"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/gosim/hostcpu"
 	"github.com/lhsim/lhsim/gosim/qsnet"
-	"github.com/lhsim/lhsim/nic"
 )
 
 // searchVariant is one host configuration searched over the same LHS arrivals.
@@ -56,16 +56,16 @@ var searchTarget = mpi.Pattern{Source: searchSource, Tag: searchTargetTag, Comm:
 
 func openSearchDevice(c SearchConfig, entries int) (drivers.Device, error) {
 	model := c.Model
-	cfg := nic.Config{Model: model}
+	cfg := device.Config{Model: device.Model(model), Bridge: c.Bridge}
 	cfg.Board.Seed = c.Seed
 	if c.SODIMMReadLatency > 0 {
 		cfg.Board.Memory = gosim.DefaultSODIMM
 		cfg.Board.Memory.ReadLatency = c.SODIMMReadLatency
 	}
-	if model == "go" && entries > 1024 {
+	if entries != 1024 {
 		cfg.Entries = entries
 	}
-	return nic.Open(cfg)
+	return device.Open(cfg)
 }
 
 func newSearchCPU(cfg hostcpu.Config, dev drivers.Device, lhCacheable bool) (*hostcpu.CPU, error) {
@@ -82,7 +82,7 @@ func openSearchRig(cfg SearchConfig, entries int, lhs bool) (dev drivers.Device,
 	if dev, err = openSearchDevice(cfg, entries); err != nil {
 		return nil, nil, nil, nil, err
 	}
-	if h, err = drivers.NewHost(dev, drivers.Config{LHS: lhs}); err == nil {
+	if h, err = drivers.NewHost(dev, cfg.driver(lhs)); err == nil {
 		if cpu, err = hostcpu.New(cfg.Host); err == nil {
 			m, err = mpi.NewHostModel(cpu, dev, mpi.DefaultDeviceBase, true)
 		}
@@ -269,4 +269,11 @@ func runSearchQsNet(cfg SearchConfig, depths []int, res *SearchResult) error {
 		res.Series[CurveQsNet2] = append(res.Series[CurveQsNet2], psToNs(ps))
 	}
 	return nil
+}
+
+// driver is how the host driver programs the NIC for one curve.
+func (c SearchConfig) driver(lhs bool) drivers.Config {
+	d := c.Driver
+	d.LHS = lhs
+	return d
 }

@@ -59,8 +59,8 @@ func NewBoard(core Core, cfg BoardConfig) *Board {
 	}
 }
 
-// Watch calls f after every cycle with that cycle's ports (for tracing and checking).
-func (b *Board) Watch(f func(cycle uint64, p *Pins)) { b.watch = append(b.watch, f) }
+// OnCycle calls f after every cycle with that cycle's ports (for tracing and checking).
+func (b *Board) OnCycle(f func(cycle uint64, p *Pins)) { b.watch = append(b.watch, f) }
 
 // Core returns the receive path on the board.
 func (b *Board) Core() Core { return b.core }

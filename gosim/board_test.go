@@ -76,7 +76,7 @@ func TestBoardHostReadLatency(t *testing.T) {
 	require.NoError(t, err)
 	b := NewBoard(m, BoardConfig{})
 	var req, rsp uint64
-	b.Watch(func(cycle uint64, p *Pins) {
+	b.OnCycle(func(cycle uint64, p *Pins) {
 		if p.HostValid != 0 {
 			req = cycle
 		}

@@ -52,7 +52,7 @@ func (b *Board) MarshalState() ([]byte, error) {
 }
 
 // UnmarshalState restores a state MarshalState returned into a board built with the same
-// configuration and the same kind of core. Observers registered with Watch stay.
+// configuration and the same kind of core. Observers registered with OnCycle stay.
 func (b *Board) UnmarshalState(data []byte) error {
 	d := stateDecoder{buf: data}
 	cs := d.bytes()

@@ -88,7 +88,8 @@ type ModelParams struct {
 // DefaultParams match the default Verilated build.
 var DefaultParams = ModelParams{Entries: 1024, WinBytes: 4096}
 
-func (p ModelParams) check() error {
+// Check reports the first parameter the RTL could not be built with.
+func (p ModelParams) Check() error {
 	if p.Entries < 4 || bits.OnesCount(uint(p.Entries)) != 1 {
 		return fmt.Errorf("gosim: Entries must be a power of two >= 4, got %d", p.Entries)
 	}
@@ -156,7 +157,7 @@ type Model struct {
 
 // NewModel builds a model in its power-on state.
 func NewModel(p ModelParams) (*Model, error) {
-	if err := p.check(); err != nil {
+	if err := p.Check(); err != nil {
 		return nil, err
 	}
 	m := &Model{p: p, idxW: uint(bits.TrailingZeros(uint(p.Entries))), winAW: uint(bits.TrailingZeros(uint(p.WinBytes))) - 4}

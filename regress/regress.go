@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/lhsim/lhsim/device"
 	"io"
 	"os"
 	"os/exec"
@@ -30,10 +31,23 @@ type Config struct {
 	Seeds   []uint64      // the seeds; each runs in a process with SEED set
 	Jobs    int           // processes at a time (default: the cores)
 	Model   string        // LHSIM_MODEL for the tests ("" leaves the tests' default)
+	Bridge  string        // LHSIM_BRIDGE for the tests ("" leaves the tests' default, cgo)
 	Tags    string        // build tags of the test binary (lhscoverage for coverage)
 	Env     []string      // more environment for the tests
 	Timeout time.Duration // per seed (default 10 minutes)
 	Binary  string        // test binary to build and run (default build/regress/<package>.test)
+}
+
+// deviceEnv is the tests' device choice, as the environment device.FromEnv reads in them.
+func (c Config) deviceEnv() []string {
+	var env []string
+	if c.Model != "" {
+		env = append(env, device.ModelEnv+"="+c.Model)
+	}
+	if c.Bridge != "" {
+		env = append(env, device.BridgeEnv+"="+c.Bridge)
+	}
+	return env
 }
 
 // SeedResult is how one seed went.
@@ -127,9 +141,7 @@ func runSeed(ctx context.Context, cfg Config, seed uint64) SeedResult {
 	cmd := exec.CommandContext(ctx, bin, "-test.run", cfg.Run, "-test.count=1", "-test.v", "-test.timeout", cfg.Timeout.String())
 	cmd.Dir = cfg.Package
 	cmd.Env = append(os.Environ(), fmt.Sprintf("SEED=%d", seed))
-	if cfg.Model != "" {
-		cmd.Env = append(cmd.Env, "LHSIM_MODEL="+cfg.Model)
-	}
+	cmd.Env = append(cmd.Env, cfg.deviceEnv()...)
 	cmd.Env = append(cmd.Env, cfg.Env...)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
@@ -226,8 +238,8 @@ func (r *Report) Replay(s SeedResult) string {
 		run = "^" + strings.ReplaceAll(s.Failed[0], "/", "$/^") + "$"
 	}
 	model := ""
-	if r.Config.Model != "" {
-		model = "LHSIM_MODEL=" + r.Config.Model + " "
+	for _, e := range r.Config.deviceEnv() {
+		model += e + " "
 	}
 	tags := ""
 	if r.Config.Tags != "" {

@@ -39,8 +39,8 @@ verilator_coverage --annotate "$out/annotated" --annotate-min 1 "$out/coverage.d
 
 {
   echo "lhs_top coverage: go test ./testbench/ and $seeds more seeds of the randomized suite"
-  build/lhsim coverage "$out/coverage.dat"
+  build/lhsim coverage --dat "$out/coverage.dat"
 } | tee "$out/summary.txt"
-build/lhsim coverage --uncovered "$out/coverage.dat" | sed -n '/never reached/,$p' >"$out/uncovered.txt"
+build/lhsim coverage --uncovered --dat "$out/coverage.dat" | sed -n '/never reached/,$p' >"$out/uncovered.txt"
 echo "annotated sources: $out/annotated/  points never reached: $out/uncovered.txt"
 exit $status

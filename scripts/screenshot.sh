@@ -6,7 +6,7 @@ set -euo pipefail
 png=${1:-docs/gtkwave.png}
 dir=build/screenshot
 rm -rf "$dir"
-go run ./cmd/lhsim trace --out "$dir" >/dev/null
+go run ./cmd/lhsim trace --dir "$dir" >/dev/null
 xvfb-run -a -s "-screen 0 1600x1200x24" bash -c '
   gtkwave "$1/lhsim.fst" "$1/lhsim.gtkw" >"$1/gtkwave.log" 2>&1 & pid=$!
   sleep 6

@@ -21,14 +21,15 @@ import (
 	"hash"
 
 	"github.com/lhsim/lhsim/checkpoint"
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
-	"github.com/lhsim/lhsim/nic"
 )
 
 // Config is what the user chose; it is saved in every checkpoint and the resumed run uses it.
 type Config struct {
-	Model    string            // rtl, go or lockstep
+	Model    device.Model      // rtl, go or lockstep
+	Entries  int               `json:",omitempty"` // LH buffer entries (0: the RTL build's)
 	Messages uint64            // messages in the stream
 	Seed     uint64            // seeds the stream and the board
 	MaxLen   int               // longest message (default 4096)
@@ -39,7 +40,7 @@ type Config struct {
 // DefaultConfig is a run of n messages on the RTL.
 func DefaultConfig(n uint64) Config {
 	return Config{
-		Model: "rtl", Messages: n, Seed: 1, MaxLen: 4096,
+		Model: device.RTL, Messages: n, Seed: 1, MaxLen: 4096,
 		Board: gosim.BoardConfig{IdlePercent: 10},
 		Host:  drivers.Config{LHS: true, SizePos: 12, SplitPos: 48, MaxMsg: 65535, TailSize: 1 << 16},
 	}
@@ -90,17 +91,18 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("session: runs need LHS on")
 	}
 	if c.Model == "" {
-		c.Model = "rtl"
+		c.Model = device.RTL
 	}
 	c.Board.Seed = c.Seed
 	return c, nil
 }
 
 func open(cfg Config, trace string) (*Session, error) {
-	b, err := nic.OpenBoard(nic.Config{Model: cfg.Model, Board: cfg.Board, Trace: trace})
+	l, err := device.OpenLocal(device.Config{Model: cfg.Model, Entries: cfg.Entries, Board: cfg.Board, Trace: trace})
 	if err != nil {
 		return nil, err
 	}
+	b := l.Board
 	h, err := drivers.NewHost(b, cfg.Host)
 	if err != nil {
 		b.Close()
@@ -318,7 +320,7 @@ func (s *Session) Result() Result {
 	sum := s.digest.Sum(nil)
 	mem := s.board.Memory().Digest()
 	return Result{
-		Model: s.cfg.Model, Messages: s.st.Checked, Bytes: s.st.Bytes, Cycles: s.board.Cycle(),
+		Model: string(s.cfg.Model), Messages: s.st.Checked, Bytes: s.st.Bytes, Cycles: s.board.Cycle(),
 		Digest: hex.EncodeToString(sum), Memory: hex.EncodeToString(mem[:]), Counters: s.board.Count,
 		ResumedAt: s.resumed,
 	}

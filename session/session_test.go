@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/session"
 	"github.com/stretchr/testify/require"
 )
@@ -12,8 +13,8 @@ import (
 // A run stopped into a checkpoint several times and resumed each time from the file ends
 // exactly as the uninterrupted run: same cycles, counters, messages and memory.
 func TestResumeMatchesUninterrupted(t *testing.T) {
-	for _, model := range []string{"rtl", "go", "lockstep"} {
-		t.Run(model, func(t *testing.T) {
+	for _, model := range []device.Model{device.RTL, device.Go, device.Lockstep} {
+		t.Run(string(model), func(t *testing.T) {
 			cfg := session.DefaultConfig(400)
 			cfg.Model = model
 			cfg.Seed = 3

@@ -3,6 +3,7 @@ package testbench
 import (
 	"testing"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/experiment"
 )
 
@@ -16,8 +17,8 @@ func BenchmarkWorkload(b *testing.B) {
 		run  func() (experiment.Speed, error)
 	}{
 		{"native", func() (experiment.Speed, error) { return experiment.BenchNative(msgs, 1) }},
-		{"cgo", func() (experiment.Speed, error) { return experiment.BenchBoard("rtl", msgs, 1) }},
-		{"gomodel", func() (experiment.Speed, error) { return experiment.BenchBoard("go", msgs, 1) }},
+		{"cgo", func() (experiment.Speed, error) { return experiment.BenchDevice(device.Config{Model: device.RTL}, msgs, 1, 1, msgs) }},
+		{"gomodel", func() (experiment.Speed, error) { return experiment.BenchDevice(device.Config{Model: device.Go}, msgs, 1, 1, msgs) }},
 	}
 	for _, p := range paths {
 		b.Run(p.name, func(b *testing.B) {

@@ -4,21 +4,39 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
-	"github.com/lhsim/lhsim/nic"
 	"github.com/stretchr/testify/require"
 )
 
-// model is the device under test: LHSIM_MODEL=rtl|go|lockstep (default lockstep: the RTL
-// drives the board and the golden model must agree with it on every port, every cycle).
-func model() string {
-	if m := os.Getenv("LHSIM_MODEL"); m != "" {
-		return m
+// deviceConfig is the device under test: LHSIM_MODEL=rtl|go|lockstep (default lockstep: the
+// RTL drives the board and the golden model must agree with it on every port, every cycle)
+// and LHSIM_BRIDGE=cgo|plugin (default cgo), read once by device.FromEnv.
+var deviceConfig = sync.OnceValues(func() (device.Config, error) {
+	cfg, err := device.FromEnv(device.Config{})
+	if cfg.Model == "" {
+		cfg.Model = device.Lockstep
 	}
-	return "lockstep"
+	return cfg, err
+})
+
+// config is deviceConfig for a test, with the board it asks for.
+func config(t testing.TB, board gosim.BoardConfig) device.Config {
+	t.Helper()
+	cfg, err := deviceConfig()
+	require.NoError(t, err)
+	cfg.Board = board
+	return cfg
+}
+
+// model is the model under test, for replay lines.
+func model() device.Model {
+	cfg, _ := deviceConfig()
+	return cfg.Model
 }
 
 // dut is a device with its host driver, checked for lockstep agreement when the test ends.
@@ -27,10 +45,12 @@ type dut struct {
 	host *drivers.Host
 }
 
-func newDUT(t testing.TB, board gosim.BoardConfig, cfg drivers.Config) *dut {
+func newDUT(t testing.TB, board gosim.BoardConfig, host drivers.Config) *dut {
 	t.Helper()
 	w := startWaves(t) // nil unless WAVES=1 or a failed seed's re-run
-	dev, err := nic.OpenBoard(nic.Config{Model: model(), Board: board, Trace: w.trace()})
+	cfg := config(t, board)
+	cfg.Bridge, cfg.Trace = device.Cgo, w.trace()
+	dev, err := device.OpenLocal(cfg)
 	require.NoError(t, err)
 	d := &dut{dev: dev}
 	t.Cleanup(func() {
@@ -39,9 +59,9 @@ func newDUT(t testing.TB, board gosim.BoardConfig, cfg drivers.Config) *dut {
 		}
 		w.finish(t)
 	})
-	d.host, err = drivers.NewHost(dev, cfg)
+	d.host, err = drivers.NewHost(dev, host)
 	require.NoError(t, err)
-	w.watch(dev, d.host.Config())
+	w.watch(dev.Board, d.host.Config())
 	return d
 }
 

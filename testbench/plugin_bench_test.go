@@ -4,17 +4,15 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/lhsim/lhsim/drivers"
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/gosim"
-	"github.com/lhsim/lhsim/nic"
-	"github.com/lhsim/lhsim/plugin"
 )
 
 // openRTL opens the Verilated RTL on one bridge, closed when the benchmark ends.
-func openRTL(b *testing.B, bridge string) drivers.Device {
+func openRTL(b *testing.B, bridge device.Bridge) device.Device {
 	b.Helper()
-	dev, err := nic.Open(nic.Config{Model: "rtl", Bridge: bridge, Board: gosim.BoardConfig{Seed: 1}})
+	dev, err := device.Open(device.Config{Model: device.RTL, Bridge: bridge, Board: gosim.BoardConfig{Seed: 1}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -30,8 +28,8 @@ func openRTL(b *testing.B, bridge string) drivers.Device {
 // each bridge, a call with nothing to do on the plugin's call channel, and one on go-plugin's
 // own net/rpc connection (the build check), which the channel replaces for device calls.
 func BenchmarkPluginRoundTrip(b *testing.B) {
-	for _, bridge := range []string{"cgo", "plugin"} {
-		b.Run(bridge+"/ReadReg", func(b *testing.B) {
+	for _, bridge := range []device.Bridge{device.Cgo, device.Plugin} {
+		b.Run(string(bridge)+"/ReadReg", func(b *testing.B) {
 			dev := openRTL(b, bridge)
 			for b.Loop() {
 				if _, err := dev.ReadReg(gosim.RegID); err != nil {
@@ -41,7 +39,7 @@ func BenchmarkPluginRoundTrip(b *testing.B) {
 		})
 	}
 	b.Run("plugin/empty", func(b *testing.B) {
-		dev := openRTL(b, "plugin").(*plugin.Client)
+		dev := openRTL(b, device.Plugin).(*device.Remote)
 		for b.Loop() {
 			if err := dev.Flush(); err != nil {
 				b.Fatal(err)
@@ -49,9 +47,9 @@ func BenchmarkPluginRoundTrip(b *testing.B) {
 		}
 	})
 	b.Run("plugin/go-plugin-netrpc", func(b *testing.B) {
-		dev := openRTL(b, "plugin").(*plugin.Client)
+		dev := openRTL(b, device.Plugin).(*device.Remote)
 		for b.Loop() {
-			if err := dev.CheckBuild(); err != nil {
+			if err := dev.Conn().CheckBuild(); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -66,13 +64,13 @@ func BenchmarkPluginRoundTrip(b *testing.B) {
 // bridge's. Sub-benchmarks vary the messages per call; batch1 is one call per message.
 func BenchmarkPluginVsCgo(b *testing.B) {
 	const msgs, seed, repeats = 20000, 1, 3
-	for _, batch := range []int{plugin.DefaultBatch, 256, 16, 1} {
+	for _, batch := range []int{experiment.DefaultBatch, 256, 16, 1} {
 		b.Run(fmt.Sprint("batch", batch), func(b *testing.B) {
 			var cgo, plug experiment.Speed
 			for b.Loop() {
 				var c experiment.Speed
 				for r := 0; r < repeats; r++ {
-					s, err := experiment.BenchBoard("rtl", msgs, seed)
+					s, err := experiment.BenchDevice(device.Config{Model: device.RTL}, msgs, seed, 1, msgs)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -80,7 +78,7 @@ func BenchmarkPluginVsCgo(b *testing.B) {
 						c = s
 					}
 				}
-				p, err := plugin.BenchWorkload(msgs, seed, repeats, batch)
+				p, err := experiment.BenchDevice(device.Config{Model: device.RTL, Bridge: device.Plugin}, msgs, seed, repeats, batch)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -112,19 +110,19 @@ func BenchmarkPluginVsCgo(b *testing.B) {
 func BenchmarkPluginReadingHost(b *testing.B) {
 	for _, mode := range []struct {
 		name string
-		cfg  plugin.WorkloadConfig
+		cfg  experiment.WorkloadConfig
 	}{
-		{"calls", plugin.WorkloadConfig{Batch: 0}},
-		{"batch1", plugin.WorkloadConfig{Batch: 1}},
-		{"stream256", plugin.WorkloadConfig{Batch: 256, Stream: true}},
+		{"calls", experiment.WorkloadConfig{Batch: 0}},
+		{"batch1", experiment.WorkloadConfig{Batch: 1}},
+		{"stream256", experiment.WorkloadConfig{Batch: 256, Stream: true}},
 	} {
-		for _, bridge := range []string{"cgo", "plugin"} {
-			b.Run(mode.name+"/"+bridge, func(b *testing.B) {
+		for _, bridge := range []device.Bridge{device.Cgo, device.Plugin} {
+			b.Run(mode.name+"/"+string(bridge), func(b *testing.B) {
 				dev := openRTL(b, bridge)
 				cfg := mode.cfg
 				cfg.Messages, cfg.Seed = b.N, 1
 				b.ResetTimer()
-				res, err := plugin.RunWorkload(dev, cfg)
+				res, err := experiment.RunWorkload(dev, cfg)
 				if err != nil {
 					b.Fatal(err)
 				}

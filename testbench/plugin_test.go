@@ -8,11 +8,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/gosim"
-	"github.com/lhsim/lhsim/nic"
-	"github.com/lhsim/lhsim/plugin"
 )
 
 // bridgeRun is what one bridge produced for the same work: every byte the host saw and the
@@ -21,16 +20,18 @@ type bridgeRun struct {
 	cycles []uint64
 	digest uint64
 	bytes  int
-	work   plugin.WorkloadResult
+	work   experiment.WorkloadResult
 }
 
 // runOnBridge drives the same work through the host driver (random sizes with tails in large
 // memory, VL fetches, out-of-order consumption, random idle input) and then the batched
 // reading-host workload, on one bridge.
-func runOnBridge(t *testing.T, bridge string) bridgeRun {
+func runOnBridge(t *testing.T, bridge device.Bridge) bridgeRun {
 	t.Helper()
 	board := gosim.BoardConfig{Seed: 7, IdlePercent: 20}
-	dev, err := nic.Open(nic.Config{Model: model(), Bridge: bridge, Board: board})
+	cfg := config(t, board)
+	cfg.Bridge = bridge
+	dev, err := device.Open(cfg)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, dev.Close(), "closing the %s device", bridge) }()
 	h, err := drivers.NewHost(dev, drivers.Config{LHS: true, SplitPos: 32, TailSize: 1 << 16})
@@ -75,7 +76,7 @@ func runOnBridge(t *testing.T, bridge string) bridgeRun {
 	sum.Write(tail[:])
 	r.digest = sum.Sum64()
 
-	r.work, err = plugin.RunWorkload(dev, plugin.WorkloadConfig{Messages: 3000, Seed: 3, Batch: 64, Stream: true})
+	r.work, err = experiment.RunWorkload(dev, experiment.WorkloadConfig{Messages: 3000, Seed: 3, Batch: 64, Stream: true})
 	require.NoError(t, err)
 	r.work.Elapsed = 0
 	return r
@@ -85,8 +86,8 @@ func runOnBridge(t *testing.T, bridge string) bridgeRun {
 // requires the same bytes at the same cycles: the bridge changes where the RTL runs, never
 // what it does.
 func TestBridgesBitIdentical(t *testing.T) {
-	cgo := runOnBridge(t, "cgo")
-	plug := runOnBridge(t, "plugin")
+	cgo := runOnBridge(t, device.Cgo)
+	plug := runOnBridge(t, device.Plugin)
 	require.Equal(t, cgo.cycles, plug.cycles, "cycle at every step")
 	require.Equal(t, cgo.bytes, plug.bytes)
 	require.Equal(t, cgo.digest, plug.digest, "every entry and message byte, and the final cycle")
@@ -101,14 +102,14 @@ func TestBridgesBitIdentical(t *testing.T) {
 // every batch size, on a first device and on a second one in the same process.
 func TestPluginBenchWorkloadCycles(t *testing.T) {
 	const msgs, seed = 3000, 5
-	want, err := experiment.BenchBoard("rtl", msgs, seed)
+	want, err := experiment.BenchDevice(device.Config{Model: device.RTL}, msgs, seed, 1, msgs)
 	require.NoError(t, err)
 	for _, batch := range []int{1, 7, 256, msgs} {
 		t.Run(fmt.Sprint("batch", batch), func(t *testing.T) {
 			if batch == 1 && testing.Short() {
 				t.Skip("one call per message is slow")
 			}
-			got, err := plugin.BenchWorkload(msgs, seed, 2, batch)
+			got, err := experiment.BenchDevice(device.Config{Model: device.RTL, Bridge: device.Plugin}, msgs, seed, 2, batch)
 			require.NoError(t, err)
 			require.Equal(t, want.Cycles, got.Cycles)
 		})
@@ -140,14 +141,14 @@ func TestPluginErrorsMatchCgo(t *testing.T) {
 		}},
 	}
 	got := map[string][]string{}
-	for _, bridge := range []string{"cgo", "plugin"} {
-		dev, err := nic.Open(nic.Config{Model: "rtl", Bridge: bridge})
+	for _, bridge := range []device.Bridge{device.Cgo, device.Plugin} {
+		dev, err := device.Open(device.Config{Model: device.RTL, Bridge: bridge})
 		require.NoError(t, err)
 		for _, c := range calls {
 			err := c.do(dev)
 			got[c.name] = append(got[c.name], fmt.Sprint(err))
 			if c.name == "RunUntilIdle disabled" {
-				require.ErrorIs(t, err, gosim.ErrNotIdle, bridge)
+				require.ErrorIs(t, err, gosim.ErrNotIdle, string(bridge))
 			}
 		}
 		require.NoError(t, dev.Close())
@@ -162,29 +163,39 @@ func TestPluginErrorsMatchCgo(t *testing.T) {
 	require.GreaterOrEqual(t, refused, len(calls)-1, "the board takes a block write that runs past the end: %v", got)
 }
 
-// TestPluginWatchSeesEvents: the plugin client's Watch reports the cycles of every event
-// pulse, as the board's own Watch shows them, so that event watchers (mpi.HostModel) time
-// the same on both bridges.
+// TestPluginWatchSeesEvents: the plugin device's Watch reports the cycles of every event
+// pulse, as the in-process board's ports show them, so that event watchers (mpi.HostModel)
+// time the same on both bridges.
 func TestPluginWatchSeesEvents(t *testing.T) {
 	type pulse struct {
 		cycle                    uint64
 		commit, msgDone, vecDone uint8
 	}
-	record := func(bridge string) []pulse {
-		dev, err := nic.Open(nic.Config{Model: "rtl", Bridge: bridge, Board: gosim.BoardConfig{Seed: 2}})
+	record := func(bridge device.Bridge) []pulse {
+		dev, err := device.Open(device.Config{Model: device.RTL, Bridge: bridge, Board: gosim.BoardConfig{Seed: 2}})
 		require.NoError(t, err)
 		defer func() { require.NoError(t, dev.Close()) }()
 		var got []pulse
-		dev.(interface {
-			Watch(func(uint64, *gosim.Pins))
-		}).Watch(func(c uint64, p *gosim.Pins) {
-			if p.EvCommit|p.EvMsgDone|p.EvVecDone != 0 {
-				got = append(got, pulse{c, p.EvCommit, p.EvMsgDone, p.EvVecDone})
-			}
-		})
+		if l, ok := dev.(*device.Local); ok { // the ports themselves
+			l.OnCycle(func(c uint64, p *gosim.Pins) {
+				if p.EvCommit|p.EvMsgDone|p.EvVecDone != 0 {
+					got = append(got, pulse{c, p.EvCommit, p.EvMsgDone, p.EvVecDone})
+				}
+			})
+		} else {
+			dev.Watch(func(c uint64, ev drivers.Events) {
+				bit := func(e drivers.Events) uint8 {
+					if ev&e != 0 {
+						return 1
+					}
+					return 0
+				}
+				got = append(got, pulse{c, bit(drivers.EvCommit), bit(drivers.EvMsgDone), bit(drivers.EvVecDone)})
+			})
+		}
 		h, err := drivers.NewHost(dev, drivers.Config{LHS: true})
 		require.NoError(t, err)
-		for i, m := range gosim.WorkloadMessages(40, 9) {
+		for i, m := range experiment.WorkloadMessages(40, 9) {
 			require.NoError(t, dev.Inject(m))
 			if i%8 == 7 {
 				require.NoError(t, dev.Run(30))
@@ -199,7 +210,7 @@ func TestPluginWatchSeesEvents(t *testing.T) {
 		}
 		return got
 	}
-	cgo, plug := record("cgo"), record("plugin")
+	cgo, plug := record(device.Cgo), record(device.Plugin)
 	require.Equal(t, cgo, plug)
 	var commits, vecs int
 	for _, p := range cgo {

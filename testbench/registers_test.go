@@ -3,15 +3,15 @@ package testbench
 import (
 	"testing"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
-	"github.com/lhsim/lhsim/nic"
 	"github.com/stretchr/testify/require"
 )
 
 func openRaw(t *testing.T) *dut {
 	t.Helper()
-	dev, err := nic.Open(nic.Config{Model: model()})
+	dev, err := device.Open(config(t, gosim.BoardConfig{}))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, dev.Close()) })
 	return &dut{dev: dev}

@@ -3,13 +3,13 @@ package testbench
 import (
 	"testing"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
-	"github.com/lhsim/lhsim/nic"
 	"github.com/stretchr/testify/require"
 )
 
 func TestSmoke(t *testing.T) {
-	dev, err := nic.Open(nic.Config{Model: "lockstep"})
+	dev, err := device.Open(device.Config{Model: device.Lockstep})
 	require.NoError(t, err)
 	h, err := drivers.NewHost(dev, drivers.Config{LHS: true})
 	require.NoError(t, err)

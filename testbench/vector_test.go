@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/stretchr/testify/require"
@@ -103,12 +104,12 @@ func TestVectorLoadLatency(t *testing.T) {
 	for _, c := range []struct{ bytes, cycles uint64 }{{16, 34}, {64, 37}, {4096, 289}} {
 		t.Run(fmt.Sprint(c.bytes), func(t *testing.T) {
 			d := newDUT(t, gosim.BoardConfig{Seed: 1}, drivers.Config{LHS: true})
-			board, ok := d.dev.(*gosim.Board)
+			board, ok := d.dev.(*device.Local)
 			if !ok {
 				t.Skip("needs the in-process board to watch events")
 			}
 			var cmdAt, doneAt uint64
-			board.Watch(func(cycle uint64, p *gosim.Pins) {
+			board.OnCycle(func(cycle uint64, p *gosim.Pins) {
 				if p.HostValid != 0 && p.HostWrite != 0 && p.HostAddr == gosim.RegVecCmd {
 					cmdAt = cycle
 				}

@@ -121,7 +121,7 @@ func (r *recording) watch(b *gosim.Board, cfg drivers.Config) {
 		return
 	}
 	r.events = waves.NewEvents(waves.Rule{LHS: cfg.LHS, SizePos: cfg.SizePos, MaxMsg: cfg.MaxMsg})
-	b.Watch(r.events.Observe)
+	b.OnCycle(r.events.Observe)
 }
 
 // finish writes the save file once the device is closed (its dump complete) and, if the test

@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
-	"github.com/lhsim/lhsim/nic"
 	"github.com/lhsim/lhsim/verilator"
 )
 
@@ -45,10 +45,11 @@ func Record(dir string) (Recording, error) {
 		return Recording{}, err
 	}
 	r := Recording{Dump: filepath.Join(dir, "lhsim.fst"), Save: filepath.Join(dir, "lhsim.gtkw")}
-	b, err := nic.OpenBoard(nic.Config{Model: "rtl", Trace: r.Dump, Board: gosim.BoardConfig{Seed: 1}})
+	l, err := device.OpenLocal(device.Config{Model: device.RTL, Trace: r.Dump, Board: gosim.BoardConfig{Seed: 1}})
 	if err != nil {
 		return r, err
 	}
+	b := l.Board
 	err = scenario(b, &r)
 	if cerr := b.Close(); err == nil {
 		err = cerr
@@ -67,9 +68,9 @@ func scenario(b *gosim.Board, r *Recording) error {
 	}
 	cfg := h.Config()
 	ev := NewEvents(Rule{LHS: cfg.LHS, SizePos: cfg.SizePos, MaxMsg: cfg.MaxMsg})
-	b.Watch(ev.Observe)
+	b.OnCycle(ev.Observe)
 	released := uint64(0)
-	b.Watch(func(c uint64, _ *gosim.Pins) {
+	b.OnCycle(func(c uint64, _ *gosim.Pins) {
 		// The commit that fills the buffer is counted in its cycle; full is the next one.
 		if b.Count.Commits-released == uint64(h.Entries()) {
 			ev.Mark(LHFull, c+1)

@@ -1,26 +1,22 @@
 // Command lhsim-plugin serves the receive path (the Verilated RTL, the Go model or both in
 // lockstep, on a board with the SO-DIMM and network models) to the lhsim harness over
-// hashicorp/go-plugin. The harness starts it; run by hand it only prints its build identity
-// with -version. See docs/plugin.md.
+// hashicorp/go-plugin: the far end of device.Remote. The harness starts it; run by hand it
+// only prints its build identity with -version. See docs/plugin.md.
 package main
 
 import (
 	"flag"
 	"fmt"
 
-	"github.com/lhsim/lhsim/gosim"
-	"github.com/lhsim/lhsim/nic"
-	"github.com/lhsim/lhsim/plugin"
+	"github.com/lhsim/lhsim/device"
 )
 
 func main() {
 	version := flag.Bool("version", false, "print the build identity and exit")
 	flag.Parse()
 	if *version {
-		fmt.Println(plugin.BuildID())
+		fmt.Println(device.BuildID())
 		return
 	}
-	plugin.Serve(func(s plugin.Spec) (*gosim.Board, error) {
-		return nic.OpenBoard(nic.Config{Model: s.Model, Entries: s.Entries, Trace: s.Trace, Board: s.Board})
-	})
+	device.Serve()
 }

@@ -1,10 +1,16 @@
 // Command lhsim is the user's entry to the simulator: every experiment is a subcommand that
-// prints a table and can write JSON (and, where it draws, a plot).
+// prints a table, or JSON with --json (and writes JSON to a file with --out, a plot where it
+// draws one).
+//
+// Exit status: 0 when the command did its work (or printed the help asked for), 1 when the
+// work failed, 2 for a mistake on the command line (the command's usage follows the message).
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 )
@@ -21,45 +27,93 @@ func register(name, summary string, run func(args []string) error) {
 	commands[name] = command{summary: summary, run: run}
 }
 
-// bridgeFlag adds --bridge to a command: where the RTL runs. It sets LHSIM_BRIDGE, which
-// nic.Open reads, so every device the command opens uses it.
-func bridgeFlag(fs *flag.FlagSet) *string {
-	return fs.String("bridge", os.Getenv("LHSIM_BRIDGE"), "where the RTL runs: cgo (this process) or plugin (its own process; see docs/plugin.md)")
-}
-
-func useBridge(b *string) error {
-	switch *b {
-	case "", "cgo", "plugin":
-		return os.Setenv("LHSIM_BRIDGE", *b)
-	}
-	return fmt.Errorf("--bridge %q: want cgo or plugin", *b)
-}
-
-func usage() {
-	fmt.Fprintln(os.Stderr, "usage: lhsim COMMAND [flags]   (lhsim COMMAND -h for its flags)")
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: lhsim COMMAND [flags]   (lhsim COMMAND -h, or lhsim help COMMAND, for its flags)")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(os.Stderr, "  %-8s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
+	fmt.Fprintln(w, "environment: LHSIM_MODEL and LHSIM_BRIDGE give --model and --bridge their defaults")
 }
 
-func main() {
-	if len(os.Args) < 2 {
-		usage()
-		os.Exit(2)
+// usageError is a mistake on the command line, already reported with the command's usage.
+type usageError struct{ error }
+
+func main() { os.Exit(dispatch(os.Args[1:])) }
+
+// dispatch runs one command line and returns the exit status.
+func dispatch(args []string) int {
+	if len(args) == 0 {
+		usage(os.Stderr)
+		return 2
 	}
-	c, ok := commands[os.Args[1]]
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(rest) == 1 && name == "help" {
+			if _, ok := commands[rest[0]]; ok {
+				return dispatch([]string{rest[0], "-h"})
+			}
+		}
+		usage(os.Stdout)
+		return 0
+	}
+	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "lhsim: unknown command %q\n", os.Args[1])
-		usage()
-		os.Exit(2)
+		fmt.Fprintf(os.Stderr, "lhsim: unknown command %q\n", name)
+		usage(os.Stderr)
+		return 2
 	}
-	if err := c.run(os.Args[2:]); err != nil {
-		fmt.Fprintf(os.Stderr, "lhsim %s: %v\n", os.Args[1], err)
-		os.Exit(1)
+	err := c.run(rest)
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		return 2
 	}
+	fmt.Fprintf(os.Stderr, "lhsim %s: %v\n", name, err)
+	return 1
+}
+
+// newFlags is a command's flag set: parse reports its mistakes with its usage.
+func newFlags(name, summary string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: lhsim %s [flags]\n  %s\nflags:\n", name, summary)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args. -h prints the usage on stdout (flag.ErrHelp: exit 0); any other
+// mistake, a stray argument among them, is reported on stderr with the usage (exit 2).
+func parse(fs *flag.FlagSet, args []string) error {
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			fs.SetOutput(os.Stdout)
+			fs.Usage()
+			return flag.ErrHelp
+		}
+	}
+	fs.SetOutput(os.Stderr)
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return badUsage(fs, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	return nil
+}
+
+// badUsage reports a flag value that parses but makes no sense, with the usage.
+func badUsage(fs *flag.FlagSet, err error) error {
+	fmt.Fprintf(os.Stderr, "lhsim %s: %v\n", fs.Name(), err)
+	fs.SetOutput(os.Stderr)
+	fs.Usage()
+	return usageError{err}
 }

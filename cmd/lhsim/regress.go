@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -12,30 +11,46 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/regress"
 )
 
 func init() {
-	register("regress", "the randomized tests over many seeds in parallel: progress, summary, JUnit XML", runRegress)
-	register("junit", "convert `go test -json` on stdin into a JUnit XML report", runJUnit)
-	register("coverage", "line, branch and toggle coverage per RTL module from a Verilator coverage.dat", runCoverage)
+	register("regress", regressSummary, runRegress)
+	register("junit", junitSummary, runJUnit)
+	register("coverage", coverageSummary, runCoverage)
 }
 
+const (
+	regressSummary  = "the randomized tests over many seeds in parallel: progress, summary, JUnit XML"
+	junitSummary    = "convert `go test -json` on stdin into a JUnit XML report"
+	coverageSummary = "line, branch and toggle coverage per RTL module from a Verilator coverage.dat"
+)
+
 func runRegress(args []string) error {
-	fs := flag.NewFlagSet("regress", flag.ExitOnError)
+	fs := newFlags("regress", regressSummary)
 	n := fs.Int("seeds", 200, "number of seeds")
 	first := fs.Uint64("first", 1, "first seed")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "test processes at a time")
 	run := fs.String("run", "Random", "go test -run pattern of the randomized tests")
 	pkg := fs.String("pkg", "./testbench", "package of the randomized tests")
 	model := fs.String("model", "", "LHSIM_MODEL of the tests (rtl, go, lockstep; default: the tests' own, lockstep)")
+	bridge := fs.String("bridge", "", "LHSIM_BRIDGE of the tests (cgo, plugin; default: the tests' own, cgo)")
 	tags := fs.String("tags", "", "build tags of the test binary (lhscoverage: the coverage build)")
 	junit := fs.String("junit", "", "also write the results as JUnit XML to this file")
-	fs.Parse(args)
-	if *n <= 0 {
-		return errors.New("--seeds must be positive")
+	if err := parse(fs, args); err != nil {
+		return err
 	}
-	cfg := regress.Config{Package: *pkg, Run: *run, Jobs: *jobs, Model: *model, Tags: *tags}
+	if *n <= 0 {
+		return badUsage(fs, errors.New("--seeds must be positive"))
+	}
+	if *jobs <= 0 {
+		return badUsage(fs, errors.New("--jobs must be positive"))
+	}
+	if _, err := device.FromEnv(device.Config{Model: device.Model(*model), Bridge: device.Bridge(*bridge)}); err != nil {
+		return badUsage(fs, err)
+	}
+	cfg := regress.Config{Package: *pkg, Run: *run, Jobs: *jobs, Model: *model, Bridge: *bridge, Tags: *tags}
 	for i := 0; i < *n; i++ {
 		cfg.Seeds = append(cfg.Seeds, *first+uint64(i))
 	}
@@ -121,9 +136,11 @@ func writeJUnit(path string, r *regress.JUnitSuites) error {
 }
 
 func runJUnit(args []string) error {
-	fs := flag.NewFlagSet("junit", flag.ExitOnError)
+	fs := newFlags("junit", junitSummary)
 	out := fs.String("out", "build/junit.xml", "JUnit XML file to write")
-	fs.Parse(args)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
 	r, err := regress.FromTestJSON(os.Stdin, os.Stdout)
 	if err != nil {
 		return err
@@ -139,13 +156,13 @@ func runJUnit(args []string) error {
 }
 
 func runCoverage(args []string) error {
-	fs := flag.NewFlagSet("coverage", flag.ExitOnError)
+	fs := newFlags("coverage", coverageSummary)
 	uncovered := fs.Bool("uncovered", false, "also list the line and branch points never reached")
-	fs.Parse(args)
-	if fs.NArg() != 1 {
-		return errors.New("usage: lhsim coverage [--uncovered] coverage.dat")
+	file := fs.String("dat", "build/coverage/coverage.dat", "the Verilator coverage.dat to read")
+	if err := parse(fs, args); err != nil {
+		return err
 	}
-	f, err := os.Open(fs.Arg(0))
+	f, err := os.Open(*file)
 	if err != nil {
 		return err
 	}

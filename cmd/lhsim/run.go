@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -11,19 +10,22 @@ import (
 	"os/signal"
 	"time"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/session"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 )
 
 func init() {
-	register("run", "a long checked run; stops into a checkpoint (--checkpoint-at, Ctrl-C) and resumes (--resume)", runRun)
+	register("run", runSummary, runRun)
 }
 
+const runSummary = "a long checked run; stops into a checkpoint (--checkpoint-at, Ctrl-C) and resumes (--resume)"
+
 func runRun(args []string) error {
-	fs := flag.NewFlagSet("run", flag.ExitOnError)
+	fs := newFlags("run", runSummary)
 	cfg := session.DefaultConfig(10000)
-	fs.StringVar(&cfg.Model, "model", cfg.Model, "rtl (Verilated, through cgo), go (golden model) or lockstep (both, compared every cycle)")
+	dev := addDeviceFlags(fs)
 	fs.Uint64Var(&cfg.Messages, "messages", cfg.Messages, "messages in the stream")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the stream and the board")
 	fs.IntVar(&cfg.MaxLen, "max-len", cfg.MaxLen, "longest message in bytes")
@@ -33,14 +35,29 @@ func runRun(args []string) error {
 	at := fs.Uint64("checkpoint-at", 0, "stop at this cycle (the first point between host operations at or after it) and save --checkpoint")
 	every := fs.Uint64("checkpoint-every", 0, "also save --checkpoint every this many cycles, and go on")
 	trace := fs.String("trace", "", "write an FST waveform of the RTL to this file (from this process's start or resume)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	fs.Parse(args)
+	out := addOutputFlags(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
 	if (*at != 0 || *every != 0) && *ckpt == "" {
-		return errors.New("--checkpoint-at and --checkpoint-every need --checkpoint FILE")
+		return badUsage(fs, errors.New("--checkpoint-at and --checkpoint-every need --checkpoint FILE"))
+	}
+	dc, err := dev.config(fs)
+	if err != nil {
+		return err
+	}
+	if dc.Bridge == device.Plugin {
+		return badUsage(fs, errors.New("--bridge plugin: a run keeps its device in this process, to checkpoint its state (use --bridge cgo)"))
+	}
+	cfg.Model, cfg.Entries = dc.Model, dc.Entries
+	if cfg.Host, err = dev.host(fs, cfg.Host); err != nil {
+		return err
+	}
+	if err := out.check(fs); err != nil {
+		return err
 	}
 
 	var s *session.Session
-	var err error
 	if *resume != "" {
 		s, err = session.Resume(*resume, *trace)
 	} else {
@@ -95,10 +112,8 @@ func runRun(args []string) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		return printJSON(r)
-	}
-	return printRun(os.Stdout, r, time.Since(start))
+	wall := time.Since(start)
+	return out.write(r, func(w io.Writer) error { return printRun(w, r, wall) })
 }
 
 func printRun(w io.Writer, r session.Result, wall time.Duration) error {

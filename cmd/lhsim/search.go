@@ -1,9 +1,7 @@
 package main
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -11,33 +9,42 @@ import (
 )
 
 func init() {
-	register("search", "unexpected-queue search time: no LHS, LHS, QsNET-II (paper Figure 6)", runSearch)
+	register("search", searchSummary, runSearch)
 }
+
+const searchSummary = "unexpected-queue search time: no LHS, LHS, QsNET-II (paper Figure 6)"
 
 func runSearch(args []string) error {
 	cfg := experiment.DefaultSearch()
-	fs := flag.NewFlagSet("search", flag.ContinueOnError)
-	fs.StringVar(&cfg.Model, "model", cfg.Model, "device: rtl (Verilated RTL) or go (golden model)")
+	fs := newFlags("search", searchSummary)
+	dev := addDeviceFlags(fs)
 	fs.IntVar(&cfg.MaxDepth, "max-depth", cfg.MaxDepth, "deepest search (messages ahead of the target); the RTL holds 1024 entries")
 	depths := fs.String("depths", "", "comma-separated depths instead of the log-spaced 0..max-depth")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the non-target tags and the board")
 	cpi := fs.Float64("cpi", float64(cfg.Host.CPIMilli)/1000, "host cycles per instruction of the search loop (sensitivity; the default is an assumption, see docs/search.md)")
 	fs.IntVar(&cfg.SODIMMReadLatency, "sodimm-latency", 0, "what-if: SO-DIMM read latency in device cycles (0: the device default)")
 	fs.BoolVar(&cfg.Native, "native", false, "also time the search on this machine's CPU (contiguous entries vs a scattered list)")
-	jsonOut := fs.String("json", "", "write the result as JSON to this file (- for stdout, instead of the table)")
+	out := addOutputFlags(fs)
 	plotOut := fs.String("plot", "", "draw Figure 6 to this .svg or .png file")
-	bridge := bridgeFlag(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := useBridge(bridge); err != nil {
+	dc, err := dev.config(fs)
+	if err != nil {
+		return err
+	}
+	cfg.Model, cfg.Bridge, cfg.Entries = string(dc.Model), dc.Bridge, dc.Entries
+	if cfg.Driver, err = dev.host(fs, cfg.Driver); err != nil {
+		return err
+	}
+	if err := out.check(fs); err != nil {
 		return err
 	}
 	if *depths != "" {
 		for _, s := range strings.Split(*depths, ",") {
 			d, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil {
-				return fmt.Errorf("--depths: %w", err)
+				return badUsage(fs, fmt.Errorf("--depths: %w", err))
 			}
 			cfg.Depths = append(cfg.Depths, d)
 		}
@@ -47,24 +54,8 @@ func runSearch(args []string) error {
 	if err != nil {
 		return err
 	}
-	if *jsonOut == "-" {
-		return res.WriteJSON(os.Stdout)
-	}
-	if err := res.WriteTable(os.Stdout); err != nil {
+	if err := out.write(res, res.WriteTable); err != nil {
 		return err
-	}
-	if *jsonOut != "" {
-		f, err := os.Create(*jsonOut)
-		if err != nil {
-			return err
-		}
-		if err := res.WriteJSON(f); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
 	}
 	if *plotOut != "" {
 		return res.WritePlot(*plotOut)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 
@@ -12,14 +11,18 @@ import (
 )
 
 func init() {
-	register("trace", "record a short scenario's waveform (FST) with a GTKWave save file", runTrace)
+	register("trace", traceSummary, runTrace)
 }
 
+const traceSummary = "record a short scenario's waveform (FST) with a GTKWave save file (the RTL, in this process)"
+
 func runTrace(args []string) error {
-	fs := flag.NewFlagSet("trace", flag.ExitOnError)
-	out := fs.String("out", "build/waves", "folder for lhsim.fst and lhsim.gtkw")
-	fs.Parse(args)
-	r, err := waves.Record(*out)
+	fs := newFlags("trace", traceSummary)
+	dir := fs.String("dir", "build/waves", "folder for lhsim.fst and lhsim.gtkw")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	r, err := waves.Record(*dir)
 	if err != nil {
 		return err
 	}

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim/hostcpu"
-	"github.com/lhsim/lhsim/nic"
 )
 
 // path is one receive path on a real device: the Go golden model unless LHSIM_MODEL says
@@ -25,11 +24,12 @@ type path struct {
 
 func newPath(t *testing.T, lhs bool, tailSize uint32) *path {
 	t.Helper()
-	model := os.Getenv("LHSIM_MODEL")
-	if model == "" {
-		model = "go"
+	cfg, err := device.FromEnv(device.Config{})
+	require.NoError(t, err)
+	if cfg.Model == "" {
+		cfg.Model = device.Go
 	}
-	dev, err := nic.Open(nic.Config{Model: model})
+	dev, err := device.Open(cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, dev.Close(), "closing the device (lockstep reports disagreement here)") })
 	h, err := drivers.NewHost(dev, drivers.Config{LHS: lhs, SizePos: 12, TailSize: tailSize})

@@ -29,9 +29,12 @@ const (
 	AnyTag    int32 = -1
 )
 
-// EnvelopeBytes is the envelope's length; the size field sits at byte 12, the device's
+// EnvelopeBytes is the envelope's length; the size field sits at SizeOffset, the device's
 // default size position.
-const EnvelopeBytes = 16
+const (
+	EnvelopeBytes = 16
+	SizeOffset    = 12
+)
 
 // Envelope is the head of every message: little-endian int32 source rank (byte 0), tag (4),
 // communicator (8), and uint32 size, the whole message length in bytes, envelope included (12).
@@ -47,7 +50,7 @@ func (e Envelope) Put(b []byte) {
 	binary.LittleEndian.PutUint32(b[0:], uint32(e.Source))
 	binary.LittleEndian.PutUint32(b[4:], uint32(e.Tag))
 	binary.LittleEndian.PutUint32(b[8:], uint32(e.Comm))
-	binary.LittleEndian.PutUint32(b[12:], e.Size)
+	binary.LittleEndian.PutUint32(b[SizeOffset:], e.Size)
 }
 
 // ParseEnvelope reads an envelope from the first 16 bytes of b.
@@ -59,7 +62,7 @@ func ParseEnvelope(b []byte) (Envelope, error) {
 		Source: int32(binary.LittleEndian.Uint32(b[0:])),
 		Tag:    int32(binary.LittleEndian.Uint32(b[4:])),
 		Comm:   int32(binary.LittleEndian.Uint32(b[8:])),
-		Size:   binary.LittleEndian.Uint32(b[12:]),
+		Size:   binary.LittleEndian.Uint32(b[SizeOffset:]),
 	}, nil
 }
 

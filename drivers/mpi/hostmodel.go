@@ -38,11 +38,6 @@ type HostModel struct {
 	VLHostPs       int64
 }
 
-// watcher is what gosim.Board offers to see every cycle's ports.
-type watcher interface {
-	Watch(f func(cycle uint64, p *gosim.Pins))
-}
-
 // NewHostModel maps dev into cpu at base. lhCacheable chooses the LH buffer's memory type:
 // write-back (paper 4.2) or uncached (an ablation).
 func NewHostModel(cpu *hostcpu.CPU, dev drivers.Device, base uint64, lhCacheable bool) (*HostModel, error) {
@@ -50,10 +45,10 @@ func NewHostModel(cpu *hostcpu.CPU, dev drivers.Device, base uint64, lhCacheable
 	if err := MapDevice(cpu, base, lhCacheable); err != nil {
 		return nil, err
 	}
-	if w, ok := dev.(watcher); ok {
+	if w, ok := dev.(drivers.Watcher); ok {
 		m.watched = true
-		w.Watch(func(cycle uint64, p *gosim.Pins) {
-			if p.EvVecDone != 0 {
+		w.Watch(func(cycle uint64, ev drivers.Events) {
+			if ev&drivers.EvVecDone != 0 {
 				m.lastDone = cycle
 			}
 		})

@@ -1,4 +1,4 @@
-package plugin_test
+package device_test
 
 import (
 	"errors"
@@ -10,7 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/plugin"
 )
@@ -19,9 +21,9 @@ import (
 const faultCycle = 3000
 
 // openFaulty opens the RTL in a plugin process that stops as fault says.
-func openFaulty(t *testing.T, fault string, watchdog time.Duration) (*plugin.Client, error) {
+func openFaulty(t *testing.T, fault string, watchdog time.Duration) (*device.Remote, error) {
 	t.Helper()
-	c, err := plugin.Open(plugin.Spec{Model: "rtl", Board: gosim.BoardConfig{Seed: 1}},
+	c, err := device.OpenRemote(device.Config{Model: device.RTL, Board: gosim.BoardConfig{Seed: 1}},
 		plugin.Options{Label: t.Name(), Watchdog: watchdog, Env: []string{plugin.FaultEnv + "=" + fault}})
 	if err == nil {
 		t.Cleanup(func() { c.Close() })
@@ -31,11 +33,11 @@ func openFaulty(t *testing.T, fault string, watchdog time.Duration) (*plugin.Cli
 
 // receiveUntilError feeds the workload in batches of 64 and checks every entry it gets back,
 // until the device fails. It returns the entries checked and the error.
-func receiveUntilError(t *testing.T, c *plugin.Client) (int, error) {
+func receiveUntilError(t *testing.T, c *device.Remote) (int, error) {
 	t.Helper()
 	_, err := drivers.NewHost(c, drivers.Config{LHS: true})
 	require.NoError(t, err)
-	msgs := gosim.WorkloadMessages(64*20, 1)
+	msgs := experiment.WorkloadMessages(64*20, 1)
 	got := 0
 	for i := 0; i < len(msgs); i += 64 {
 		entries, err := c.Receive(msgs[i:i+64], 64, 1_000_000)
@@ -87,7 +89,7 @@ func TestCrashIsolation(t *testing.T) {
 			require.Equal(t, 128, got, "the two batches before the crash are kept")
 			require.Equal(t, uint64(faultCycle), ce.Cycle, "the cycle it stopped at")
 			require.Equal(t, "Receive", ce.Call.Call)
-			require.Equal(t, c.Pid(), ce.Pid)
+			require.Equal(t, c.Conn().Pid(), ce.Pid)
 			require.Equal(t, tc.fault == "hang", ce.Hung)
 			require.Equal(t, tc.fault == "hang", errors.Is(err, plugin.ErrHung))
 			require.Contains(t, ce.Exit, tc.exit)
@@ -113,7 +115,7 @@ func TestCrashIsolation(t *testing.T) {
 		})
 	}
 	t.Run("next device works", func(t *testing.T) {
-		c, err := plugin.Open(plugin.Spec{Model: "rtl", Board: gosim.BoardConfig{Seed: 1}}, plugin.Options{Label: t.Name()})
+		c, err := device.OpenRemote(device.Config{Model: device.RTL, Board: gosim.BoardConfig{Seed: 1}}, plugin.Options{Label: t.Name()})
 		require.NoError(t, err)
 		defer c.Close()
 		got, err := receiveUntilError(t, c)
@@ -133,7 +135,7 @@ func errorsAsCrash(t *testing.T, err error) *plugin.CrashError {
 // call that keeps making cycles is not a hang.
 func TestWatchdogSparesProgress(t *testing.T) {
 	const limit = 200 * time.Millisecond
-	c, err := plugin.Open(plugin.Spec{Model: "rtl"}, plugin.Options{Label: t.Name(), Watchdog: limit})
+	c, err := device.OpenRemote(device.Config{Model: device.RTL}, plugin.Options{Label: t.Name(), Watchdog: limit})
 	require.NoError(t, err)
 	defer c.Close()
 	t0 := time.Now()
@@ -147,7 +149,7 @@ func TestWatchdogSparesProgress(t *testing.T) {
 func TestBuildMismatch(t *testing.T) {
 	_, err := openFaulty(t, "build", 0)
 	require.Error(t, err)
-	require.Contains(t, err.Error(), "harness and plugin come from different builds: harness "+plugin.BuildID()+", plugin "+plugin.BuildID()+"-other")
+	require.Contains(t, err.Error(), "harness and plugin come from different builds: harness "+device.BuildID()+", plugin "+device.BuildID()+"-other")
 	require.Contains(t, err.Error(), "make plugin")
 
 	_, err = openFaulty(t, "protocol", 0)

@@ -1,4 +1,4 @@
-package plugin
+package device
 
 import (
 	"encoding/binary"
@@ -6,48 +6,64 @@ import (
 
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/verilator"
 )
 
-// Receiver is a device that takes a batch of messages in one call and runs until they are
-// in: the transactions the plugin protocol is built around, so that a message costs a
-// fraction of a round trip rather than several. The plugin client implements it with calls;
-// Local implements it in this process, for the cgo bridge and inside the plugin.
-//
-// Both kinds of call keep their own consumer position, starting at LH_CONS on the first call:
-// do not mix them with another consumer (drivers.Host.Consume) on the same device.
-type Receiver interface {
-	drivers.Device
-	// Receive queues msgs at the network input, then runs until n more LH entries have been
-	// committed, reading each by PIO over the host bus (16 word reads) and releasing it, with
-	// its tail space, as the host would; limit bounds the cycles. It returns the n entries,
-	// 64 bytes each, oldest first, or the ones it got and an error.
-	Receive(msgs [][]byte, n int, limit uint64) ([]byte, error)
-	// ReceiveAll receives n batches one after another (batch(k) gives batch k; each message
-	// makes one entry) and hands each batch's entries to fn in order. The device ends in the
-	// same state, cycle for cycle, as after one Receive per batch; the plugin client keeps
-	// the next batch queued in the plugin while fn looks at the last, so that the RTL never
-	// waits for a round trip. It stops at the first error, fn's or the device's; when fn
-	// fails, the batch after the one fn was given has run too.
-	ReceiveAll(n int, batch func(k int) [][]byte, limit uint64, fn func(k int, entries []byte) error) error
-	// Feed queues msgs and runs, releasing every LH entry (unread) the cycle after it
-	// commits, until the input has taken every message; with drain, until every message fed
-	// so far has committed too. This is the host of the benchmark workload
-	// (experiment.Workload): split into any batches, the cycles are those of feeding every
-	// message at once.
-	Feed(msgs [][]byte, drain bool, limit uint64) error
-	// FeedAll feeds n batches, draining after the last, with the next batch queued ahead in
-	// the plugin as ReceiveAll does.
-	FeedAll(n int, batch func(k int) [][]byte, limit uint64) error
-}
-
-// Local is a Board in this process with Receiver's calls: the cgo bridge's side.
+// Local is the device in this process (the cgo bridge): a gosim.Board with the RTL, the Go
+// model or both in lockstep on it. Callers that step the clock one cycle at a time (waves,
+// session, the benchmark) use the Board directly.
 type Local struct {
 	*gosim.Board
 	rx consumer
 }
 
-// NewLocal wraps b.
-func NewLocal(b *gosim.Board) *Local { return &Local{Board: b, rx: consumer{b: b}} }
+// OpenLocal builds the device in this process, whatever cfg.Bridge says: the plugin process
+// builds its device with it too.
+func OpenLocal(cfg Config) (*Local, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	var core gosim.Core
+	switch cfg.Model {
+	case Go:
+		m, err := gosim.NewModel(cfg.params())
+		if err != nil {
+			return nil, err
+		}
+		core = m
+	case RTL, Lockstep:
+		r, err := verilator.New(cfg.Trace)
+		if err != nil {
+			return nil, err
+		}
+		core = r
+		if cfg.Model == Lockstep {
+			m, err := gosim.NewModel(cfg.params())
+			if err != nil {
+				r.Close()
+				return nil, err
+			}
+			core = &gosim.Lockstep{A: r, B: m}
+		}
+	}
+	b := gosim.NewBoard(core, cfg.Board)
+	return &Local{Board: b, rx: consumer{b: b}}, nil
+}
+
+// Watch implements drivers.Watcher from the board's ports.
+func (l *Local) Watch(f func(cycle uint64, ev drivers.Events)) {
+	l.Board.OnCycle(func(cycle uint64, p *gosim.Pins) {
+		if ev := pinEvents(p); ev != 0 {
+			f(cycle, ev)
+		}
+	})
+}
+
+// pinEvents are a cycle's event outputs.
+func pinEvents(p *gosim.Pins) drivers.Events {
+	return drivers.Events(p.EvCommit) | drivers.Events(p.EvMsgDone)<<1 | drivers.Events(p.EvVecDone)<<2
+}
 
 // Receive implements Receiver.
 func (l *Local) Receive(msgs [][]byte, n int, limit uint64) ([]byte, error) {
@@ -139,7 +155,7 @@ func (c *consumer) receive(msgs [][]byte, n int, limit uint64) ([]byte, error) {
 	for got := 0; got < n; {
 		if uint32(b.Count.Commits) == c.next {
 			if b.Cycle()-start >= limit {
-				return out, fmt.Errorf("plugin: %d of %d entries after %d cycles (%d messages still queued at the input)",
+				return out, fmt.Errorf("device: %d of %d entries after %d cycles (%d messages still queued at the input)",
 					got, n, limit, b.Pending())
 			}
 			b.Step()
@@ -161,7 +177,7 @@ func (c *consumer) receive(msgs [][]byte, n int, limit uint64) ([]byte, error) {
 	return out, nil
 }
 
-// feed is Receiver.Feed on the board: experiment.Workload's loop, cut where the input runs
+// feed is Receiver.Feed on the board: the benchmark workload's loop, cut where the input runs
 // dry. Nothing outside the board happens at a cut, so the cycles are those of one loop.
 func (c *consumer) feed(msgs [][]byte, drain bool, limit uint64) error {
 	b := c.b
@@ -175,7 +191,7 @@ func (c *consumer) feed(msgs [][]byte, drain bool, limit uint64) error {
 	start := b.Cycle()
 	for b.Pending() > 0 || (drain && uint32(b.Count.Commits) != c.next) {
 		if b.Cycle()-start >= limit {
-			return fmt.Errorf("plugin: fed messages not in after %d cycles (%d still queued at the input, %d entries to commit)",
+			return fmt.Errorf("device: fed messages not in after %d cycles (%d still queued at the input, %d entries to commit)",
 				limit, b.Pending(), c.next-uint32(b.Count.Commits))
 		}
 		before := b.Count.Commits

@@ -1,4 +1,4 @@
-package plugin
+package experiment
 
 import (
 	"bytes"
@@ -7,14 +7,15 @@ import (
 	"hash/fnv"
 	"time"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
 )
 
 // WorkloadConfig is one run of the reading-host workload: the benchmark messages through
 // LHS on, the host reading every entry by PIO (and checking it against its message) and
-// releasing it with its tail space. BenchWorkload runs the benchmark's own host instead,
-// which releases entries without reading them.
+// releasing it with its tail space. The benchmark (Workload, BenchDevice) runs a host that
+// releases entries without reading them instead.
 type WorkloadConfig struct {
 	Messages int    // how many
 	Seed     uint64 // the generator's seed
@@ -47,27 +48,26 @@ func (r WorkloadResult) MsgsPerS() float64 { return float64(r.Messages) / r.Elap
 func (r WorkloadResult) CyclesPerS() float64 { return float64(r.Cycles) / r.Elapsed.Seconds() }
 
 // RunWorkload programs dev for LHS (default registers) and runs the workload on it,
-// checking every entry against its message. dev is a *gosim.Board (the cgo bridge, from
-// nic.Open), a *Client (the plugin bridge) or any Receiver; it should be fresh from reset.
-func RunWorkload(dev drivers.Device, cfg WorkloadConfig) (WorkloadResult, error) {
+// checking every entry against its message. dev should be fresh from reset.
+func RunWorkload(dev device.Device, cfg WorkloadConfig) (WorkloadResult, error) {
 	var res WorkloadResult
 	h, err := drivers.NewHost(dev, drivers.Config{LHS: true})
 	if err != nil {
 		return res, err
 	}
-	msgs := gosim.WorkloadMessages(cfg.Messages, cfg.Seed)
+	msgs := WorkloadMessages(cfg.Messages, cfg.Seed)
 	sum := fnv.New64a()
 	check := func(i int, e []byte) error {
 		m := msgs[i]
 		if got := int(binary.LittleEndian.Uint16(e[56:])); got != len(m) {
-			return fmt.Errorf("plugin: workload message %d: entry len %d, sent %d bytes", i, got, len(m))
+			return fmt.Errorf("workload: message %d: entry len %d, sent %d bytes", i, got, len(m))
 		}
 		head := m[:min(len(m), gosim.InlineMax)]
 		if len(m) > gosim.InlineMax {
 			head = m[:h.Config().SplitPos]
 		}
 		if !bytes.Equal(e[:len(head)], head) {
-			return fmt.Errorf("plugin: workload message %d: entry head % x, sent % x", i, e[:len(head)], head)
+			return fmt.Errorf("workload: message %d: entry head % x, sent % x", i, e[:len(head)], head)
 		}
 		sum.Write(e)
 		res.Bytes += uint64(len(m))
@@ -89,15 +89,7 @@ func RunWorkload(dev drivers.Device, cfg WorkloadConfig) (WorkloadResult, error)
 // receiveLimit bounds one batch: far beyond what any batch of the workload needs.
 const receiveLimit = 10_000_000
 
-func runBatched(dev drivers.Device, msgs [][]byte, cfg WorkloadConfig, check func(int, []byte) error, batches *uint64) error {
-	rx, ok := dev.(Receiver)
-	if !ok {
-		b, isBoard := dev.(*gosim.Board)
-		if !isBoard {
-			return fmt.Errorf("plugin: %T can neither Receive nor be wrapped (want a *gosim.Board or a Receiver)", dev)
-		}
-		rx = NewLocal(b)
-	}
+func runBatched(rx device.Receiver, msgs [][]byte, cfg WorkloadConfig, check func(int, []byte) error, batches *uint64) error {
 	var split [][][]byte
 	for i := 0; i < len(msgs); i += cfg.Batch {
 		split = append(split, msgs[i:min(i+cfg.Batch, len(msgs))])
@@ -120,7 +112,7 @@ func runBatched(dev drivers.Device, msgs [][]byte, cfg WorkloadConfig, check fun
 			return cerr
 		}
 		if err != nil {
-			return fmt.Errorf("plugin: workload batch at message %d: %w", k*cfg.Batch, err)
+			return fmt.Errorf("workload: batch at message %d: %w", k*cfg.Batch, err)
 		}
 	}
 	return nil
@@ -151,4 +143,29 @@ func runByCalls(dev drivers.Device, h *drivers.Host, msgs [][]byte, check func(i
 		}
 	}
 	return nil
+}
+
+// WorkloadMessage is message i of the benchmark workload: a 16-byte envelope {source i%64,
+// tag i, communicator 0, size} and payload bytes (i + j) & 0xff, its size 16..256 drawn from
+// rng. verilator/lhs_top_bridge.cpp builds the same messages for the native C++ loop.
+func WorkloadMessage(i uint64, rng *gosim.Rand) []byte {
+	size := 16 + uint32(rng.Uint64()%241)
+	b := make([]byte, size)
+	binary.LittleEndian.PutUint32(b[0:], uint32(i%64))
+	binary.LittleEndian.PutUint32(b[4:], uint32(i))
+	binary.LittleEndian.PutUint32(b[12:], size)
+	for j := uint32(16); j < size; j++ {
+		b[j] = byte(uint64(j) + i)
+	}
+	return b
+}
+
+// WorkloadMessages returns the first n messages of the workload for seed.
+func WorkloadMessages(n int, seed uint64) [][]byte {
+	rng := gosim.NewRand(seed)
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = WorkloadMessage(uint64(i), rng)
+	}
+	return out
 }

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/lhsim/lhsim/device"
+	"github.com/lhsim/lhsim/drivers"
+)
+
+// deviceFlags are the flags of every command that opens a device: which one (--model,
+// --bridge, --entries) and how the host programs it (--split-pos, --size-pos).
+type deviceFlags struct {
+	model, bridge     string
+	entries           int
+	splitPos, sizePos uint
+}
+
+func addDeviceFlags(fs *flag.FlagSet) *deviceFlags {
+	d := &deviceFlags{}
+	fs.StringVar(&d.model, "model", "", "rtl (Verilated RTL), go (golden model) or lockstep (both, compared every cycle); default $LHSIM_MODEL, else rtl")
+	fs.StringVar(&d.bridge, "bridge", "", "where the device runs: cgo (this process) or plugin (its own process; docs/plugin.md); default $LHSIM_BRIDGE, else cgo")
+	fs.IntVar(&d.entries, "entries", 0, "LH buffer entries, a power of two (0: the RTL build's 1024; other sizes need --model go)")
+	fs.UintVar(&d.splitPos, "split-pos", 48, "SPLIT_POS: head bytes kept in the LH entry of a split message (16, 32 or 48)")
+	fs.UintVar(&d.sizePos, "size-pos", 12, "SIZE_POS: byte offset of the size field in the message (0, 4, 8 or 12)")
+	return d
+}
+
+// config is the device the flags choose, with the environment's defaults (device.FromEnv).
+func (d *deviceFlags) config(fs *flag.FlagSet) (device.Config, error) {
+	cfg := device.Config{Model: device.Model(d.model), Bridge: device.Bridge(d.bridge), Entries: d.entries}
+	if d.model != "" {
+		if _, err := device.ParseModel(d.model); err != nil {
+			return cfg, badUsage(fs, fmt.Errorf("--model: %w", err))
+		}
+	}
+	if d.bridge != "" {
+		if _, err := device.ParseBridge(d.bridge); err != nil {
+			return cfg, badUsage(fs, fmt.Errorf("--bridge: %w", err))
+		}
+	}
+	cfg, err := device.FromEnv(cfg)
+	if err != nil {
+		return cfg, badUsage(fs, err)
+	}
+	return cfg, nil
+}
+
+// host sets the host's split and size positions in h from the flags.
+func (d *deviceFlags) host(fs *flag.FlagSet, h drivers.Config) (drivers.Config, error) {
+	switch d.splitPos {
+	case 16, 32, 48:
+		h.SplitPos = uint32(d.splitPos)
+	default:
+		return h, badUsage(fs, fmt.Errorf("--split-pos %d: want 16, 32 or 48", d.splitPos))
+	}
+	switch d.sizePos {
+	case 0:
+		h.SizePos = drivers.SizeAtZero
+	case 4, 8, 12:
+		h.SizePos = uint32(d.sizePos)
+	default:
+		return h, badUsage(fs, fmt.Errorf("--size-pos %d: want 0, 4, 8 or 12", d.sizePos))
+	}
+	return h, nil
+}
+
+// outputFlags are --json and --out, the same on every command that reports a result.
+type outputFlags struct {
+	json bool
+	out  string
+}
+
+func addOutputFlags(fs *flag.FlagSet) *outputFlags {
+	o := &outputFlags{}
+	fs.BoolVar(&o.json, "json", false, "print the result as JSON on stdout instead of the table")
+	fs.StringVar(&o.out, "out", "", "also write the result as JSON to this file")
+	return o
+}
+
+// check finds an --out file that cannot be written before any work starts.
+func (o *outputFlags) check(fs *flag.FlagSet) error {
+	if o.out == "" {
+		return nil
+	}
+	f, err := os.OpenFile(o.out, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return badUsage(fs, fmt.Errorf("--out: %w", err))
+	}
+	return f.Close()
+}
+
+// write prints v: JSON with --json, else the table; and writes JSON to --out.
+func (o *outputFlags) write(v any, table func(io.Writer) error) error {
+	if o.out != "" {
+		f, err := os.Create(o.out)
+		if err != nil {
+			return err
+		}
+		err = writeJSON(f, v)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if o.json {
+		return writeJSON(os.Stdout, v)
+	}
+	return table(os.Stdout)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// errMsg is an error with exactly this text.
+type errMsg string
+
+func (e errMsg) Error() string { return string(e) }
