@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/lhsim/lhsim/checkpoint"
-	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/device"
+	"github.com/lhsim/lhsim/experiment"
 )
 
 // BenchmarkCheckpoint measures saving (state, compression, checksum) and restoring a board

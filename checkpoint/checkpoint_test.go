@@ -14,9 +14,9 @@ import (
 	"unsafe"
 
 	"github.com/lhsim/lhsim/checkpoint"
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
-	"github.com/lhsim/lhsim/device"
 	"github.com/stretchr/testify/require"
 )
 

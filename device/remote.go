@@ -427,4 +427,3 @@ func (c *Remote) Close() error {
 	c.conn.Close()
 	return err
 }
-

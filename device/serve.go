@@ -277,4 +277,3 @@ func (s *server) watch(cycle uint64, p *gosim.Pins) {
 		}
 	}
 }
-

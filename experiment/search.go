@@ -45,12 +45,12 @@ const (
 
 // SearchConfig is what the user chose.
 type SearchConfig struct {
-	Model    string        // "rtl", "go" or "lockstep"
-	Bridge   device.Bridge // where the device runs ("" is cgo)
-	Entries  int           // LH buffer entries; 0: the RTL build's 1024, or as deep as the search needs
+	Model   string        // "rtl", "go" or "lockstep"
+	Bridge  device.Bridge // where the device runs ("" is cgo)
+	Entries int           // LH buffer entries; 0: the RTL build's 1024, or as deep as the search needs
 	// Driver is how the host driver programs the NIC (SplitPos, MaxMsg...); LHS is set per
 	// curve, and SizePos must be the MPI envelope's (12 or 0 for the default).
-	Driver drivers.Config
+	Driver   drivers.Config
 	MaxDepth int    // deepest search: MaxDepth messages ahead of the target
 	Depths   []int  // explicit depths; empty means log-spaced 0..MaxDepth
 	Seed     uint64 // tags of the non-target messages, board randomness

@@ -17,8 +17,12 @@ func BenchmarkWorkload(b *testing.B) {
 		run  func() (experiment.Speed, error)
 	}{
 		{"native", func() (experiment.Speed, error) { return experiment.BenchNative(msgs, 1) }},
-		{"cgo", func() (experiment.Speed, error) { return experiment.BenchDevice(device.Config{Model: device.RTL}, msgs, 1, 1, msgs) }},
-		{"gomodel", func() (experiment.Speed, error) { return experiment.BenchDevice(device.Config{Model: device.Go}, msgs, 1, 1, msgs) }},
+		{"cgo", func() (experiment.Speed, error) {
+			return experiment.BenchDevice(device.Config{Model: device.RTL}, msgs, 1, 1, msgs)
+		}},
+		{"gomodel", func() (experiment.Speed, error) {
+			return experiment.BenchDevice(device.Config{Model: device.Go}, msgs, 1, 1, msgs)
+		}},
 	}
 	for _, p := range paths {
 		b.Run(p.name, func(b *testing.B) {
