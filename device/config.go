@@ -56,7 +56,7 @@ func FromEnv(cfg Config) (Config, error) {
 	if cfg.Bridge == "" {
 		cfg.Bridge = Bridge(os.Getenv(BridgeEnv))
 	}
-	if err := cfg.withDefaults().Validate(); err != nil {
+	if err := cfg.WithDefaults().Validate(); err != nil {
 		return cfg, fmt.Errorf("%w (from %s=%q, %s=%q)", err, ModelEnv, os.Getenv(ModelEnv), BridgeEnv, os.Getenv(BridgeEnv))
 	}
 	return cfg, nil
@@ -80,7 +80,8 @@ func ParseBridge(s string) (Bridge, error) {
 	return "", fmt.Errorf("unknown bridge %q (want %s or %s)", s, Cgo, Plugin)
 }
 
-func (c Config) withDefaults() Config {
+// WithDefaults fills what is empty with the defaults: the RTL, on the cgo bridge.
+func (c Config) WithDefaults() Config {
 	if c.Model == "" {
 		c.Model = RTL
 	}
@@ -92,7 +93,7 @@ func (c Config) withDefaults() Config {
 
 // Validate reports the first choice that cannot be built.
 func (c Config) Validate() error {
-	c = c.withDefaults()
+	c = c.WithDefaults()
 	if _, err := ParseModel(string(c.Model)); err != nil {
 		return fmt.Errorf("device: %w", err)
 	}

@@ -56,7 +56,7 @@ type Receiver interface {
 // Open builds the device cfg describes on the bridge it names. Closing it reports a lockstep
 // disagreement or a crash, if there was one.
 func Open(cfg Config) (Device, error) {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

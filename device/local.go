@@ -20,7 +20,7 @@ type Local struct {
 // OpenLocal builds the device in this process, whatever cfg.Bridge says: the plugin process
 // builds its device with it too.
 func OpenLocal(cfg Config) (*Local, error) {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

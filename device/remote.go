@@ -40,7 +40,7 @@ const (
 // OpenRemote starts a plugin process and builds the device cfg describes in it. opts.Build
 // is set here.
 func OpenRemote(cfg Config, opts plugin.Options) (*Remote, error) {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -49,10 +49,7 @@ var demoSizes = []struct {
 // Demo sends the demo messages through the receive path and reads back what became of each,
 // the way the host driver would.
 func Demo(cfg DemoConfig) (DemoResult, error) {
-	res := DemoResult{Model: string(cfg.Device.Model), LHS: cfg.Host.LHS, Counters: map[string]int{}}
-	if res.Model == "" {
-		res.Model = string(device.RTL)
-	}
+	res := DemoResult{Model: string(cfg.Device.WithDefaults().Model), LHS: cfg.Host.LHS, Counters: map[string]int{}}
 	dev, err := device.Open(cfg.Device)
 	if err != nil {
 		return res, err

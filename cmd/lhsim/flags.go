@@ -46,7 +46,7 @@ func (d *deviceFlags) config(fs *flag.FlagSet) (device.Config, error) {
 	if err != nil {
 		return cfg, badUsage(fs, err)
 	}
-	return cfg, nil
+	return cfg.WithDefaults(), nil
 }
 
 // host sets the host's split and size positions in h from the flags.
