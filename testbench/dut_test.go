@@ -41,7 +41,7 @@ func model() device.Model {
 
 // dut is a device with its host driver, checked for lockstep agreement when the test ends.
 type dut struct {
-	dev  drivers.Device
+	dev  device.Device
 	host *drivers.Host
 }
 
@@ -49,8 +49,14 @@ func newDUT(t testing.TB, board gosim.BoardConfig, host drivers.Config) *dut {
 	t.Helper()
 	w := startWaves(t) // nil unless WAVES=1 or a failed seed's re-run
 	cfg := config(t, board)
-	cfg.Bridge, cfg.Trace = device.Cgo, w.trace()
-	dev, err := device.OpenLocal(cfg)
+	if w != nil && cfg.Bridge == device.Plugin {
+		// The save file's markers come from every cycle's ports, which only the in-process
+		// board shows: a recorded run is a cgo run.
+		t.Log("waves: recording on the cgo bridge (markers need the in-process board)")
+		cfg.Bridge = device.Cgo
+	}
+	cfg.Trace = w.trace()
+	dev, err := device.Open(cfg) // on the bridge LHSIM_BRIDGE names
 	require.NoError(t, err)
 	d := &dut{dev: dev}
 	t.Cleanup(func() {
@@ -61,7 +67,9 @@ func newDUT(t testing.TB, board gosim.BoardConfig, host drivers.Config) *dut {
 	})
 	d.host, err = drivers.NewHost(dev, host)
 	require.NoError(t, err)
-	w.watch(dev.Board, d.host.Config())
+	if l, ok := dev.(*device.Local); ok {
+		w.watch(l.Board, d.host.Config()) // markers need every cycle's ports: in process only
+	}
 	return d
 }
 

@@ -5,11 +5,12 @@ import (
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
+	"github.com/lhsim/lhsim/gosim"
 	"github.com/stretchr/testify/require"
 )
 
 func TestSmoke(t *testing.T) {
-	dev, err := device.Open(device.Config{Model: device.Lockstep})
+	dev, err := device.Open(config(t, gosim.BoardConfig{}))
 	require.NoError(t, err)
 	h, err := drivers.NewHost(dev, drivers.Config{LHS: true})
 	require.NoError(t, err)
