@@ -104,7 +104,7 @@ func BenchmarkPluginVsCgo(b *testing.B) {
 }
 
 // BenchmarkPluginReadingHost runs b.N messages of the workload with a host that reads every
-// entry by PIO and checks it (plugin.RunWorkload) on both bridges: through the host driver's
+// entry by PIO and checks it (experiment.RunWorkload) on both bridges: through the host driver's
 // own calls (several per message), one Receive call per message, and batches of 256 with one
 // queued ahead. Rates are per second of wall time.
 func BenchmarkPluginReadingHost(b *testing.B) {

@@ -98,7 +98,7 @@ const (
 
 var eventOrder = []string{FirstSplit, FirstStall, FirstCommit, FirstVL, FirstVS}
 
-// Events watches a board's ports (Observe is a gosim.Board.Watch callback) and keeps the
+// Events watches a board's ports (Observe is a gosim.Board.OnCycle callback) and keeps the
 // cycle of the first of each telling event: a split message's first beat, the first cycle the
 // network input is held off, the first commit, the first VL and VS commands.
 type Events struct {
