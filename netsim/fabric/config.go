@@ -1,0 +1,280 @@
+package fabric
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/lhsim/lhsim/netsim"
+)
+
+// Arbiter is how an output port chooses among the input virtual channels that want it.
+// Both are deterministic.
+type Arbiter uint8
+
+const (
+	// RoundRobin grants the first requester after the last one granted, in the fixed order
+	// of (input port, virtual channel).
+	RoundRobin Arbiter = iota
+	// OldestFirst grants the packet injected earliest (ties: injected first).
+	OldestFirst
+)
+
+func (a Arbiter) String() string {
+	switch a {
+	case RoundRobin:
+		return "round-robin"
+	case OldestFirst:
+		return "oldest-first"
+	}
+	return fmt.Sprintf("Arbiter(%d)", uint8(a))
+}
+
+// ParseArbiter reads "round-robin" (or "rr") and "oldest-first" (or "oldest", "age").
+func ParseArbiter(s string) (Arbiter, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "round-robin", "roundrobin", "rr":
+		return RoundRobin, nil
+	case "oldest-first", "oldest", "age":
+		return OldestFirst, nil
+	}
+	return 0, fmt.Errorf("unknown arbiter %q (want round-robin or oldest-first)", s)
+}
+
+// Config is every timing and buffering knob of the fabric. What the user chose lives here;
+// the state of a run lives in Network. Delays are netsim.Time (picoseconds); Cycles and
+// ParseDelay express them in cycles of the router clock, so a BookSim2-style set-up (every
+// delay a whole number of cycles) is written as such (see BookSimConfig).
+type Config struct {
+	// ClockPeriod is one router cycle: the unit of loads (flits/cycle/node) and of delays
+	// given in cycles. source: seed 003 Table 1 gives routing, VC allocation and switch
+	// allocation 4.0 ns each, i.e. one stage per 4.0 ns cycle (250 MHz).
+	ClockPeriod netsim.Time
+	// FlitBytes is the flit: the unit of buffers, credits and serialization. 16 bytes makes
+	// one flit per 4.0 ns cycle at 4.0 GB/s (seed 003 Table 1), so a link moves one flit a cycle.
+	FlitBytes int
+
+	// LinkBandwidth is a link's data rate, GB/s (= bytes/ns), each direction.
+	// source: seed 003 Table 1, ネットワークの最大理論通信速度 (network peak rate) 4.0 GB/s.
+	LinkBandwidth float64
+	// SwitchBandwidth is the crossbar's rate per port, GB/s; a packet crosses the switch and
+	// leaves on its output link at the lower of the two rates.
+	// source: seed 003 Table 1, スイッチスループット (switch throughput) 4.0 GB/s.
+	SwitchBandwidth float64
+
+	// RoutingDelay, VCAllocDelay and SwitchAllocDelay are the router pipeline: from a head
+	// flit's arrival at an input to the earliest moment it may cross the switch.
+	// source: seed 003 Table 1, ルーティング計算時間 / 仮想チャネル割り当て時間 /
+	// スイッチ割り当て時間 4.0 ns each.
+	RoutingDelay, VCAllocDelay, SwitchAllocDelay netsim.Time
+	// SwitchLatency is the crossing of the switch, from grant to the output link.
+	// source: seed 003 Table 1, スイッチレイテンシ 128 ns. With the three 4.0 ns stages a
+	// switch adds 140 ns, the port-to-port bound ("140 ns or less") seed 003 section 5.1
+	// quotes for the InfiniBand QDR switch of the measured machine.
+	SwitchLatency netsim.Time
+	// CableLatency is a link's flight time (node to switch, switch to switch on the crossbar
+	// and the fat tree). source: seed 003 Table 1, ケーブルレイテンシ 0.6 ns.
+	CableLatency netsim.Time
+	// TorusLinkLatency is the latency of a torus link, per dimension (X, Y, Z, ...); a
+	// dimension beyond the list takes the last entry, an empty list takes CableLatency.
+	// source: seed 002 section 4.3, X/Y/Z 21/25/70 ns "including cables and SerDes".
+	TorusLinkLatency []netsim.Time
+	// TorusLinkBandwidth is the torus links' rate, GB/s; 0 means LinkBandwidth. Seed 002
+	// section 4.3 gives 16 GB/s between neighbours (Seed002Torus sets it).
+	TorusLinkBandwidth float64
+
+	// VCs is the number of virtual channels per input port. The torus splits them in two
+	// halves, before and after the dateline, so it needs an even number.
+	VCs int
+	// BufferFlits is an input buffer's size per virtual channel, in flits. A packet moves
+	// only when the whole of it fits (virtual cut-through), so it must hold the largest packet.
+	BufferFlits int
+	// EjectBufferFlits is a node's ejection buffer: delivered packets that the endpoint has
+	// not yet given back with Consumed. Full, it stops the last link.
+	EjectBufferFlits int
+	// MaxPacketBytes bounds Packet.Bytes (0: as much as the buffers hold).
+	MaxPacketBytes int
+
+	// Arbiter chooses among input virtual channels competing for an output.
+	Arbiter Arbiter
+	// InOrder pins every (source, destination) flow to one virtual channel of each class, so
+	// that its packets arrive in the order they were injected (routes are deterministic and
+	// buffers FIFO). Off, a packet takes the free virtual channel with the most credits.
+	InOrder bool
+	// NoDateline turns off the torus's dateline virtual channels: a packet may take any
+	// virtual channel on any link. This can deadlock; it exists to show that the dateline matters.
+	NoDateline bool
+}
+
+// DefaultConfig is NSIM-ACE's set-up from seed 003 Table 1, with seed 002's torus latencies.
+func DefaultConfig() Config {
+	return Config{
+		ClockPeriod:      4 * netsim.Nanosecond,
+		FlitBytes:        16,
+		LinkBandwidth:    4.0,
+		SwitchBandwidth:  4.0,
+		RoutingDelay:     4 * netsim.Nanosecond,
+		VCAllocDelay:     4 * netsim.Nanosecond,
+		SwitchAllocDelay: 4 * netsim.Nanosecond,
+		SwitchLatency:    128 * netsim.Nanosecond,
+		CableLatency:     netsim.NS(0.6),
+		TorusLinkLatency: []netsim.Time{21 * netsim.Nanosecond, 25 * netsim.Nanosecond, 70 * netsim.Nanosecond},
+		VCs:              2,
+		// 64 flits (1 KiB) per VC covers a credit round trip on the slowest (70 ns) torus link
+		// at full rate with room for a second packet: an assumption, not from the seeds.
+		BufferFlits:      64,
+		EjectBufferFlits: 64,
+		Arbiter:          RoundRobin,
+	}
+}
+
+// Seed002Torus is the torus of seed 002 section 4.3: 16 GB/s links with X/Y/Z latencies
+// of 21/25/70 ns that include cables and SerDes. Seed 002 gives no router figures; the
+// router keeps seed 003's pipeline and switch latency unless the caller changes them.
+func Seed002Torus() Config {
+	c := DefaultConfig()
+	c.TorusLinkBandwidth = 16
+	c.SwitchBandwidth = 16 // a torus router must not be slower than its links
+	return c
+}
+
+// BookSimConfig is BookSim2's default input-queued router in cycles (booksim_config.cpp:
+// routing_delay, vc_alloc_delay, sw_alloc_delay and st_final_delay 1 cycle each, channels of
+// latency 1, vc_buf_size 8) with one flit per cycle per link, on a clock of the given period.
+// BookSim2 counts a channel's latency including the flit's cycle on it; here the flit time is
+// separate, so the cable is 0 and each link still costs one cycle.
+func BookSimConfig(clock netsim.Time) Config {
+	c := DefaultConfig()
+	c.ClockPeriod = clock
+	c.FlitBytes = 16
+	bw := float64(c.FlitBytes) / clock.Nanoseconds() // one flit per cycle
+	c.LinkBandwidth, c.SwitchBandwidth, c.TorusLinkBandwidth = bw, bw, 0
+	c.RoutingDelay, c.VCAllocDelay, c.SwitchAllocDelay = clock, clock, clock
+	c.SwitchLatency = clock
+	c.CableLatency = 0
+	c.TorusLinkLatency = nil
+	c.BufferFlits = 8
+	c.EjectBufferFlits = 8
+	return c
+}
+
+// Cycles is n router cycles as Time.
+func (c *Config) Cycles(n float64) netsim.Time {
+	return netsim.Time(math.Round(n * float64(c.ClockPeriod)))
+}
+
+// ParseDelay reads a delay given in ns ("4", "4ns", "0.6ns"), ps ("600ps"), us ("1.5us") or
+// router cycles of clock ("1c", "2cycles").
+func ParseDelay(s string, clock netsim.Time) (netsim.Time, error) {
+	t := strings.TrimSpace(strings.ToLower(s))
+	unit := netsim.Time(netsim.Nanosecond)
+	for _, u := range []struct {
+		suffix string
+		unit   netsim.Time
+	}{{"cycles", clock}, {"cycle", clock}, {"cyc", clock}, {"ps", netsim.Picosecond}, {"ns", netsim.Nanosecond}, {"us", netsim.Microsecond}, {"c", clock}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, unit = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.unit
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("delay %q: want a number with ns, ps, us or c (cycles)", s)
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("delay %q is negative", s)
+	}
+	return netsim.Time(math.Round(v * float64(unit))), nil
+}
+
+// FlitTime is the time one flit takes on a link of bw GB/s, rounded to the picosecond.
+func (c *Config) FlitTime(bw float64) netsim.Time {
+	return netsim.Time(math.Round(float64(c.FlitBytes) * 1000 / bw))
+}
+
+// Pipeline is routing + VC allocation + switch allocation.
+func (c *Config) Pipeline() netsim.Time { return c.RoutingDelay + c.VCAllocDelay + c.SwitchAllocDelay }
+
+// Flits is how many flits a packet of the given size takes.
+func (c *Config) Flits(bytes int) int { return (bytes + c.FlitBytes - 1) / c.FlitBytes }
+
+// torusLatency is dimension d's link latency.
+func (c *Config) torusLatency(d int) netsim.Time {
+	if len(c.TorusLinkLatency) == 0 {
+		return c.CableLatency
+	}
+	return c.TorusLinkLatency[min(d, len(c.TorusLinkLatency)-1)]
+}
+
+func (c *Config) torusBandwidth() float64 {
+	if c.TorusLinkBandwidth > 0 {
+		return c.TorusLinkBandwidth
+	}
+	return c.LinkBandwidth
+}
+
+// Validate says what is wrong with c, if anything.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(f string, a ...any) { errs = append(errs, fmt.Errorf(f, a...)) }
+	if c.ClockPeriod <= 0 {
+		bad("ClockPeriod %v must be positive", c.ClockPeriod)
+	}
+	if c.FlitBytes <= 0 {
+		bad("FlitBytes %d must be positive", c.FlitBytes)
+	}
+	for _, b := range []struct {
+		name string
+		v    float64
+	}{{"LinkBandwidth", c.LinkBandwidth}, {"SwitchBandwidth", c.SwitchBandwidth}} {
+		if !(b.v > 0) || math.IsInf(b.v, 0) {
+			bad("%s %v GB/s must be positive", b.name, b.v)
+		}
+	}
+	if c.TorusLinkBandwidth < 0 || math.IsNaN(c.TorusLinkBandwidth) || math.IsInf(c.TorusLinkBandwidth, 0) {
+		bad("TorusLinkBandwidth %v GB/s must be positive (or 0 for LinkBandwidth)", c.TorusLinkBandwidth)
+	}
+	for _, d := range []struct {
+		name string
+		v    netsim.Time
+	}{{"RoutingDelay", c.RoutingDelay}, {"VCAllocDelay", c.VCAllocDelay}, {"SwitchAllocDelay", c.SwitchAllocDelay},
+		{"SwitchLatency", c.SwitchLatency}, {"CableLatency", c.CableLatency}} {
+		if d.v < 0 {
+			bad("%s %v is negative", d.name, d.v)
+		}
+	}
+	for i, l := range c.TorusLinkLatency {
+		if l < 0 {
+			bad("TorusLinkLatency[%d] %v is negative", i, l)
+		}
+	}
+	if c.VCs < 1 || c.VCs > maxVCs {
+		bad("VCs %d: want 1 to %d", c.VCs, maxVCs)
+	}
+	if c.BufferFlits < 1 || c.BufferFlits > maxFlits {
+		bad("BufferFlits %d: want 1 to %d", c.BufferFlits, maxFlits)
+	}
+	if c.EjectBufferFlits < 1 || c.EjectBufferFlits > maxFlits {
+		bad("EjectBufferFlits %d: want 1 to %d", c.EjectBufferFlits, maxFlits)
+	}
+	if c.MaxPacketBytes < 0 {
+		bad("MaxPacketBytes %d is negative", c.MaxPacketBytes)
+	}
+	if c.Arbiter > OldestFirst {
+		bad("unknown Arbiter %d", c.Arbiter)
+	}
+	if len(errs) == 0 && c.FlitTime(c.LinkBandwidth) <= 0 {
+		bad("a %d-byte flit at %v GB/s takes less than a picosecond", c.FlitBytes, c.LinkBandwidth)
+	}
+	return errors.Join(errs...)
+}
+
+// maxPacketFlits is the largest packet the buffers take whole.
+func (c *Config) maxPacketFlits() int { return min(c.BufferFlits, c.EjectBufferFlits) }
+
+const (
+	maxVCs   = 64
+	maxFlits = 1 << 20
+)

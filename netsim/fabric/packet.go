@@ -1,0 +1,50 @@
+package fabric
+
+import "github.com/lhsim/lhsim/netsim"
+
+// Packet is what the fabric carries: sizes and addresses, never payload bytes (as NSIM-ACE
+// does: seed 003 section 2.1). The sender fills Src, Dst, Bytes and whatever it wants of Kind,
+// Tag and ID; the fabric fills the rest. A packet may be injected again once the destination
+// has given it back with Consumed, so a sender can keep a pool of them.
+type Packet struct {
+	Src, Dst int // node numbers
+	Bytes    int // size on the wire, header included; at least 1
+	// ID and Tag are the sender's (a message number, an offset); the fabric never reads them.
+	ID, Tag uint64
+	// Kind is the sender's packet type (data, completion, ...); the fabric never reads it.
+	Kind uint8
+
+	// Set by the fabric.
+	Flits      int32       // Bytes in flits of Config.FlitBytes, rounded up
+	VC         uint8       // the virtual channel the packet occupies now (or last occupied)
+	Hops       uint16      // routers traversed so far
+	InjectedAt netsim.Time // when Inject queued it at the source
+	ArrivedAt  netsim.Time // when its tail reached the destination's ejection buffer
+
+	// The fabric's own state while the packet is inside.
+	ready     netsim.Time // its head has been through the router pipeline at the current input
+	tailAt    netsim.Time // its tail has arrived at the current input
+	seq       uint64      // injection order, the oldest-first tie-break
+	out       int32       // the output port (global) it has asked for at the current router
+	vcLo      uint8       // output virtual channels it may take: [vcLo, vcHi)
+	vcHi      uint8       //
+	dim       int8        // torus: dimension of the link it arrived on (-1: injection)
+	class     uint8       // torus: dateline class of the link it arrived on
+	state     uint8       // where it is: see the st constants
+	requested bool        // it is in its output's request list
+}
+
+// Where a packet is.
+const (
+	stFree      uint8 = iota // never injected, or consumed: may be injected (again)
+	stQueued                 // in the source's injection queue
+	stNetwork                // on a link or in a router buffer
+	stDelivered              // in the destination's ejection buffer, not yet consumed
+)
+
+// Delivered reports whether p sits in its destination's ejection buffer (received, not
+// yet given back with Consumed).
+func (p *Packet) Delivered() bool { return p.state == stDelivered }
+
+// Latency is the time from injection to the tail's arrival (valid once delivered).
+func (p *Packet) Latency() netsim.Time { return p.ArrivedAt - p.InjectedAt }

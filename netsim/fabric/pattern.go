@@ -1,0 +1,123 @@
+package fabric
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
+
+// Pattern is a synthetic traffic pattern by name, as network researchers use them
+// (BookSim2's traffic patterns; Dally and Towles, ch. 3): where a node sends.
+type Pattern interface {
+	String() string
+	// Dest is a destination for a packet from src.
+	Dest(src int, rng *rand.Rand) int
+}
+
+// Permutation is a pattern in which every node always sends to the same node.
+type Permutation interface {
+	Pattern
+	Perm(src int) int
+}
+
+// Patterns are the names ParsePattern reads.
+var Patterns = []string{"uniform", "transpose", "tornado", "neighbor"}
+
+// ParsePattern reads a pattern for topo. Coordinates are topo.Radix()'s digits.
+//
+//   - uniform: every other node equally likely.
+//   - transpose: the coordinates reversed ((x,y,z) to (z,y,x)); needs a radix list that
+//     reads the same backwards. A crossbar of N = s*s nodes is taken as an s x s matrix.
+//     Nodes on the diagonal send to themselves (through their router), as in BookSim2.
+//   - tornado: each coordinate moved ceil(k/2)-1 forward: nearly half way round every ring,
+//     all in one direction (the torus's adversary).
+//   - neighbor: each coordinate moved 1 forward.
+func ParsePattern(name string, topo Topology) (Pattern, error) {
+	radix := topo.Radix()
+	n := topo.Nodes()
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "uniform", "uniform-random", "random":
+		if n < 2 {
+			return nil, fmt.Errorf("pattern uniform needs two nodes or more")
+		}
+		return uniform{n}, nil
+	case "transpose":
+		if _, ok := topo.(*Crossbar); ok {
+			s := 1
+			for s*s < n {
+				s++
+			}
+			if s*s != n {
+				return nil, fmt.Errorf("pattern transpose on %v: %d nodes is not a square", topo, n)
+			}
+			radix = []int{s, s}
+		}
+		for i := range radix {
+			if radix[i] != radix[len(radix)-1-i] {
+				return nil, fmt.Errorf("pattern transpose on %v: radices %v do not read the same backwards", topo, radix)
+			}
+		}
+		return newPerm("transpose", radix, func(c []int) {
+			for i, j := 0, len(c)-1; i < j; i, j = i+1, j-1 {
+				c[i], c[j] = c[j], c[i]
+			}
+		}), nil
+	case "tornado":
+		return newPerm("tornado", radix, func(c []int) {
+			for i := range c {
+				c[i] = (c[i] + (radix[i]+1)/2 - 1) % radix[i]
+			}
+		}), nil
+	case "neighbor", "neighbour":
+		return newPerm("neighbor", radix, func(c []int) {
+			for i := range c {
+				c[i] = (c[i] + 1) % radix[i]
+			}
+		}), nil
+	}
+	return nil, fmt.Errorf("unknown pattern %q (want one of %s)", name, strings.Join(Patterns, ", "))
+}
+
+type uniform struct{ n int }
+
+func (u uniform) String() string { return "uniform" }
+func (u uniform) Dest(src int, rng *rand.Rand) int {
+	d := rng.IntN(u.n - 1)
+	if d >= src {
+		d++
+	}
+	return d
+}
+
+type perm struct {
+	name string
+	to   []int
+}
+
+func newPerm(name string, radix []int, f func(c []int)) *perm {
+	n := 1
+	for _, r := range radix {
+		n *= r
+	}
+	p := &perm{name: name, to: make([]int, n)}
+	c := make([]int, len(radix))
+	for i := range n {
+		x := i
+		for j, r := range radix {
+			c[j] = x % r
+			x /= r
+		}
+		f(c)
+		d, m := 0, 1
+		for j, r := range radix {
+			d += c[j] * m
+			m *= r
+		}
+		p.to[i] = d
+	}
+	return p
+}
+
+func (p *perm) String() string                 { return p.name }
+func (p *perm) Dest(src int, _ *rand.Rand) int { return p.to[src] }
+func (p *perm) Perm(src int) int               { return p.to[src] }

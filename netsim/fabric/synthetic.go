@@ -1,0 +1,155 @@
+package fabric
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/lhsim/lhsim/netsim"
+)
+
+// SyntheticConfig is open-loop synthetic traffic as network researchers measure a fabric
+// with (BookSim2's Bernoulli injection): every node creates packets of PacketFlits flits at
+// Load flits per cycle on average, to destinations the Pattern picks.
+type SyntheticConfig struct {
+	Pattern     Pattern
+	Load        float64 // offered load, flits per router cycle per node
+	PacketFlits int
+	Seed        uint64
+}
+
+// Synthetic is the traffic generator and the endpoint of every node: it creates packets,
+// injects them at their source's (unbounded) queue, takes them at their destination and
+// measures the packets created inside a window. Packets are pooled, so a long run allocates
+// only while the number in flight grows.
+type Synthetic struct {
+	net    *Network
+	cfg    SyntheticConfig
+	p      float64 // packets per cycle per node
+	rngs   []*rand.Rand
+	pool   []*Packet
+	stop   bool
+	nextID uint64
+
+	from, to netsim.Time // measurement window
+	w        WindowStats
+}
+
+// WindowStats is what a measurement window saw.
+type WindowStats struct {
+	Cycles      float64 // length of the window in router cycles
+	Created     uint64  // packets created in the window (tagged)
+	CreatedFl   uint64  // their flits
+	ArrivedFl   uint64  // flits whose packet arrived in the window (any packet)
+	Tagged      uint64  // tagged packets arrived so far
+	LatencySum  netsim.Time
+	LatencyMax  netsim.Time
+	HopsSum     uint64
+	LastArrival netsim.Time // of a tagged packet
+}
+
+// NewSynthetic attaches a generator to every node of net.
+func NewSynthetic(net *Network, cfg SyntheticConfig) (*Synthetic, error) {
+	if cfg.Pattern == nil {
+		return nil, fmt.Errorf("synthetic traffic: no pattern")
+	}
+	if cfg.PacketFlits < 1 || cfg.PacketFlits > net.cfg.maxPacketFlits() {
+		return nil, fmt.Errorf("synthetic traffic: %d-flit packets: want 1 to %d (the buffers)", cfg.PacketFlits, net.cfg.maxPacketFlits())
+	}
+	if !(cfg.Load >= 0) || math.IsInf(cfg.Load, 0) {
+		return nil, fmt.Errorf("synthetic traffic: load %v must be a number >= 0", cfg.Load)
+	}
+	s := &Synthetic{net: net, cfg: cfg, p: cfg.Load / float64(cfg.PacketFlits), from: netsim.Never, to: netsim.Never}
+	for i := range net.Nodes() {
+		s.rngs = append(s.rngs, rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)))
+		if err := net.Attach(i, s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Start schedules every node's first packet at or after at.
+func (s *Synthetic) Start(at netsim.Time) {
+	if s.p <= 0 {
+		return
+	}
+	for i := range s.rngs {
+		s.net.eng.At(at+s.gap(i), s, int64(i))
+	}
+}
+
+// Stop ends packet creation (packets already created still travel).
+func (s *Synthetic) Stop() { s.stop = true }
+
+// Measure tags the packets created in [from, to) and counts the flits arriving then.
+func (s *Synthetic) Measure(from, to netsim.Time) {
+	s.from, s.to = from, to
+	s.w = WindowStats{Cycles: float64(to-from) / float64(s.net.cfg.ClockPeriod)}
+}
+
+// Window is what the measurement window has seen so far.
+func (s *Synthetic) Window() WindowStats { return s.w }
+
+// Outstanding is the number of tagged packets not yet arrived.
+func (s *Synthetic) Outstanding() uint64 { return s.w.Created - s.w.Tagged }
+
+// gap is the time to node i's next packet: Bernoulli trials once a cycle with success
+// probability p, so a geometric number of cycles (at least 1).
+func (s *Synthetic) gap(i int) netsim.Time {
+	c := s.net.cfg.ClockPeriod
+	if s.p >= 1 {
+		return c
+	}
+	u := 1 - s.rngs[i].Float64() // (0, 1]
+	k := 1 + math.Floor(math.Log(u)/math.Log1p(-s.p))
+	if k > 1e12 {
+		k = 1e12
+	}
+	return netsim.Time(k) * c
+}
+
+// Fire creates node arg's next packet (netsim.Handler).
+func (s *Synthetic) Fire(now netsim.Time, arg int64) {
+	if s.stop {
+		return
+	}
+	src := int(arg)
+	var p *Packet
+	if k := len(s.pool); k > 0 {
+		p = s.pool[k-1]
+		s.pool = s.pool[:k-1]
+	} else {
+		p = new(Packet)
+	}
+	s.nextID++
+	*p = Packet{Src: src, Dst: s.cfg.Pattern.Dest(src, s.rngs[src]), Bytes: s.cfg.PacketFlits * s.net.cfg.FlitBytes, ID: s.nextID}
+	if now >= s.from && now < s.to {
+		p.Kind = 1 // tagged
+		s.w.Created++
+		s.w.CreatedFl += uint64(s.cfg.PacketFlits)
+	}
+	if err := s.net.Inject(now, p); err != nil {
+		panic(err) // the generator made a packet the fabric refuses: a bug here
+	}
+	s.net.eng.At(now+s.gap(src), s, arg)
+}
+
+// Receive takes a packet at its destination (Endpoint).
+func (s *Synthetic) Receive(now netsim.Time, p *Packet) {
+	if now >= s.from && now < s.to {
+		s.w.ArrivedFl += uint64(p.Flits)
+	}
+	if p.Kind == 1 {
+		s.w.Tagged++
+		l := p.Latency()
+		s.w.LatencySum += l
+		s.w.LatencyMax = max(s.w.LatencyMax, l)
+		s.w.HopsSum += uint64(p.Hops)
+		s.w.LastArrival = now
+	}
+	if err := s.net.Consumed(now, p.Dst, p); err != nil {
+		panic(err)
+	}
+	s.pool = append(s.pool, p)
+}
