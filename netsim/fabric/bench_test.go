@@ -46,7 +46,8 @@ func benchTorus(b *testing.B, topo string, load float64) {
 	wall := time.Since(start).Seconds()
 	b.ReportMetric(float64(eng.Fired()-ev0)/wall, "events/s")
 	b.ReportMetric(float64(n.Stats().FlitHops-fh0)/wall, "flit-hops/s")
-	b.ReportMetric((eng.Now() - t0).Nanoseconds()/wall, "sim-ns/s")
+	b.ReportMetric((eng.Now()-t0).Nanoseconds()/wall, "sim-ns/s")
 	b.ReportMetric(perNode, "B/node")
+	b.ReportMetric(float64(eng.Pending()), "pending-events")
 	b.ReportMetric(0, "ns/op")
 }

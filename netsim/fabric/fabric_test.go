@@ -206,7 +206,7 @@ func TestNoLossNoDuplicate(t *testing.T) {
 								want = int32(cfg.EjectBufferFlits)
 							}
 						}
-						require.Equal(t, want, n.credits[o*n.v+vc], "credits of port %d vc %d", o, vc)
+						require.Equal(t, want, n.avail(o*n.v+vc, netsim.Never), "credits of port %d vc %d", o, vc)
 					}
 				}
 			})
@@ -542,12 +542,12 @@ func requireBlocked(t *testing.T, n *Network) {
 			continue
 		}
 		require.True(t, p.requested, "front of input VC %d has not asked for its output", key)
-		require.Negative(t, n.pickVC(int(p.out), p), "front of input VC %d could go", key)
+		require.Negative(t, n.pickVC(int(p.out), p, netsim.Never-1), "front of input VC %d could go", key)
 	}
 	for node := range n.nic {
 		if p := n.nic[node].front(); p != nil {
 			p.vcLo, p.vcHi = 0, uint8(n.v)
-			require.Negative(t, n.pickVC(len(n.in)+node, p), "node %d's injection could go", node)
+			require.Negative(t, n.pickVC(len(n.in)+node, p, netsim.Never-1), "node %d's injection could go", node)
 		}
 	}
 }

@@ -39,20 +39,24 @@ type Stats struct {
 type outPort struct {
 	down      int32 // the input port it feeds, or -1-node for a node's ejection buffer
 	owner     int32 // the router it belongs to, or -1-node for a node's injection port
+	rr        int32 // round-robin: the requester granted last
 	latency   netsim.Time
 	flitTime  netsim.Time // at the lower of the link and (for a router) switch rates
 	hold      netsim.Time // switch latency before the link (0 for a node)
 	busyUntil netsim.Time
-	rr        int32   // round-robin: the requester granted last
-	reqs      []int32 // input virtual channels (in*V+vc) whose head packet wants this port
+	wakeAt    netsim.Time // a wake-up is scheduled then (noWake: none)
+	reqs      []int32     // input virtual channels (in*V+vc) whose head packet wants this port
 }
 
 // inPort is the receiving end of a link at a router.
 type inPort struct {
-	upstream  int32 // the outPort feeding it (credits go back there)
-	router    int32
+	upstream  int32       // the outPort feeding it (credits go back there)
+	router    int32       //
 	busyUntil netsim.Time // the crossbar input is streaming a packet out until then
+	wakeAt    netsim.Time // a wake-up is scheduled then (noWake: none)
 }
+
+const noWake netsim.Time = -1
 
 // ring is a FIFO of packets.
 type ring struct {
@@ -88,22 +92,88 @@ func (q *ring) pop() *Packet {
 	return p
 }
 
-// Event kinds, in the low bits of an event's arg.
-const (
-	evReady   = iota // an input VC's head may have finished the router pipeline: arg>>3 = in*V+vc
-	evFree           // a transfer has ended: out = arg>>3 & mask, in = arg>>33
-	evCredit         // credits come back to an output: see creditArg
-	evDeliver        // a tail reaches a node: arg>>3 = node
-	evInject         // a queued injection's time has come: arg>>3 = node
-	kindBits  = 3
-	kindMask  = 1<<kindBits - 1
-	portMask  = 1<<30 - 1
-	noPort    = portMask
-)
-
-func creditArg(out, vc, flits int) int64 {
-	return evCredit | int64(vc)<<kindBits | int64(flits)<<(kindBits+6) | int64(out)<<(kindBits+6+21)
+// timedRing is a FIFO of packets with the time each is due, so that the next one's event
+// can be scheduled without touching the packet.
+type timedRing struct {
+	buf  []timed
+	head int32
+	n    int32
 }
+
+type timed struct {
+	at netsim.Time
+	p  *Packet
+	vc int
+}
+
+func (q *timedRing) push(at netsim.Time, p *Packet, vc int) {
+	if int(q.n) == len(q.buf) {
+		nb := make([]timed, max(4, 2*len(q.buf)))
+		for i := range q.n {
+			nb[i] = q.buf[(q.head+i)%int32(len(q.buf))]
+		}
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.n)%int32(len(q.buf))] = timed{at, p, vc}
+	q.n++
+}
+
+// pop removes the first packet and returns it and its VC with the time the next one is
+// due (if any).
+func (q *timedRing) pop() (*Packet, int, netsim.Time) {
+	t := q.buf[q.head]
+	q.buf[q.head].p = nil
+	q.head = (q.head + 1) % int32(len(q.buf))
+	q.n--
+	if q.n == 0 {
+		return t.p, t.vc, netsim.Never
+	}
+	return t.p, t.vc, q.buf[q.head].at
+}
+
+// credit is buffer space on its way back upstream: flits that arrive at the sender at at.
+type credit struct {
+	at    netsim.Time
+	flits int32
+}
+
+// outVC is the sender's view of one virtual channel of the buffer downstream: the free
+// space counted so far, and a FIFO (in time order) of credits on their way back.
+type outVC struct {
+	free   int32
+	head   int32
+	n      int32
+	nextAt netsim.Time // buf[head].at, when n > 0
+	lastAt netsim.Time // the newest entry's at, when n > 0
+	buf    []credit
+}
+
+func (q *outVC) push(c credit) {
+	if q.n == 0 {
+		q.nextAt = c.at
+	}
+	q.lastAt = c.at
+	if int(q.n) == len(q.buf) {
+		nb := make([]credit, max(2, 2*len(q.buf)))
+		for i := range q.n {
+			nb[i] = q.buf[(q.head+i)%int32(len(q.buf))]
+		}
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.n)%int32(len(q.buf))] = c
+	q.n++
+}
+
+// Event kinds, in the low bits of an event's arg; the rest is a port or node number.
+const (
+	evReady   = iota // the first packet landing at an input has been through the pipeline: in
+	evOutWake        // an output may be able to send (free again, credits back, injection due): out
+	evInWake         // a crossbar input has finished streaming a packet out: in
+	evDeliver        // a tail reaches a node: node
+	kindBits  = 2
+	kindMask  = 1<<kindBits - 1
+	noPort    = 1<<31 - 1
+)
 
 // Network is the fabric: the routers, links and buffers of one topology on one engine, and
 // every packet inside it. It is driven only by engine events and by the calls below; it
@@ -117,8 +187,9 @@ type Network struct {
 	portBase []int32 // first global port of each router
 	in       []inPort
 	out      []outPort // router ports first, then one injection port per node
-	credits  []int32   // out*V+vc: free flits in the downstream buffer
-	vcq      []ring    // in*V+vc
+	ovc      []outVC // out*V+vc: free flits downstream and credits on the way back
+	vcq      []ring  // in*V+vc: the input buffers
+	landing  []timedRing // in: packets on the link to it whose head has not yet been through the pipeline
 
 	nodeIn  []int32 // node's router input port (its injection link's end)
 	nodeOut []int32 // node's router output port (its ejection link's start)
@@ -153,18 +224,19 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 		total += p
 	}
 	nodes := len(g.nodes)
-	if total+nodes >= portMask || total*cfg.VCs >= 1<<31 {
+	if total+nodes >= noPort/maxVCs {
 		return nil, fmt.Errorf("%w: %d ports is too many", ErrBadConfig, total)
 	}
 	n.in = make([]inPort, total)
 	n.out = make([]outPort, total+nodes)
-	n.credits = make([]int32, len(n.out)*n.v)
+	n.ovc = make([]outVC, len(n.out)*n.v)
 	n.vcq = make([]ring, total*n.v)
+	n.landing = make([]timedRing, total)
 	for i := range n.in {
-		n.in[i].upstream = -1
+		n.in[i].upstream, n.in[i].wakeAt = -1, noWake
 	}
 	for i := range n.out {
-		n.out[i].down, n.out[i].owner = noPort, noPort
+		n.out[i].down, n.out[i].owner, n.out[i].wakeAt = noPort, noPort, noWake
 	}
 	for r, p := range g.ports {
 		for j := range p {
@@ -179,7 +251,7 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 		n.out[o].hold = cfg.SwitchLatency
 		n.in[i].upstream = int32(o)
 		for vc := range n.v {
-			n.credits[o*n.v+vc] = int32(cfg.BufferFlits)
+			n.ovc[o*n.v+vc].free = int32(cfg.BufferFlits)
 		}
 	}
 	for _, l := range g.links {
@@ -201,7 +273,7 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 		n.out[p].down, n.out[p].latency = int32(-1-node), a.latency
 		n.out[p].flitTime = max(sw, cfg.FlitTime(a.gbps))
 		n.out[p].hold = cfg.SwitchLatency
-		n.credits[p*n.v] = int32(cfg.EjectBufferFlits)
+		n.ovc[p*n.v].free = int32(cfg.EjectBufferFlits)
 		n.nodeIn[node], n.nodeOut[node] = int32(p), int32(p)
 	}
 	return n, nil
@@ -277,11 +349,7 @@ func (n *Network) Inject(now netsim.Time, p *Packet) error {
 	q := &n.nic[p.Src]
 	q.push(p)
 	if q.n == 1 {
-		if now > n.eng.Now() {
-			n.eng.At(now, n, evInject|int64(p.Src)<<kindBits)
-		} else {
-			n.tryInject(p.Src, now)
-		}
+		n.tryInject(p.Src, n.eng.Now())
 	}
 	return nil
 }
@@ -299,48 +367,100 @@ func (n *Network) Consumed(now netsim.Time, node int, p *Packet) error {
 	p.state = stFree
 	n.stats.Consumed++
 	o := int(n.nodeOut[node])
-	n.eng.At(max(now, n.eng.Now())+n.out[o].latency, n, creditArg(o, 0, int(p.Flits)))
+	n.giveBack(o, 0, p.Flits, max(now, n.eng.Now())+n.out[o].latency)
 	return nil
 }
 
 // Fire runs one of the network's events (netsim.Handler).
 func (n *Network) Fire(now netsim.Time, arg int64) {
+	x := int(arg >> kindBits)
 	switch arg & kindMask {
 	case evReady:
-		key := int(arg >> kindBits)
-		if p := n.vcq[key].front(); p != nil && !p.requested && p.ready <= now {
+		// Packets land at an input in the order they left the upstream port, each one
+		// pipeline after its head: one event at a time per input keeps the queue short.
+		// A landed packet joins its VC's buffer queue; the first in the queue asks for
+		// its output.
+		p, vc, next := n.landing[x].pop()
+		if next != netsim.Never {
+			n.eng.At(next, n, evReady|int64(x)<<kindBits)
+		}
+		key := x*n.v + vc
+		q := &n.vcq[key]
+		if q.push(p); q.n == 1 {
 			n.request(key, p, now)
 		}
-	case evFree:
-		o, i := int(arg>>kindBits)&portMask, int(arg>>(kindBits+30))
-		if ow := n.out[o].owner; ow < 0 {
-			n.tryInject(int(-1-ow), now)
-		} else {
-			n.tryOutput(o, now)
+	case evOutWake:
+		op := &n.out[x]
+		if op.wakeAt == now {
+			op.wakeAt = noWake
 		}
-		if i != noPort {
-			// The input is free again: its other waiting VCs may go now.
-			for k := i * n.v; k < (i+1)*n.v; k++ {
-				if p := n.vcq[k].front(); p != nil && p.requested && int(p.out) != o {
-					n.tryOutput(int(p.out), now)
-				}
+		if op.owner < 0 {
+			n.tryInject(int(-1-op.owner), now)
+		} else {
+			n.tryOutput(x, now)
+		}
+	case evInWake:
+		ip := &n.in[x]
+		if ip.wakeAt == now {
+			ip.wakeAt = noWake
+		}
+		for k := x * n.v; k < (x+1)*n.v; k++ {
+			if p := n.vcq[k].front(); p != nil && p.requested {
+				n.tryOutput(int(p.out), now)
 			}
 		}
-	case evCredit:
-		vc := int(arg>>kindBits) & 63
-		flits := int(arg>>(kindBits+6)) & (1<<21 - 1)
-		o := int(arg >> (kindBits + 6 + 21))
-		n.credits[o*n.v+vc] += int32(flits)
-		if ow := n.out[o].owner; ow < 0 {
-			n.tryInject(int(-1-ow), now)
-		} else {
-			n.tryOutput(o, now)
-		}
 	case evDeliver:
-		n.deliver(int(arg>>kindBits), now)
-	case evInject:
-		n.tryInject(int(arg>>kindBits), now)
+		n.deliver(x, now)
 	}
+}
+
+// wakeOut makes sure output o is tried again at t (or earlier: an earlier try that still
+// cannot send asks again for what it then waits for).
+func (n *Network) wakeOut(o int, t netsim.Time) {
+	op := &n.out[o]
+	if op.wakeAt != noWake && op.wakeAt <= t {
+		return
+	}
+	op.wakeAt = t
+	n.eng.At(t, n, evOutWake|int64(o)<<kindBits)
+}
+
+// wakeIn makes sure the waiting VCs of input i are tried again when it is free at t.
+func (n *Network) wakeIn(i int, t netsim.Time) {
+	ip := &n.in[i]
+	if ip.wakeAt != noWake && ip.wakeAt <= t {
+		return
+	}
+	ip.wakeAt = t
+	n.eng.At(t, n, evInWake|int64(i)<<kindBits)
+}
+
+// giveBack sends flits of buffer space back to output o's VC vc, arriving at at. Credits
+// are counted lazily, when the output next looks at them; only an output that has a
+// packet waiting gets an event for their arrival.
+func (n *Network) giveBack(o, vc int, flits int32, at netsim.Time) {
+	q := &n.ovc[o*n.v+vc]
+	if q.n > 0 {
+		at = max(at, q.lastAt) // keep the FIFO in time order
+	}
+	q.push(credit{at, flits})
+	op := &n.out[o]
+	if op.owner < 0 && n.nic[-1-op.owner].n > 0 || op.owner >= 0 && len(op.reqs) > 0 {
+		n.wakeOut(o, at)
+	}
+}
+
+// avail counts the credits of output VC ix that have arrived by now.
+func (n *Network) avail(ix int, now netsim.Time) int32 {
+	q := &n.ovc[ix]
+	for q.n > 0 && q.nextAt <= now {
+		q.free += q.buf[q.head].flits
+		q.head = (q.head + 1) % int32(len(q.buf))
+		if q.n--; q.n > 0 {
+			q.nextAt = q.buf[q.head].at
+		}
+	}
+	return q.free
 }
 
 // request routes the head packet p of input VC key and queues it at its output.
@@ -364,41 +484,58 @@ func (n *Network) request(key int, p *Packet, now netsim.Time) {
 	n.tryOutput(o, now)
 }
 
-// pickVC is the output VC in p's range that takes p whole, or -1.
-func (n *Network) pickVC(o int, p *Packet) int {
+// pickVC is the output VC in p's range that takes p whole, or -1; then it asks for a wake-up
+// when credits already on their way arrive.
+func (n *Network) pickVC(o int, p *Packet, now netsim.Time) int {
 	lo, hi := int(p.vcLo), int(p.vcHi)
-	c := n.credits[o*n.v:]
+	base := o * n.v
 	if n.cfg.InOrder && hi-lo > 1 {
-		w := lo + (p.Src*7919+p.Dst)%(hi-lo)
-		if c[w] >= p.Flits {
-			return w
-		}
-		return -1
+		lo += (p.Src*7919 + p.Dst) % (hi - lo)
+		hi = lo + 1
 	}
-	best := -1
+	best, bestC := -1, int32(0)
 	for w := lo; w < hi; w++ {
-		if c[w] >= p.Flits && (best < 0 || c[w] > c[best]) {
-			best = w
+		if c := n.avail(base+w, now); c >= p.Flits && c > bestC {
+			best, bestC = w, c
 		}
+	}
+	if best < 0 {
+		next := netsim.Never
+		for w := lo; w < hi; w++ {
+			if q := &n.ovc[base+w]; q.n > 0 {
+				next = min(next, q.nextAt)
+			}
+		}
+		if next != netsim.Never {
+			n.wakeOut(o, next)
+		}
+		// else: credits come back later, and giveBack wakes o then (it has a waiter).
 	}
 	return best
 }
 
 // tryOutput grants output o to one waiting packet, if the port is free and one can go.
+// Whatever stops it schedules the wake-up that tries again.
 func (n *Network) tryOutput(o int, now netsim.Time) {
 	op := &n.out[o]
-	if op.busyUntil > now || len(op.reqs) == 0 {
+	if len(op.reqs) == 0 {
+		return
+	}
+	if op.busyUntil > now {
+		n.wakeOut(o, op.busyUntil)
 		return
 	}
 	best, bestIdx, bestVC := -1, -1, -1
 	var bp *Packet
 	for idx, k32 := range op.reqs {
 		key := int(k32)
-		if n.in[key/n.v].busyUntil > now {
+		i := key / n.v
+		if b := n.in[i].busyUntil; b > now {
+			n.wakeIn(i, b)
 			continue
 		}
 		p := n.vcq[key].front()
-		w := n.pickVC(o, p)
+		w := n.pickVC(o, p, now)
 		if w < 0 {
 			continue
 		}
@@ -428,10 +565,13 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 	i := best / n.v
 	end := n.send(o, bestVC, bp, now, i)
 	n.in[i].busyUntil = end
+	if len(op.reqs) > 0 {
+		n.wakeOut(o, end)
+	}
 	// The buffer space the packet leaves goes back upstream when its tail has left.
 	up := int(n.in[i].upstream)
-	n.eng.At(end+n.out[up].latency, n, creditArg(up, best%n.v, int(bp.Flits)))
-	if p := q.front(); p != nil && p.ready <= now {
+	n.giveBack(up, best%n.v, bp.Flits, end+n.out[up].latency)
+	if p := q.front(); p != nil {
 		n.request(best, p, now)
 	}
 }
@@ -443,22 +583,21 @@ func (n *Network) tryInject(node int, now netsim.Time) {
 	if p == nil {
 		return
 	}
-	if p.InjectedAt > now {
-		return // its evInject is on the way
-	}
 	o := len(n.in) + node
-	if n.out[o].busyUntil > now {
-		return // the evFree at busyUntil tries again
+	op := &n.out[o]
+	if t := max(p.InjectedAt, op.busyUntil); t > now {
+		n.wakeOut(o, t)
+		return
 	}
 	p.vcLo, p.vcHi = 0, uint8(n.v)
-	w := n.pickVC(o, p)
+	w := n.pickVC(o, p, now)
 	if w < 0 {
-		return // an evCredit tries again
+		return
 	}
 	q.pop()
-	n.send(o, w, p, now, noPort)
-	if next := q.front(); next != nil && next.InjectedAt > now {
-		n.eng.At(next.InjectedAt, n, evInject|int64(node)<<kindBits)
+	end := n.send(o, w, p, now, noPort)
+	if next := q.front(); next != nil {
+		n.wakeOut(o, max(end, next.InjectedAt))
 	}
 }
 
@@ -472,8 +611,7 @@ func (n *Network) send(o, w int, p *Packet, now netsim.Time, in int) netsim.Time
 		end = t // cut-through: the tail cannot leave before it has arrived
 	}
 	op.busyUntil = end
-	n.eng.At(end, n, evFree|int64(o)<<kindBits|int64(in)<<(kindBits+30))
-	n.credits[o*n.v+w] -= p.Flits
+	n.ovc[o*n.v+w].free -= p.Flits
 	n.stats.FlitHops += uint64(p.Flits)
 	if in != noPort {
 		p.Hops++
@@ -484,19 +622,27 @@ func (n *Network) send(o, w int, p *Packet, now netsim.Time, in int) netsim.Time
 	p.tailAt = end + op.hold + op.latency
 	if op.down < 0 {
 		node := int(-1 - op.down)
-		n.arrive[node].push(p)
-		n.eng.At(p.tailAt, n, evDeliver|int64(node)<<kindBits)
+		a := &n.arrive[node]
+		if a.push(p); a.n == 1 {
+			n.eng.At(p.tailAt, n, evDeliver|int64(node)<<kindBits)
+		}
 		return end
 	}
-	key := int(op.down)*n.v + w
-	p.ready = head + n.cfg.Pipeline()
-	n.vcq[key].push(p)
-	n.eng.At(p.ready, n, evReady|int64(key)<<kindBits)
+	in2 := int(op.down)
+	ready := head + n.cfg.Pipeline()
+	l := &n.landing[in2]
+	if l.push(ready, p, w); l.n == 1 {
+		n.eng.At(ready, n, evReady|int64(in2)<<kindBits)
+	}
 	return end
 }
 
 func (n *Network) deliver(node int, now netsim.Time) {
-	p := n.arrive[node].pop()
+	a := &n.arrive[node]
+	p := a.pop()
+	if a.n > 0 {
+		n.eng.At(a.front().tailAt, n, evDeliver|int64(node)<<kindBits)
+	}
 	p.state = stDelivered
 	p.ArrivedAt = now
 	n.stats.Delivered++

@@ -9,22 +9,17 @@ import "github.com/lhsim/lhsim/netsim"
 type Packet struct {
 	Src, Dst int // node numbers
 	Bytes    int // size on the wire, header included; at least 1
-	// ID and Tag are the sender's (a message number, an offset); the fabric never reads them.
-	ID, Tag uint64
+
+	// Set by the fabric (Kind excepted).
+	Flits int32 // Bytes in flits of Config.FlitBytes, rounded up
 	// Kind is the sender's packet type (data, completion, ...); the fabric never reads it.
 	Kind uint8
+	VC   uint8  // the virtual channel the packet occupies now (or last occupied)
+	Hops uint16 // routers traversed so far
 
-	// Set by the fabric.
-	Flits      int32       // Bytes in flits of Config.FlitBytes, rounded up
-	VC         uint8       // the virtual channel the packet occupies now (or last occupied)
-	Hops       uint16      // routers traversed so far
-	InjectedAt netsim.Time // when Inject queued it at the source
-	ArrivedAt  netsim.Time // when its tail reached the destination's ejection buffer
-
-	// The fabric's own state while the packet is inside.
-	ready     netsim.Time // its head has been through the router pipeline at the current input
+	// The fabric's own state while the packet is inside (the fields a hop touches, kept
+	// together in the packet's first 64 bytes).
 	tailAt    netsim.Time // its tail has arrived at the current input
-	seq       uint64      // injection order, the oldest-first tie-break
 	out       int32       // the output port (global) it has asked for at the current router
 	vcLo      uint8       // output virtual channels it may take: [vcLo, vcHi)
 	vcHi      uint8       //
@@ -32,6 +27,13 @@ type Packet struct {
 	class     uint8       // torus: dateline class of the link it arrived on
 	state     uint8       // where it is: see the st constants
 	requested bool        // it is in its output's request list
+
+	// ID and Tag are the sender's (a message number, an offset); the fabric never reads them.
+	ID, Tag uint64
+
+	InjectedAt netsim.Time // when Inject queued it at the source
+	ArrivedAt  netsim.Time // when its tail reached the destination's ejection buffer
+	seq        uint64      // injection order, the oldest-first tie-break
 }
 
 // Where a packet is.
