@@ -1,0 +1,192 @@
+// Package cluster is a machine of nodes on a fabric: each node a host that runs one rank's
+// program and a NIC that moves its data, as NSIM-ACE models them (seed 003 section 2.2).
+//
+// A put (Rank.Put) costs the issuing rank the node latency (seed 003's "node latency": the
+// communication library's overhead with the minimum memory and DMA latencies), then the NIC
+// reads the data from host memory by DMA, a packet of at most MTU bytes at a time, and hands
+// each packet to the fabric as soon as it is read. The target NIC writes each arriving
+// packet's data to memory by DMA; when the last byte is in memory the put has landed (a Poll
+// on its tag returns) and the target NIC sends a control packet back; its arrival at the
+// initiator completes the put (Complete returns). A get (Rank.Get) sends a request packet;
+// the target NIC reads the data and sends it back as a put would, with no control packet.
+// Send and Recv are MPI eager messages matched as drivers/mpi matches them (source and tag,
+// wildcards, the unexpected queue).
+//
+// Programs are plain Go functions of a *Rank, run as coroutines (iter.Pull) by the one
+// goroutine that runs the engine: a blocking call (Poll, Complete, Recv, Comp) suspends the
+// program until the event that satisfies it, so a run is deterministic. A program that
+// waits for something that never comes is reported with the ranks still waiting and what
+// they wait for; a call with bad arguments fails the run with the rank and the call.
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
+)
+
+// Config is the machine around the fabric. Parameters cite their source.
+type Config struct {
+	// DMABandwidth is the NIC's DMA rate between host memory and the NIC, GB/s, each
+	// direction. source: seed 003 Table 1, DMA 転送速度 2.8 GB/s.
+	DMABandwidth float64
+	// NodeLatency is charged to a rank for each communication call it issues (Put, Get,
+	// Send). source: seed 003 section 5.1: a free parameter, 0 or 0.8..1.2 µs; 1.0 µs
+	// matched their machine.
+	NodeLatency netsim.Time
+	// MTU is the largest packet on the wire, header included. assumption: 1024 bytes, the
+	// largest packet the fabric's default buffers hold (seed 003 gives no MTU).
+	MTU int
+	// RxBufferBytes is the NIC's receive buffer: packets taken from the fabric wait there for
+	// the DMA write to host memory. Full, the NIC leaves packets in the fabric's ejection
+	// buffer (back-pressure). assumption: 16 KiB, enough for the DMA to stream (seed 003
+	// gives no size).
+	RxBufferBytes int
+	// HeaderBytes is each packet's header; a control packet or a get request is a header
+	// alone. assumption: 32 bytes (an InfiniBand-sized LRH+BTH+RETH+CRC header; seed 003 gives
+	// none).
+	HeaderBytes int
+}
+
+// DefaultConfig is seed 003's node with a node latency of 1.0 µs.
+func DefaultConfig() Config {
+	return Config{DMABandwidth: 2.8, NodeLatency: netsim.Microsecond, MTU: 1024, RxBufferBytes: 16 << 10, HeaderBytes: 32}
+}
+
+// Validate reports the first parameter that cannot work.
+func (c Config) Validate() error {
+	switch {
+	case c.DMABandwidth <= 0:
+		return fmt.Errorf("cluster: DMA bandwidth %g GB/s: want > 0", c.DMABandwidth)
+	case c.NodeLatency < 0:
+		return fmt.Errorf("cluster: node latency %v: want >= 0", c.NodeLatency)
+	case c.HeaderBytes < 1:
+		return fmt.Errorf("cluster: header of %d bytes: want >= 1", c.HeaderBytes)
+	case c.MTU <= c.HeaderBytes:
+		return fmt.Errorf("cluster: MTU %d bytes: want more than the %d-byte header", c.MTU, c.HeaderBytes)
+	case c.RxBufferBytes < c.MTU:
+		return fmt.Errorf("cluster: receive buffer of %d bytes: want at least the MTU (%d)", c.RxBufferBytes, c.MTU)
+	}
+	return nil
+}
+
+// dmaTime is how long the DMA engine takes for n bytes.
+func (c Config) dmaTime(n int) netsim.Time {
+	return netsim.Time(float64(n)*1000/c.DMABandwidth + 0.5)
+}
+
+// Program is what one rank runs.
+type Program func(r *Rank)
+
+// Cluster is the machine: the engine, the fabric and a node per fabric endpoint.
+type Cluster struct {
+	cfg   Config
+	eng   *netsim.Engine
+	net   *fabric.Network
+	nodes []*node
+	msgs  []*message // every put, get and send, by Packet.ID
+	err   error      // the first bad call, which stops the run
+}
+
+// New builds a cluster of one node per endpoint of net.
+func New(net *fabric.Network, cfg Config) (*Cluster, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if largest := maxPacket(net.Config()); cfg.MTU > largest {
+		return nil, fmt.Errorf("cluster: MTU %d bytes: the fabric takes packets of at most %d", cfg.MTU, largest)
+	}
+	c := &Cluster{cfg: cfg, eng: net.Engine(), net: net}
+	for i := range net.Nodes() {
+		n := &node{c: c, id: i}
+		n.rank = &Rank{n: n}
+		c.nodes = append(c.nodes, n)
+		if err := net.Attach(i, n); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Config returns the machine's parameters.
+func (c *Cluster) Config() Config { return c.cfg }
+
+// Network returns the fabric.
+func (c *Cluster) Network() *fabric.Network { return c.net }
+
+// Size is the number of ranks (one per node).
+func (c *Cluster) Size() int { return len(c.nodes) }
+
+// Result is what a run measured.
+type Result struct {
+	// Finished is each rank's program's end, and End the last of them.
+	Finished []netsim.Time
+	End      netsim.Time
+	Events   uint64 // engine events the run took
+	Puts     int    // puts, gets and sends issued
+}
+
+// ErrHang is wrapped by the error of a run whose programs wait for what never comes.
+var ErrHang = errors.New("ranks wait for what never comes")
+
+// Run starts prog(rank) on ranks [0, n) at the engine's current time (the other nodes stay
+// idle), runs the engine until every program has returned, and reports when each did.
+func (c *Cluster) Run(n int, prog Program) (Result, error) {
+	if n < 1 || n > len(c.nodes) {
+		return Result{}, fmt.Errorf("cluster: %d ranks on %d nodes", n, len(c.nodes))
+	}
+	start := c.eng.Fired()
+	for _, nd := range c.nodes[:n] {
+		nd.rank.start(prog)
+	}
+	c.eng.Run(netsim.Never)
+	res := Result{Finished: make([]netsim.Time, n), Events: c.eng.Fired() - start, Puts: len(c.msgs)}
+	var waiting []string
+	for i, nd := range c.nodes[:n] {
+		r := nd.rank
+		if r.err != nil && c.err == nil {
+			c.err = r.err
+		}
+		if !r.done {
+			waiting = append(waiting, fmt.Sprintf("rank %d in %s", i, r.waitingFor()))
+			r.abandon()
+			continue
+		}
+		res.Finished[i] = r.end
+		res.End = max(res.End, r.end)
+	}
+	if c.err != nil {
+		return res, c.err
+	}
+	if len(waiting) > 0 {
+		sort.Strings(waiting)
+		shown := waiting
+		if len(shown) > 8 {
+			shown = append(shown[:8:8], fmt.Sprintf("and %d more", len(waiting)-8))
+		}
+		return res, fmt.Errorf("cluster: %w at %v: %d of %d ranks still waiting: %s", ErrHang, c.eng.Now(), len(waiting), n,
+			strings.Join(shown, "; "))
+	}
+	return res, nil
+}
+
+// fail records the first bad call and stops the engine.
+func (c *Cluster) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+	c.eng.Stop()
+}
+
+// maxPacket is the largest packet the fabric takes: one that fits a buffer whole.
+func maxPacket(f fabric.Config) int {
+	n := min(f.BufferFlits, f.EjectBufferFlits) * f.FlitBytes
+	if f.MaxPacketBytes > 0 {
+		n = min(n, f.MaxPacketBytes)
+	}
+	return n
+}

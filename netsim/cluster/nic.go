@@ -1,0 +1,155 @@
+package cluster
+
+import (
+	"fmt"
+
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
+)
+
+// Packet kinds on the fabric.
+const (
+	kindData    uint8 = iota + 1 // put data, get reply data, or send data
+	kindControl                  // a put's completion, back to the initiator
+	kindGetReq                   // a get's request, to the target
+)
+
+// Message kinds.
+const (
+	msgPut uint8 = iota + 1
+	msgGet
+	msgSend
+)
+
+// message is one put, get or send: what its packets belong to.
+type message struct {
+	kind     uint8
+	src, dst int // the initiator and the target (for a get, the data goes dst -> src)
+	size     int
+	tag      int
+	packets  int // data packets in all
+	landed   int // data packets written to memory at the receiving end
+	done     bool
+	handle   *Handle
+	issuedAt netsim.Time
+}
+
+// node is one machine: its NIC (a fabric.Endpoint) and its host running a rank.
+type node struct {
+	c    *Cluster
+	id   int
+	rank *Rank
+
+	// The NIC's two DMA engines: host memory to NIC (outgoing data) and NIC to host memory
+	// (arriving data). Each is a FIFO of transfers; busy is when its last one ends.
+	readBusy, writeBusy netsim.Time
+
+	// The receive buffer: bytes of data packets taken from the fabric and not yet written
+	// to host memory, and the packets left in the fabric's ejection buffer for want of room.
+	rxUsed int
+	rxWait []*fabric.Packet
+}
+
+// sendData reads a message's data from host memory, a packet at a time from now, and hands
+// each to the fabric as its DMA ends. from is the node the data leaves.
+func (n *node) sendData(now netsim.Time, id uint64, m *message, from, to int) {
+	cfg := n.c.cfg
+	payload := cfg.MTU - cfg.HeaderBytes
+	left := m.size
+	for k := 0; k < m.packets; k++ {
+		chunk := min(left, payload)
+		left -= chunk
+		start := max(now, n.readBusy)
+		n.readBusy = start + cfg.dmaTime(chunk)
+		p := &fabric.Packet{Src: from, Dst: to, Bytes: cfg.HeaderBytes + chunk, ID: id, Tag: uint64(chunk), Kind: kindData}
+		n.c.eng.At(n.readBusy, injector{n.c, p}, 0)
+	}
+}
+
+// injector hands one packet to the fabric when its DMA read ends.
+type injector struct {
+	c *Cluster
+	p *fabric.Packet
+}
+
+func (i injector) Fire(now netsim.Time, _ int64) {
+	if err := i.c.net.Inject(now, i.p); err != nil {
+		i.c.fail(fmt.Errorf("cluster: node %d: %w", i.p.Src, err))
+	}
+}
+
+// sendHeader sends a header-only packet (a control packet or a get request) now.
+func (n *node) sendHeader(now netsim.Time, id uint64, kind uint8, to int) {
+	p := &fabric.Packet{Src: n.id, Dst: to, Bytes: n.c.cfg.HeaderBytes, ID: id, Kind: kind}
+	if err := n.c.net.Inject(now, p); err != nil {
+		n.c.fail(fmt.Errorf("cluster: node %d: %w", n.id, err))
+	}
+}
+
+// Receive implements fabric.Endpoint: the NIC takes an arrived packet.
+func (n *node) Receive(now netsim.Time, p *fabric.Packet) {
+	m := n.c.msgs[p.ID]
+	switch p.Kind {
+	case kindControl: // a put of ours is complete
+		n.consume(now, p)
+		m.done = true
+		m.handle.done = true
+		n.rank.wake(now)
+	case kindGetReq: // read the data and send it back
+		n.consume(now, p)
+		n.sendData(now, p.ID, m, n.id, m.src)
+	case kindData: // into the receive buffer when there is room, then to memory by DMA
+		if len(n.rxWait) > 0 || n.rxUsed+p.Bytes > n.c.cfg.RxBufferBytes {
+			n.rxWait = append(n.rxWait, p)
+			return
+		}
+		n.take(now, p)
+	}
+}
+
+// take moves a data packet from the fabric into the receive buffer and queues its DMA write.
+func (n *node) take(now netsim.Time, p *fabric.Packet) {
+	n.consume(now, p)
+	n.rxUsed += p.Bytes
+	start := max(now, n.writeBusy)
+	n.writeBusy = start + n.c.cfg.dmaTime(int(p.Tag))
+	n.c.eng.At(n.writeBusy, lander{n, p}, 0)
+}
+
+func (n *node) consume(now netsim.Time, p *fabric.Packet) {
+	if err := n.c.net.Consumed(now, n.id, p); err != nil {
+		n.c.fail(fmt.Errorf("cluster: node %d: %w", n.id, err))
+	}
+}
+
+// lander completes an arrived data packet's DMA write.
+type lander struct {
+	n *node
+	p *fabric.Packet
+}
+
+func (l lander) Fire(now netsim.Time, _ int64) {
+	n, p := l.n, l.p
+	n.rxUsed -= p.Bytes
+	for len(n.rxWait) > 0 && n.rxUsed+n.rxWait[0].Bytes <= n.c.cfg.RxBufferBytes {
+		w := n.rxWait[0]
+		n.rxWait = n.rxWait[1:]
+		n.take(now, w)
+	}
+	m := n.c.msgs[p.ID]
+	m.landed++
+	if m.landed < m.packets {
+		return
+	}
+	switch m.kind {
+	case msgPut: // landed: the target's polls see it, and the initiator is told
+		n.rank.arrivedPut(now, m)
+		n.sendHeader(now, p.ID, kindControl, m.src)
+	case msgGet: // the data is in the initiator's memory: the get is complete
+		m.done = true
+		m.handle.done = true
+		n.rank.wake(now)
+	case msgSend:
+		n.rank.delivered(now, m)
+	}
+}

@@ -1,0 +1,269 @@
+package cluster
+
+import (
+	"fmt"
+	"iter"
+
+	"github.com/lhsim/lhsim/drivers/mpi"
+	"github.com/lhsim/lhsim/netsim"
+)
+
+// AnySource and AnyTag match any sender and any tag in Recv, as in MPI.
+const (
+	AnySource = -1
+	AnyTag    = -1
+)
+
+// Handle is a put or a get in flight.
+type Handle struct {
+	id   uint64
+	done bool
+}
+
+// Done reports whether the operation has completed.
+func (h *Handle) Done() bool { return h != nil && h.done }
+
+// Status is what Recv received.
+type Status struct {
+	Source, Tag, Size int
+}
+
+// Rank is one process: the program's view of its node. Its methods are the MGEN calls of
+// seed 003 section 3 (MGEN_rdma_put, MGEN_rdma_poll, MGEN_acp_complete, MGEN_Comp) and MPI's
+// eager Send and Recv. Call them only from the rank's own program.
+type Rank struct {
+	n *node
+
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
+
+	wait     func() bool // what the program waits for (nil: running)
+	waitDesc string
+	done     bool
+	end      netsim.Time
+	err      error
+	woken    bool // a resume event is scheduled
+
+	arrived    map[int]int // landed puts by tag, not yet taken by Poll
+	unexpected []*message  // landed sends not yet received, oldest first
+}
+
+// ID is the rank's number; Size the number of ranks in the cluster.
+func (r *Rank) ID() int   { return r.n.id }
+func (r *Rank) Size() int { return len(r.n.c.nodes) }
+
+// Now is the simulated time.
+func (r *Rank) Now() netsim.Time { return r.n.c.eng.Now() }
+
+// callError is a bad call, which ends the run.
+type callError struct{ error }
+
+// abandoned ends a program that the run gave up on (it waited for what never came).
+type abandoned struct{}
+
+func (r *Rank) start(prog Program) {
+	r.arrived, r.unexpected, r.done, r.err, r.wait = map[int]int{}, nil, false, nil, nil
+	seq := func(yield func(struct{}) bool) {
+		r.yield = yield
+		defer func() {
+			switch x := recover().(type) {
+			case nil:
+			case callError:
+				r.err = x.error
+				r.n.c.fail(x.error)
+			case abandoned:
+			default:
+				panic(x)
+			}
+		}()
+		prog(r)
+	}
+	r.next, r.stop = iter.Pull(seq)
+	r.woken = true
+	r.n.c.eng.After(0, r, 0)
+}
+
+// Fire implements netsim.Handler: resume the program.
+func (r *Rank) Fire(now netsim.Time, _ int64) {
+	r.woken = false
+	if r.done || r.wait != nil && !r.wait() {
+		return
+	}
+	if _, ok := r.next(); !ok {
+		r.done, r.end, r.wait = true, now, nil
+	}
+}
+
+// wake resumes the program at now if what it waits for has come.
+func (r *Rank) wake(now netsim.Time) {
+	if !r.woken && !r.done && r.wait != nil && r.wait() {
+		r.woken = true
+		r.n.c.eng.At(now, r, 0)
+	}
+}
+
+// block suspends the program until ready() holds.
+func (r *Rank) block(desc string, ready func() bool) {
+	for !ready() {
+		r.wait, r.waitDesc = ready, desc
+		if !r.yield(struct{}{}) {
+			panic(abandoned{})
+		}
+	}
+	r.wait = nil
+}
+
+func (r *Rank) waitingFor() string {
+	if r.wait == nil {
+		return "no call (it was never resumed)"
+	}
+	return r.waitDesc
+}
+
+func (r *Rank) abandon() { r.stop() }
+
+// sleep keeps the rank busy for d.
+func (r *Rank) sleep(d netsim.Time, desc string) {
+	if d <= 0 {
+		return
+	}
+	until := r.Now() + d
+	r.n.c.eng.At(until, netsim.Func(func(now netsim.Time, _ int64) { r.wake(now) }), 0)
+	r.block(desc, func() bool { return r.Now() >= until })
+}
+
+// bad fails the run with a bad call of this rank.
+func (r *Rank) bad(format string, a ...any) {
+	panic(callError{fmt.Errorf("cluster: rank %d: "+format, append([]any{r.ID()}, a...)...)})
+}
+
+func (r *Rank) checkPeer(call string, peer, size int) {
+	if peer < 0 || peer >= r.Size() {
+		r.bad("%s to rank %d: no such rank (%d ranks)", call, peer, r.Size())
+	}
+	if peer == r.ID() {
+		r.bad("%s to itself: a node does not use the network for its own memory", call)
+	}
+	if size < 1 {
+		r.bad("%s of %d bytes: want at least 1", call, size)
+	}
+}
+
+// issue registers a message and returns its id.
+func (r *Rank) issue(kind uint8, dst, size, tag int) (uint64, *message) {
+	c := r.n.c
+	m := &message{kind: kind, src: r.ID(), dst: dst, size: size, tag: tag, issuedAt: r.Now()}
+	payload := c.cfg.MTU - c.cfg.HeaderBytes
+	m.packets = (size + payload - 1) / payload
+	id := uint64(len(c.msgs))
+	c.msgs = append(c.msgs, m)
+	return id, m
+}
+
+// Put writes size bytes into rank dst's memory (MGEN_rdma_put): it costs the node latency,
+// then returns while the data moves. dst's Poll(tag) sees it once it has landed there;
+// Complete(handle) returns once the control packet is back.
+func (r *Rank) Put(dst, size, tag int) *Handle {
+	r.checkPeer("put", dst, size)
+	r.sleep(r.n.c.cfg.NodeLatency, fmt.Sprintf("Put(to %d, %d bytes, tag %d): node latency", dst, size, tag))
+	id, m := r.issue(msgPut, dst, size, tag)
+	m.handle = &Handle{id: id}
+	r.n.sendData(r.Now(), id, m, r.ID(), dst)
+	return m.handle
+}
+
+// Get reads size bytes from rank src's memory into this rank's: a request packet goes to src,
+// whose NIC sends the data back. Complete(handle) returns once it is in memory here.
+func (r *Rank) Get(src, size int) *Handle {
+	r.checkPeer("get", src, size)
+	r.sleep(r.n.c.cfg.NodeLatency, fmt.Sprintf("Get(from %d, %d bytes): node latency", src, size))
+	id, m := r.issue(msgGet, src, size, 0)
+	m.handle = &Handle{id: id}
+	r.n.sendHeader(r.Now(), id, kindGetReq, src)
+	return m.handle
+}
+
+// Poll waits until a put with tag has landed in this rank's memory and takes it
+// (MGEN_rdma_poll): each landed put satisfies one Poll.
+func (r *Rank) Poll(tag int) {
+	r.block(fmt.Sprintf("Poll(tag %d)", tag), func() bool { return r.arrived[tag] > 0 })
+	r.arrived[tag]--
+}
+
+// Complete waits until the put or get h has completed (MGEN_acp_complete).
+func (r *Rank) Complete(h *Handle) {
+	if h == nil {
+		r.bad("Complete of no handle")
+	}
+	m := r.n.c.msgs[h.id]
+	if m.src != r.ID() {
+		r.bad("Complete of rank %d's operation", m.src)
+	}
+	r.block(fmt.Sprintf("Complete(%s to %d, tag %d)", kindName(m.kind), m.dst, m.tag), func() bool { return h.done })
+}
+
+func kindName(k uint8) string {
+	switch k {
+	case msgPut:
+		return "put"
+	case msgGet:
+		return "get"
+	}
+	return "send"
+}
+
+// Comp keeps the rank computing for d (MGEN_Comp).
+func (r *Rank) Comp(d netsim.Time) {
+	if d < 0 {
+		r.bad("Comp(%v): negative time", d)
+	}
+	r.sleep(d, fmt.Sprintf("Comp(%v)", d))
+}
+
+// Send sends an MPI eager message of size bytes with tag to rank dst: it costs the node
+// latency and returns while the data moves (buffered, as an eager send is).
+func (r *Rank) Send(dst, tag, size int) {
+	r.checkPeer("send", dst, size)
+	if tag < 0 {
+		r.bad("send with tag %d: want >= 0", tag)
+	}
+	r.sleep(r.n.c.cfg.NodeLatency, fmt.Sprintf("Send(to %d, tag %d, %d bytes): node latency", dst, tag, size))
+	id, m := r.issue(msgSend, dst, size, tag)
+	r.n.sendData(r.Now(), id, m, r.ID(), dst)
+}
+
+// Recv waits for a message from src (or AnySource) with tag (or AnyTag) and takes the oldest
+// that matches, by the MPI matching rules of drivers/mpi.
+func (r *Rank) Recv(src, tag int) Status {
+	if src != AnySource && (src < 0 || src >= r.Size()) {
+		r.bad("Recv from rank %d: no such rank (%d ranks)", src, r.Size())
+	}
+	p := mpi.Pattern{Source: int32(src), Tag: int32(tag)}
+	found := -1
+	match := func() bool {
+		for i, m := range r.unexpected {
+			if ok, _ := p.Match(mpi.Envelope{Source: int32(m.src), Tag: int32(m.tag)}); ok {
+				found = i
+				return true
+			}
+		}
+		return false
+	}
+	r.block(fmt.Sprintf("Recv(from %d, tag %d)", src, tag), match)
+	m := r.unexpected[found]
+	r.unexpected = append(r.unexpected[:found], r.unexpected[found+1:]...)
+	return Status{Source: m.src, Tag: m.tag, Size: m.size}
+}
+
+// arrived records a landed put.
+func (r *Rank) arrivedPut(now netsim.Time, m *message) {
+	r.arrived[m.tag]++
+	r.wake(now)
+}
+
+// delivered records a landed send.
+func (r *Rank) delivered(now netsim.Time, m *message) {
+	r.unexpected = append(r.unexpected, m)
+	r.wake(now)
+}
