@@ -186,9 +186,9 @@ type Network struct {
 
 	portBase []int32 // first global port of each router
 	in       []inPort
-	out      []outPort // router ports first, then one injection port per node
-	ovc      []outVC // out*V+vc: free flits downstream and credits on the way back
-	vcq      []ring  // in*V+vc: the input buffers
+	out      []outPort   // router ports first, then one injection port per node
+	ovc      []outVC     // out*V+vc: free flits downstream and credits on the way back
+	vcq      []ring      // in*V+vc: the input buffers
 	landing  []timedRing // in: packets on the link to it whose head has not yet been through the pipeline
 
 	nodeIn  []int32 // node's router input port (its injection link's end)
