@@ -74,8 +74,8 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// dmaTime is how long the DMA engine takes for n bytes.
-func (c Config) dmaTime(n int) netsim.Time {
+// DMATime is how long a DMA engine takes for n bytes.
+func (c Config) DMATime(n int) netsim.Time {
 	return netsim.Time(float64(n)*1000/c.DMABandwidth + 0.5)
 }
 

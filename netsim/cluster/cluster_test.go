@@ -47,7 +47,7 @@ func TestPutLatencyClosedForm(t *testing.T) {
 		require.NoError(t, err)
 		lc, err := c.Network().ZeroLoadLatency(1, 0, cfg.HeaderBytes)
 		require.NoError(t, err)
-		require.Equal(t, cfg.NodeLatency+cfg.dmaTime(size)+lf+cfg.dmaTime(size), landed, "%d bytes: landed", size)
+		require.Equal(t, cfg.NodeLatency+cfg.DMATime(size)+lf+cfg.DMATime(size), landed, "%d bytes: landed", size)
 		require.Equal(t, landed+lc, completed, "%d bytes: completed", size)
 	}
 }

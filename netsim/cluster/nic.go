@@ -60,7 +60,7 @@ func (n *node) sendData(now netsim.Time, id uint64, m *message, from, to int) {
 		chunk := min(left, payload)
 		left -= chunk
 		start := max(now, n.readBusy)
-		n.readBusy = start + cfg.dmaTime(chunk)
+		n.readBusy = start + cfg.DMATime(chunk)
 		p := &fabric.Packet{Src: from, Dst: to, Bytes: cfg.HeaderBytes + chunk, ID: id, Tag: uint64(chunk), Kind: kindData}
 		n.c.eng.At(n.readBusy, injector{n.c, p}, 0)
 	}
@@ -112,7 +112,7 @@ func (n *node) take(now netsim.Time, p *fabric.Packet) {
 	n.consume(now, p)
 	n.rxUsed += p.Bytes
 	start := max(now, n.writeBusy)
-	n.writeBusy = start + n.c.cfg.dmaTime(int(p.Tag))
+	n.writeBusy = start + n.c.cfg.DMATime(int(p.Tag))
 	n.c.eng.At(n.writeBusy, lander{n, p}, 0)
 }
 

@@ -1,0 +1,98 @@
+package collective
+
+import (
+	"fmt"
+
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/cluster"
+)
+
+// Model is the barrier's time from the same parameters as the simulation, without
+// contention: a LogP-style schedule of the ranks' steps where a put issued at t costs the
+// issuing rank the node latency o, lands at
+//
+//	t + o + d + L(src, dst, header+8) + d
+//
+// (d the DMA time of 8 bytes, L the fabric's zero-load latency, fabric.ZeroLoadLatency) and
+// completes when its control packet is back, L(dst, src, header) later; a poll returns at the
+// later of the rank's clock and its put's landing. The simulation adds only what the model
+// leaves out: queueing at the DMA engines, the NIC ports and the fabric. Each (receiver,
+// tag) of these barriers has one sender, so the k-th poll on a tag takes that sender's k-th put.
+func Model(c *cluster.Cluster, alg Algorithm, p int) (netsim.Time, error) {
+	if p > c.Size() {
+		return 0, fmt.Errorf("barrier of %d on %d nodes", p, c.Size())
+	}
+	cfg, net := c.Config(), c.Network()
+	d := cfg.DMATime(PutBytes)
+	lat := func(src, dst, bytes int) (netsim.Time, error) { return net.ZeroLoadLatency(src, dst, bytes) }
+
+	type key struct{ rank, tag int }
+	type rankState struct {
+		ops  []Op
+		pc   int
+		t    netsim.Time
+		done []netsim.Time // completion of each put issued, in order
+	}
+	ranks := make([]rankState, p)
+	for i := range ranks {
+		ops, err := Steps(alg, p, i)
+		if err != nil {
+			return 0, err
+		}
+		ranks[i].ops = ops
+	}
+	landed := map[key][]netsim.Time{}
+	taken := map[key]int{}
+	for finished := 0; finished < p; {
+		progress := false
+		for i := range ranks {
+			rs := &ranks[i]
+			for rs.pc < len(rs.ops) {
+				op := rs.ops[rs.pc]
+				switch op.Kind {
+				case Put:
+					there, err := lat(i, op.Peer, cfg.HeaderBytes+PutBytes)
+					if err != nil {
+						return 0, err
+					}
+					back, err := lat(op.Peer, i, cfg.HeaderBytes)
+					if err != nil {
+						return 0, err
+					}
+					at := rs.t + cfg.NodeLatency + d + there + d
+					k := key{op.Peer, op.Tag}
+					landed[k] = append(landed[k], at)
+					rs.done = append(rs.done, at+back)
+					rs.t += cfg.NodeLatency
+				case Poll:
+					k := key{i, op.Tag}
+					if taken[k] >= len(landed[k]) {
+						goto blocked // its put is not issued yet
+					}
+					rs.t = max(rs.t, landed[k][taken[k]])
+					taken[k]++
+				case CompleteLast:
+					rs.t = max(rs.t, rs.done[len(rs.done)-1])
+				case CompleteAll:
+					for _, t := range rs.done {
+						rs.t = max(rs.t, t)
+					}
+				}
+				rs.pc++
+				progress = true
+				if rs.pc == len(rs.ops) {
+					finished++
+				}
+			}
+		blocked:
+		}
+		if !progress {
+			return 0, fmt.Errorf("%s barrier of %d: the model's schedule waits for a put never issued", alg, p)
+		}
+	}
+	var end netsim.Time
+	for _, rs := range ranks {
+		end = max(end, rs.t)
+	}
+	return end, nil
+}
