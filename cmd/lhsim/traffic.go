@@ -1,0 +1,168 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
+)
+
+func init() {
+	register("traffic", trafficSummary, runTraffic)
+}
+
+const trafficSummary = "synthetic traffic on the fabric: accepted throughput and latency against offered load (docs/network.md)"
+
+func runTraffic(args []string) error {
+	cfg := experiment.DefaultTraffic()
+	fs := newFlags("traffic", trafficSummary)
+	fs.StringVar(&cfg.Topology, "topology", cfg.Topology, "crossbar:N, fattree:KxN (k-ary n-tree) or torus:XxYx... (one radix per dimension)")
+	fs.StringVar(&cfg.Pattern, "pattern", cfg.Pattern, "traffic pattern: "+strings.Join(fabric.Patterns, ", "))
+	loads := fs.String("load", joinFloats(cfg.Loads), "offered loads, flits/cycle/node, comma-separated and rising (1 = the node link's rate)")
+	fs.IntVar(&cfg.PacketFlits, "packet-flits", cfg.PacketFlits, "packet size in flits")
+	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the traffic (same seed, same result)")
+	fs.Int64Var(&cfg.WarmupCycles, "warmup", cfg.WarmupCycles, "warm-up, router cycles")
+	fs.Int64Var(&cfg.MeasureCycles, "measure", cfg.MeasureCycles, "measurement window, router cycles")
+	fs.Int64Var(&cfg.DrainCycles, "drain", cfg.DrainCycles, "longest wait for the window's packets after it, router cycles (past it: saturated)")
+	fs.BoolVar(&cfg.AllLoads, "all-loads", false, "go on past the first saturated load")
+	preset := fs.String("preset", "nsim", "starting point of the knobs below: nsim (seed 003 Table 1, seed 002 torus latencies), seed002 (16 GB/s torus links and switch), booksim (BookSim2's defaults in cycles)")
+	clock := fs.String("clock", "", "router cycle (e.g. 4ns): the unit of loads and of delays given in cycles (c)")
+	flitBytes := fs.Int("flit-bytes", 0, "flit size in bytes")
+	linkBW := fs.Float64("link-bw", 0, "link rate, GB/s")
+	switchBW := fs.Float64("switch-bw", 0, "switch rate per port, GB/s")
+	torusBW := fs.Float64("torus-bw", 0, "torus link rate, GB/s (default: --link-bw)")
+	delays := map[string]*string{}
+	for _, d := range []struct{ name, usage string }{
+		{"routing-delay", "routing computation (ns, or cycles with a c: 1c)"},
+		{"vc-alloc-delay", "virtual-channel allocation (ns or cycles)"},
+		{"sw-alloc-delay", "switch allocation (ns or cycles)"},
+		{"switch-latency", "switch crossing after the grant (ns or cycles)"},
+		{"cable", "cable latency of node and fat-tree/crossbar links (ns or cycles)"},
+	} {
+		delays[d.name] = fs.String(d.name, "", d.usage)
+	}
+	torusLat := fs.String("torus-latency", "", "torus link latency per dimension, comma-separated (ns or cycles), e.g. 21,25,70")
+	vcs := fs.Int("vcs", 0, "virtual channels per port (even on a torus)")
+	buf := fs.Int("buffer-flits", 0, "input buffer per virtual channel, flits")
+	eject := fs.Int("eject-flits", 0, "ejection buffer per node, flits")
+	arb := fs.String("arbiter", "", "round-robin or oldest-first")
+	out := addOutputFlags(fs)
+	plotOut := fs.String("plot", "", "draw throughput and latency against load to this .svg or .png file")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	var err error
+	c := &cfg.Fabric
+	switch *preset {
+	case "nsim":
+		*c = fabric.DefaultConfig()
+	case "seed002":
+		*c = fabric.Seed002Torus()
+	case "booksim":
+		*c = fabric.BookSimConfig(4 * netsim.Nanosecond)
+	default:
+		return badUsage(fs, fmt.Errorf("--preset %q: want nsim, seed002 or booksim", *preset))
+	}
+	if set["clock"] {
+		if c.ClockPeriod, err = fabric.ParseDelay(*clock, 0); err != nil || c.ClockPeriod <= 0 {
+			return badUsage(fs, fmt.Errorf("--clock %q: want a positive time such as 4ns", *clock))
+		}
+		if *preset == "booksim" { // BookSim's delays are cycles of whatever clock
+			*c = fabric.BookSimConfig(c.ClockPeriod)
+		}
+	}
+	if set["flit-bytes"] {
+		c.FlitBytes = *flitBytes
+	}
+	if set["link-bw"] {
+		c.LinkBandwidth = *linkBW
+	}
+	if set["switch-bw"] {
+		c.SwitchBandwidth = *switchBW
+	}
+	if set["torus-bw"] {
+		c.TorusLinkBandwidth = *torusBW
+	}
+	for name, field := range map[string]*netsim.Time{"routing-delay": &c.RoutingDelay, "vc-alloc-delay": &c.VCAllocDelay,
+		"sw-alloc-delay": &c.SwitchAllocDelay, "switch-latency": &c.SwitchLatency, "cable": &c.CableLatency} {
+		if set[name] {
+			if *field, err = fabric.ParseDelay(*delays[name], c.ClockPeriod); err != nil {
+				return badUsage(fs, fmt.Errorf("--%s: %w", name, err))
+			}
+		}
+	}
+	if set["torus-latency"] {
+		c.TorusLinkLatency = nil
+		for _, s := range strings.Split(*torusLat, ",") {
+			d, err := fabric.ParseDelay(s, c.ClockPeriod)
+			if err != nil {
+				return badUsage(fs, fmt.Errorf("--torus-latency: %w", err))
+			}
+			c.TorusLinkLatency = append(c.TorusLinkLatency, d)
+		}
+	}
+	if set["vcs"] {
+		c.VCs = *vcs
+	}
+	if set["buffer-flits"] {
+		c.BufferFlits = *buf
+	}
+	if set["eject-flits"] {
+		c.EjectBufferFlits = *eject
+	}
+	if set["arbiter"] {
+		if c.Arbiter, err = fabric.ParseArbiter(*arb); err != nil {
+			return badUsage(fs, fmt.Errorf("--arbiter: %w", err))
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return badUsage(fs, err)
+	}
+	cfg.Loads = nil
+	for _, s := range strings.Split(*loads, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return badUsage(fs, fmt.Errorf("--load %q: not a number", s))
+		}
+		cfg.Loads = append(cfg.Loads, v)
+	}
+	if *plotOut != "" && !strings.HasSuffix(strings.ToLower(*plotOut), ".svg") && !strings.HasSuffix(strings.ToLower(*plotOut), ".png") {
+		return badUsage(fs, fmt.Errorf("--plot %q: want a .svg or .png file", *plotOut))
+	}
+	if err := out.check(fs); err != nil {
+		return err
+	}
+	res, err := experiment.RunTraffic(cfg)
+	if err != nil {
+		// What the user gave that the fabric refuses (a topology, a pattern, a load) is a
+		// usage mistake; anything else is a failure of the run.
+		var ue *experiment.TrafficInputError
+		if errors.As(err, &ue) {
+			return badUsage(fs, err)
+		}
+		return err
+	}
+	if err := out.write(res, res.WriteTable); err != nil {
+		return err
+	}
+	if *plotOut != "" {
+		return res.WritePlot(*plotOut)
+	}
+	return nil
+}
+
+func joinFloats(v []float64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return strings.Join(s, ",")
+}
