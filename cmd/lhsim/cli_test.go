@@ -93,3 +93,18 @@ func TestDemoSizePos(t *testing.T) {
 		require.NotContains(t, out, "DIFFERS", "--size-pos %s", pos)
 	}
 }
+
+// lhsim barrier prints the table, and JSON rows with the documented keys; bad lists exit 2.
+func TestBarrierCommand(t *testing.T) {
+	code, out, stderr := run(t, nil, "barrier", "--topology", "crossbar:8", "--node-latency", "1.0", "--processes", "2,4,8")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "crossbar:8, node latency 1.0 µs")
+	code, js, stderr := run(t, nil, "barrier", "--topology", "crossbar:8", "--node-latency", "1.0", "--processes", "4", "--algorithm", "ring", "--json")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, js, `"algorithm": "ring"`)
+	require.Contains(t, js, `"model_us"`)
+	for _, bad := range [][]string{{"--algorithm", "tree"}, {"--processes", "1"}, {"--node-latency", "-1"}, {"--plot", "b.txt"}} {
+		code, _, stderr := run(t, nil, append([]string{"barrier"}, bad...)...)
+		require.Equal(t, 2, code, "%v: %s", bad, stderr)
+	}
+}

@@ -190,3 +190,13 @@ func maxPacket(f fabric.Config) int {
 	}
 	return n
 }
+
+// SetNodeLatency changes the node latency for the runs that follow (a sweep reuses one
+// machine).
+func (c *Cluster) SetNodeLatency(t netsim.Time) error {
+	if t < 0 {
+		return fmt.Errorf("cluster: node latency %v: want >= 0", t)
+	}
+	c.cfg.NodeLatency = t
+	return nil
+}

@@ -1,0 +1,255 @@
+package experiment
+
+// lhsim barrier: seed 003's barriers (ring, recursive doubling, dissemination) by RDMA put
+// and poll on a simulated machine (netsim/cluster on netsim/fabric), against process count,
+// for each node latency, beside the contention-free model of netsim/collective.
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/cluster"
+	"github.com/lhsim/lhsim/netsim/collective"
+	"github.com/lhsim/lhsim/netsim/fabric"
+)
+
+// BarrierConfig is what the user chose.
+type BarrierConfig struct {
+	Topologies []string               // fabric.ParseTopology strings
+	Algorithms []collective.Algorithm // default: all
+	// Processes are the process counts; empty means powers of two and the count just above
+	// each, from 2 to the topology's size.
+	Processes []int
+	// RingMax bounds the ring's process counts: it sends p(p-1) puts (default 512).
+	RingMax      int
+	NodeLatency  []netsim.Time // seed 003 section 5.1: 0, 0.8, 1.0, 1.2 µs
+	Fabric       fabric.Config
+	Cluster      cluster.Config // its NodeLatency is replaced by each of NodeLatency
+	TorusSeed002 bool           // torus links as seed 002 (16 GB/s; X/Y/Z latencies are the default anyway)
+}
+
+// DefaultBarrier is seed 003's sweep: the 64-node crossbar and fat tree, and a 4,096-node torus.
+func DefaultBarrier() BarrierConfig {
+	return BarrierConfig{
+		Topologies:  []string{"crossbar:64", "fattree:4x3", "torus:16x16x16"},
+		Algorithms:  collective.Algorithms,
+		RingMax:     512,
+		NodeLatency: []netsim.Time{0, 800 * netsim.Nanosecond, netsim.Microsecond, 1200 * netsim.Nanosecond},
+		Fabric:      fabric.DefaultConfig(),
+		Cluster:     cluster.DefaultConfig(),
+	}
+}
+
+// BarrierRow is one barrier: the simulated time and the model's.
+type BarrierRow struct {
+	Topology      string  `json:"topology"`
+	Algorithm     string  `json:"algorithm"`
+	Processes     int     `json:"processes"`
+	NodeLatencyUs float64 `json:"node_latency_us"`
+	SimulatedUs   float64 `json:"simulated_us"`
+	ModelUs       float64 `json:"model_us"`
+}
+
+// BarrierResult is the sweep.
+type BarrierResult struct {
+	Rows        []BarrierRow `json:"rows"`
+	Events      uint64       `json:"events"`
+	WallSeconds float64      `json:"wall_seconds"`
+}
+
+// processCounts are 2, 3, 4, 5, 8, 9, ... up to n, and n.
+func processCounts(n int) []int {
+	var ps []int
+	for p := 2; p <= n; p <<= 1 {
+		ps = append(ps, p)
+		if p+1 <= n && p > 2 {
+			ps = append(ps, p+1)
+		}
+	}
+	if ps[len(ps)-1] != n {
+		ps = append(ps, n)
+	}
+	return ps
+}
+
+// RunBarrier runs the sweep.
+func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
+	if len(cfg.Algorithms) == 0 {
+		cfg.Algorithms = collective.Algorithms
+	}
+	if cfg.RingMax == 0 {
+		cfg.RingMax = 512
+	}
+	res := &BarrierResult{}
+	start := time.Now()
+	for _, ts := range cfg.Topologies {
+		topo, err := fabric.ParseTopology(ts)
+		if err != nil {
+			return nil, err
+		}
+		eng := &netsim.Engine{}
+		net, err := fabric.New(eng, topo, cfg.Fabric)
+		if err != nil {
+			return nil, err
+		}
+		c, err := cluster.New(net, cfg.Cluster)
+		if err != nil {
+			return nil, err
+		}
+		ps := cfg.Processes
+		if len(ps) == 0 {
+			ps = processCounts(topo.Nodes())
+		}
+		for _, p := range ps {
+			if p < 2 || p > topo.Nodes() {
+				return nil, fmt.Errorf("barrier: %d processes on %s (%d nodes)", p, ts, topo.Nodes())
+			}
+		}
+		for _, nl := range cfg.NodeLatency {
+			if err := c.SetNodeLatency(nl); err != nil {
+				return nil, err
+			}
+			for _, alg := range cfg.Algorithms {
+				for _, p := range ps {
+					if alg == collective.Ring && p > cfg.RingMax {
+						continue
+					}
+					sim, err := collective.Run(c, alg, p)
+					if err != nil {
+						return nil, fmt.Errorf("%s: %w", ts, err)
+					}
+					model, err := collective.Model(c, alg, p)
+					if err != nil {
+						return nil, fmt.Errorf("%s: %w", ts, err)
+					}
+					res.Rows = append(res.Rows, BarrierRow{Topology: ts, Algorithm: string(alg), Processes: p,
+						NodeLatencyUs: nl.Microseconds(), SimulatedUs: sim.Microseconds(), ModelUs: model.Microseconds()})
+				}
+			}
+		}
+		res.Events += eng.Fired()
+	}
+	res.WallSeconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// WriteTable prints one table per topology and node latency: the three barriers side by side
+// against process count, each simulated and modelled.
+func (r *BarrierResult) WriteTable(w io.Writer) error {
+	type group struct {
+		topo string
+		nl   float64
+	}
+	var groups []group
+	cells := map[group]map[int]map[string]BarrierRow{}
+	var algs []string
+	for _, row := range r.Rows {
+		g := group{row.Topology, row.NodeLatencyUs}
+		if cells[g] == nil {
+			cells[g] = map[int]map[string]BarrierRow{}
+			groups = append(groups, g)
+		}
+		if cells[g][row.Processes] == nil {
+			cells[g][row.Processes] = map[string]BarrierRow{}
+		}
+		cells[g][row.Processes][row.Algorithm] = row
+		if !slices.Contains(algs, row.Algorithm) {
+			algs = append(algs, row.Algorithm)
+		}
+	}
+	fmt.Fprintln(w, "Barrier time by RDMA put and poll (seed 003 section 4), µs: simulated / contention-free model")
+	for _, g := range groups {
+		fmt.Fprintf(w, "\n%s, node latency %.1f µs\n", g.topo, g.nl)
+		t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+		header := []any{"processes"}
+		for _, a := range algs {
+			header = append(header, strings.ReplaceAll(a, "_", " "))
+		}
+		t.Header(header...)
+		var ps []int
+		for p := range cells[g] {
+			ps = append(ps, p)
+		}
+		slices.Sort(ps)
+		for _, p := range ps {
+			line := []any{fmt.Sprint(p)}
+			for _, a := range algs {
+				row, ok := cells[g][p][a]
+				if !ok {
+					line = append(line, "-")
+					continue
+				}
+				line = append(line, fmt.Sprintf("%.3f / %.3f", row.SimulatedUs, row.ModelUs))
+			}
+			if err := t.Append(line...); err != nil {
+				return err
+			}
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "\n%d barriers, %d events, %.1f s wall\n", len(r.Rows), r.Events, r.WallSeconds)
+	return nil
+}
+
+// WritePlot draws barrier time against process count for each topology and algorithm at one
+// node latency (the first in the result).
+func (r *BarrierResult) WritePlot(file string) error {
+	ext := strings.ToLower(filepath.Ext(file))
+	if ext != ".svg" && ext != ".png" {
+		return fmt.Errorf("barrier: plot file %q: want .svg or .png", file)
+	}
+	if len(r.Rows) == 0 {
+		return fmt.Errorf("barrier: nothing to plot")
+	}
+	nl := r.Rows[0].NodeLatencyUs
+	for _, row := range r.Rows {
+		if row.NodeLatencyUs == 1.0 {
+			nl = 1.0 // the latency that matched seed 003's machine, when it is in the sweep
+		}
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("Barrier time, node latency %.1f µs (cf. seed 003)", nl)
+	p.X.Label.Text = "processes"
+	p.Y.Label.Text = "barrier time (µs)"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Legend.Top, p.Legend.Left = true, true
+	type series struct{ topo, alg string }
+	var order []series
+	pts := map[series]plotter.XYs{}
+	for _, row := range r.Rows {
+		if row.NodeLatencyUs != nl {
+			continue
+		}
+		s := series{row.Topology, row.Algorithm}
+		if _, ok := pts[s]; !ok {
+			order = append(order, s)
+		}
+		pts[s] = append(pts[s], plotter.XY{X: float64(row.Processes), Y: row.SimulatedUs})
+	}
+	for i, s := range order {
+		l, sc, err := plotter.NewLinePoints(pts[s])
+		if err != nil {
+			return err
+		}
+		l.Color, sc.Color, sc.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
+		p.Add(l, sc)
+		p.Legend.Add(s.topo+" "+strings.ReplaceAll(s.alg, "_", " "), l, sc)
+	}
+	p.Add(plotter.NewGrid())
+	return p.Save(8*vg.Inch, 6*vg.Inch, file)
+}
