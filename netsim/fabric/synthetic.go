@@ -33,17 +33,24 @@ type Synthetic struct {
 
 	from, to netsim.Time // measurement window
 	w        WindowStats
+	zl       map[[2]int32]netsim.Time // zero-load latency by (source, destination), as met
 }
 
 // WindowStats is what a measurement window saw.
 type WindowStats struct {
-	Cycles      float64 // length of the window in router cycles
-	Created     uint64  // packets created in the window (tagged)
-	CreatedFl   uint64  // their flits
-	ArrivedFl   uint64  // flits whose packet arrived in the window (any packet)
-	Tagged      uint64  // tagged packets arrived so far
-	LatencySum  netsim.Time
-	LatencyMax  netsim.Time
+	Cycles     float64 // length of the window in router cycles
+	Created    uint64  // packets created in the window (tagged)
+	CreatedFl  uint64  // their flits
+	ArrivedFl  uint64  // flits whose packet arrived in the window (any packet)
+	Tagged     uint64  // tagged packets arrived so far
+	LatencySum netsim.Time
+	LatencyMax netsim.Time
+	// ZeroLoadSum is the tagged packets' own zero-load latencies (Network.ZeroLoadLatency
+	// of each one's pair): LatencySum less this is the time they spent waiting.
+	ZeroLoadSum netsim.Time
+	// Faster counts tagged packets that beat their zero-load latency: always 0, or the
+	// timing model is broken.
+	Faster      uint64
 	HopsSum     uint64
 	LastArrival netsim.Time // of a tagged packet
 }
@@ -135,6 +142,22 @@ func (s *Synthetic) Fire(now netsim.Time, arg int64) {
 	s.net.eng.At(now+s.gap(src), s, arg)
 }
 
+func (s *Synthetic) zeroLoad(p *Packet) netsim.Time {
+	if s.zl == nil {
+		s.zl = map[[2]int32]netsim.Time{}
+	}
+	k := [2]int32{int32(p.Src), int32(p.Dst)}
+	z, ok := s.zl[k]
+	if !ok {
+		var err error
+		if z, err = s.net.ZeroLoadLatency(p.Src, p.Dst, p.Bytes); err != nil {
+			panic(err) // a delivered packet has a path
+		}
+		s.zl[k] = z
+	}
+	return z
+}
+
 // Receive takes a packet at its destination (Endpoint).
 func (s *Synthetic) Receive(now netsim.Time, p *Packet) {
 	if now >= s.from && now < s.to {
@@ -147,6 +170,11 @@ func (s *Synthetic) Receive(now netsim.Time, p *Packet) {
 		s.w.LatencyMax = max(s.w.LatencyMax, l)
 		s.w.HopsSum += uint64(p.Hops)
 		s.w.LastArrival = now
+		z := s.zeroLoad(p)
+		s.w.ZeroLoadSum += z
+		if l < z {
+			s.w.Faster++
+		}
 	}
 	if err := s.net.Consumed(now, p.Dst, p); err != nil {
 		panic(err)
