@@ -162,6 +162,12 @@ func (c *Cluster) Run(n int, prog Program) (Result, error) {
 	if c.err != nil {
 		return res, c.err
 	}
+	if len(waiting) == 0 && c.net.InFlight() == 0 {
+		// Nothing refers to this run's messages any more: a sweep of runs on one machine
+		// keeps only one run's worth.
+		clear(c.msgs)
+		c.msgs = c.msgs[:0]
+	}
 	if len(waiting) > 0 {
 		sort.Strings(waiting)
 		shown := waiting
