@@ -85,4 +85,3 @@ func splitList(s string) []string {
 	}
 	return out
 }
-

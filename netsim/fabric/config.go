@@ -274,6 +274,16 @@ func (c *Config) Validate() error {
 // maxPacketFlits is the largest packet the buffers take whole.
 func (c *Config) maxPacketFlits() int { return min(c.BufferFlits, c.EjectBufferFlits) }
 
+// LargestPacket is the most bytes Inject takes in one packet: a whole packet must fit an
+// input buffer and the ejection buffer (virtual cut-through), and MaxPacketBytes if set.
+func (c *Config) LargestPacket() int {
+	n := c.maxPacketFlits() * c.FlitBytes
+	if c.MaxPacketBytes > 0 {
+		n = min(n, c.MaxPacketBytes)
+	}
+	return n
+}
+
 const (
 	maxVCs   = 64
 	maxFlits = 1 << 20

@@ -376,6 +376,11 @@ func TestBadInput(t *testing.T) {
 	} {
 		require.ErrorContains(t, n.Inject(0, c.p), c.says)
 	}
+	cfg := n.Config()
+	require.Equal(t, 64*16, cfg.LargestPacket())
+	require.NoError(t, n.Inject(0, &Packet{Src: 0, Dst: 1, Bytes: cfg.LargestPacket()}), "the largest packet goes")
+	cfg.MaxPacketBytes = 100
+	require.Equal(t, 100, cfg.LargestPacket())
 	p := &Packet{Src: 0, Dst: 1, Bytes: 16}
 	require.NoError(t, n.Inject(10*ns, p))
 	require.ErrorIs(t, n.Inject(10*ns, p), ErrBusy)
