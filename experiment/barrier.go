@@ -62,9 +62,24 @@ type BarrierRow struct {
 	ModelUs       float64 `json:"model_us"`
 }
 
+// PutLatencyRow is a lone 8-byte put from node 0 to the nearest node that many routers away:
+// when its data lands, and when it completes, simulated and from the closed form
+// o + d + L(there) + d (+ L(back) for completion).
+type PutLatencyRow struct {
+	Topology      string  `json:"topology"`
+	Routers       int     `json:"routers"`
+	Target        int     `json:"target"`
+	NodeLatencyUs float64 `json:"node_latency_us"`
+	LandedNs      float64 `json:"landed_ns"`
+	LandedModelNs float64 `json:"landed_model_ns"`
+	DoneNs        float64 `json:"completed_ns"`
+	DoneModelNs   float64 `json:"completed_model_ns"`
+}
+
 // BarrierResult is the sweep.
 type BarrierResult struct {
-	Rows        []BarrierRow `json:"rows"`
+	PutLatency  []PutLatencyRow `json:"put_latency"`
+	Rows        []BarrierRow    `json:"rows"`
 	Events      uint64       `json:"events"`
 	WallSeconds float64      `json:"wall_seconds"`
 }
@@ -121,6 +136,11 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 			if err := c.SetNodeLatency(nl); err != nil {
 				return nil, err
 			}
+			lat, err := putLatencies(c, ts)
+			if err != nil {
+				return nil, err
+			}
+			res.PutLatency = append(res.PutLatency, lat...)
 			for _, alg := range cfg.Algorithms {
 				for _, p := range ps {
 					if alg == collective.Ring && p > cfg.RingMax {
@@ -143,6 +163,54 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 	}
 	res.WallSeconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// putLatencies times a lone put from node 0 to the nearest node at each router count.
+func putLatencies(c *cluster.Cluster, topo string) ([]PutLatencyRow, error) {
+	net, cfg := c.Network(), c.Config()
+	var rows []PutLatencyRow
+	seen := map[int]bool{}
+	for dst := 1; dst < c.Size(); dst++ {
+		path, err := net.Path(0, dst)
+		if err != nil {
+			return nil, err
+		}
+		routers := len(path) - 1
+		if seen[routers] {
+			continue
+		}
+		seen[routers] = true
+		var landed, done netsim.Time
+		start := net.Engine().Now()
+		_, err = c.Run(dst+1, func(r *cluster.Rank) {
+			switch r.ID() {
+			case 0:
+				h := r.Put(dst, collective.PutBytes, 0)
+				r.Complete(h)
+				done = r.Now() - start
+			case dst:
+				r.Poll(0)
+				landed = r.Now() - start
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		there, err := net.ZeroLoadLatency(0, dst, cfg.HeaderBytes+collective.PutBytes)
+		if err != nil {
+			return nil, err
+		}
+		back, err := net.ZeroLoadLatency(dst, 0, cfg.HeaderBytes)
+		if err != nil {
+			return nil, err
+		}
+		d := cfg.DMATime(collective.PutBytes)
+		model := cfg.NodeLatency + d + there + d
+		rows = append(rows, PutLatencyRow{Topology: topo, Routers: routers, Target: dst, NodeLatencyUs: cfg.NodeLatency.Microseconds(),
+			LandedNs: landed.Nanoseconds(), LandedModelNs: model.Nanoseconds(), DoneNs: done.Nanoseconds(), DoneModelNs: (model + back).Nanoseconds()})
+	}
+	slices.SortFunc(rows, func(a, b PutLatencyRow) int { return a.Routers - b.Routers })
+	return rows, nil
 }
 
 // WriteTable prints one table per topology and node latency: the three barriers side by side
@@ -169,7 +237,19 @@ func (r *BarrierResult) WriteTable(w io.Writer) error {
 			algs = append(algs, row.Algorithm)
 		}
 	}
-	fmt.Fprintln(w, "Barrier time by RDMA put and poll (seed 003 section 4), µs: simulated / contention-free model")
+	fmt.Fprintln(w, "Zero-load latency of an 8-byte put from node 0, ns: simulated / closed form (o + d + L + d; completion + L back)")
+	lt := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	lt.Header("topology", "node latency µs", "routers", "to node", "landed", "completed")
+	for _, p := range r.PutLatency {
+		if err := lt.Append(p.Topology, fmt.Sprintf("%.1f", p.NodeLatencyUs), fmt.Sprint(p.Routers), fmt.Sprint(p.Target),
+			fmt.Sprintf("%.3f / %.3f", p.LandedNs, p.LandedModelNs), fmt.Sprintf("%.3f / %.3f", p.DoneNs, p.DoneModelNs)); err != nil {
+			return err
+		}
+	}
+	if err := lt.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nBarrier time by RDMA put and poll (seed 003 section 4), µs: simulated / contention-free model")
 	for _, g := range groups {
 		fmt.Fprintf(w, "\n%s, node latency %.1f µs\n", g.topo, g.nl)
 		t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))

@@ -53,6 +53,11 @@ func TestBarrierSweep(t *testing.T) {
 			}
 		}
 	}
+	require.NotEmpty(t, r.PutLatency)
+	for _, p := range r.PutLatency {
+		require.Equal(t, p.LandedModelNs, p.LandedNs, "a lone put lands as the closed form says: %+v", p)
+		require.Equal(t, p.DoneModelNs, p.DoneNs, "and completes as it says: %+v", p)
+	}
 	var table bytes.Buffer
 	require.NoError(t, r.WriteTable(&table))
 	require.Contains(t, table.String(), "torus:4x4x2, node latency 1.0 µs")
