@@ -80,8 +80,8 @@ type PutLatencyRow struct {
 type BarrierResult struct {
 	PutLatency  []PutLatencyRow `json:"put_latency"`
 	Rows        []BarrierRow    `json:"rows"`
-	Events      uint64       `json:"events"`
-	WallSeconds float64      `json:"wall_seconds"`
+	Events      uint64          `json:"events"`
+	WallSeconds float64         `json:"wall_seconds"`
 }
 
 // processCounts are 2, 3, 4, 5, 8, 9, ... up to n, and n.
