@@ -462,20 +462,21 @@ func TestParseDelay(t *testing.T) {
 // Hop counts, bisections and throughput bounds against values worked out by hand.
 func TestTopologyFigures(t *testing.T) {
 	cases := []struct {
-		topo          string
-		min, max      int
-		mean          float64
-		bisLinks      int
-		uniformBisect float64 // flits/cycle/node
+		topo           string
+		min, max       int
+		mean           float64
+		bisLinks       int
+		uniformBisect  float64 // flits/cycle/node
+		uniformChannel float64
 	}{
-		{"crossbar:16", 1, 1, 1, 8, 8 * 15 / 64.0},
+		{"crossbar:16", 1, 1, 1, 8, 8 * 15 / 64.0, 1},
 		// 4-ary 3-tree: of the 63 others, 3 share the leaf (1 router), 12 the level-1
 		// subtree (3), 48 need the top (5): (3+36+240)/63.
-		{"fattree:4x3", 1, 5, (3 + 36 + 240) / 63.0, 32, 32 * 63 / (32 * 32.0)},
+		{"fattree:4x3", 1, 5, (3 + 36 + 240) / 63.0, 32, 32 * 63 / (32 * 32.0), 1},
 		// 8-ary 3-cube: ring distances 0,1,2,3,4,3,2,1 sum to 16 per dimension, so the
 		// link count over all 512 destinations is 3*16*64 = 3072; over the 511 others,
 		// 3072/511 links, and one router more than links.
-		{"torus:8x8x8", 2, 13, 1 + 3072/511.0, 128, 128 * 511 / (256 * 256.0)},
+		{"torus:8x8x8", 2, 13, 1 + 3072/511.0, 128, 128 * 511 / (256 * 256.0), 128 * 511 / (256 * 256.0)},
 	}
 	for _, c := range cases {
 		t.Run(c.topo, func(t *testing.T) {
@@ -496,6 +497,9 @@ func TestTopologyFigures(t *testing.T) {
 			require.InDelta(t, c.uniformBisect, bd.Bisection, 1e-9)
 			require.Positive(t, bd.ChannelLoad)
 			require.LessOrEqual(t, bd.ChannelLoad, bd.Bisection+1e-9, "no routing beats the bisection")
+			// Uniform traffic loads no link more than a node's own: the routing spreads it
+			// (d-mod-k on the tree, balanced ties on the torus).
+			require.InDelta(t, c.uniformChannel, bd.ChannelLoad, 1e-9)
 		})
 	}
 	// Tornado on an 8-ring: every + link carries 3 flows, so 1/3 flit per cycle each.

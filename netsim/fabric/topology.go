@@ -154,8 +154,10 @@ func (x *Crossbar) cuts(cfg *Config) []cut {
 // FatTree is a k-ary n-tree (Petrini and Vanneschi): k^n nodes, n levels of k^(n-1)
 // switches, each with k ports down and (below the top) k up. Routing goes up to the
 // nearest common ancestor of source and destination, then down; the up port is chosen by
-// the destination (d-mod-k: at level l, digit l+1 of the destination), so routes are
-// deterministic, spread evenly over the top, and deadlock-free (no down-to-up turn).
+// the destination (d-mod-k: at level l, digit l of the destination), so routes are
+// deterministic and deadlock-free (no down-to-up turn), and each link down from a switch
+// carries the traffic of one destination only: under uniform traffic no link is busier
+// than a node's own.
 type FatTree struct {
 	k, n int
 	pow  []int // pow[i] = k^i
@@ -219,7 +221,7 @@ func (t *FatTree) route(r int, p *Packet) (int, int) {
 	if p.Dst/t.pow[l+1] == s/t.pow[l] { // the destination is below: go down
 		return (p.Dst / t.pow[l]) % t.k, -1
 	}
-	return t.k + (p.Dst/t.pow[l+1])%t.k, -1
+	return t.k + (p.Dst/t.pow[l])%t.k, -1
 }
 
 // Bisection of a k-ary n-tree: full, N/2 links each way (the top digit splits the nodes).
