@@ -91,6 +91,15 @@ type TrafficRow struct {
 	Events     uint64  `json:"events"`
 }
 
+// ZeroLoadRow is the lone packets that crossed the same number of routers.
+type ZeroLoadRow struct {
+	Routers  int     `json:"routers"`
+	Pairs    int     `json:"pairs"`
+	ClosedNs float64 `json:"closed_form_ns"` // mean of the closed form over these pairs
+	SimNs    float64 `json:"simulated_ns"`   // mean of the simulated latencies
+	Exact    bool    `json:"exact"`          // every one equal to its closed form
+}
+
 // TrafficResult is the sweep.
 type TrafficResult struct {
 	Topology    string  `json:"topology"`
@@ -105,24 +114,26 @@ type TrafficResult struct {
 
 	// Bounds, flits/cycle/node: the node's link, the bisection under this pattern, the
 	// busiest channel under this pattern's routes (0: not computed), and the least of them.
-	InjectionBound   float64 `json:"injection_bound"`
-	BisectionBound   float64 `json:"bisection_bound"`
-	ChannelBound     float64 `json:"channel_load_bound"`
-	Bound            float64 `json:"bound"`
-	BisectionLinks   int     `json:"bisection_links"`
-	BisectionGBps    float64 `json:"bisection_gbps"`
-	MinRouters       int     `json:"min_routers"`
-	MaxRouters       int     `json:"max_routers"`
-	MeanRouters      float64 `json:"mean_routers"`
-	ZeroLoadNs       float64 `json:"zero_load_ns"`     // closed form, mean over the pattern's pairs
-	ZeroLoadSimNs    float64 `json:"zero_load_sim_ns"` // lone packets simulated over the same pairs
-	ZeroLoadCycles   float64 `json:"zero_load_cycles"`
-	ZeroLoadExact    bool    `json:"zero_load_exact"` // every lone packet took exactly the closed form
-	ZeroLoadPairs    int     `json:"zero_load_pairs"`
-	EventsPerS       float64 `json:"events_per_s"`    // per CPU second of this process
-	FlitHopsPerS     float64 `json:"flit_hops_per_s"` // flits moved over one link, per CPU second
-	CPUSeconds       float64 `json:"cpu_seconds"`
-	SimulatedSeconds float64 `json:"simulated_s"`
+	InjectionBound float64 `json:"injection_bound"`
+	BisectionBound float64 `json:"bisection_bound"`
+	ChannelBound   float64 `json:"channel_load_bound"`
+	Bound          float64 `json:"bound"`
+	BisectionLinks int     `json:"bisection_links"`
+	BisectionGBps  float64 `json:"bisection_gbps"`
+	MinRouters     int     `json:"min_routers"`
+	MaxRouters     int     `json:"max_routers"`
+	MeanRouters    float64 `json:"mean_routers"`
+	ZeroLoadNs     float64 `json:"zero_load_ns"`     // closed form, mean over the pattern's pairs
+	ZeroLoadSimNs  float64 `json:"zero_load_sim_ns"` // lone packets simulated over the same pairs
+	ZeroLoadCycles float64 `json:"zero_load_cycles"`
+	ZeroLoadExact  bool    `json:"zero_load_exact"` // every lone packet took exactly the closed form
+	ZeroLoadPairs  int     `json:"zero_load_pairs"`
+	// ZeroLoadByRouters splits the lone packets by the number of routers they crossed.
+	ZeroLoadByRouters []ZeroLoadRow `json:"zero_load_by_routers"`
+	EventsPerS        float64       `json:"events_per_s"`    // per CPU second of this process
+	FlitHopsPerS      float64       `json:"flit_hops_per_s"` // flits moved over one link, per CPU second
+	CPUSeconds        float64       `json:"cpu_seconds"`
+	SimulatedSeconds  float64       `json:"simulated_s"`
 }
 
 // TrafficInputError is a configuration RunTraffic refuses before it starts: a topology,
@@ -252,7 +263,8 @@ func zeroLoad(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flits 
 	}
 	gap += 10 * fc.ClockPeriod // the last credits are home before the next packet starts
 	got := make([]netsim.Time, len(pairs))
-	col := &lone{net: n, got: got}
+	routers := make([]int, len(pairs))
+	col := &lone{net: n, got: got, routers: routers}
 	for i := range topo.Nodes() {
 		if err := n.Attach(i, col); err != nil {
 			return err
@@ -266,11 +278,27 @@ func zeroLoad(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flits 
 	eng.Run(netsim.Never)
 	var sumWant, sumGot netsim.Time
 	res.ZeroLoadExact = true
+	by := map[int]*ZeroLoadRow{}
 	for i := range pairs {
 		sumWant += want[i]
 		sumGot += got[i]
+		r := by[routers[i]]
+		if r == nil {
+			r = &ZeroLoadRow{Routers: routers[i], Exact: true}
+			by[routers[i]] = r
+		}
+		r.Pairs++
+		r.ClosedNs += want[i].Nanoseconds()
+		r.SimNs += got[i].Nanoseconds()
 		if got[i] != want[i] {
-			res.ZeroLoadExact = false
+			res.ZeroLoadExact, r.Exact = false, false
+		}
+	}
+	for h := 0; len(res.ZeroLoadByRouters) < len(by); h++ {
+		if r := by[h]; r != nil {
+			r.ClosedNs /= float64(r.Pairs)
+			r.SimNs /= float64(r.Pairs)
+			res.ZeroLoadByRouters = append(res.ZeroLoadByRouters, *r)
 		}
 	}
 	k := float64(len(pairs))
@@ -282,12 +310,14 @@ func zeroLoad(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flits 
 }
 
 type lone struct {
-	net *fabric.Network
-	got []netsim.Time
+	net     *fabric.Network
+	got     []netsim.Time
+	routers []int
 }
 
 func (l *lone) Receive(now netsim.Time, p *fabric.Packet) {
 	l.got[p.ID] = p.Latency()
+	l.routers[p.ID] = int(p.Hops)
 	_ = l.net.Consumed(now, p.Dst, p)
 }
 
@@ -375,6 +405,20 @@ func (r *TrafficResult) WriteTable(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "zero-load latency (mean over %d pairs): closed form %.1f ns (%.1f cycles), lone packets simulated %.1f ns: %s\n",
 		r.ZeroLoadPairs, r.ZeroLoadNs, r.ZeroLoadCycles, r.ZeroLoadSimNs, exact)
+	zt := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	zt.Header("routers", "pairs", "closed form ns", "simulated ns", "equal")
+	for _, z := range r.ZeroLoadByRouters {
+		eq := "yes"
+		if !z.Exact {
+			eq = "NO"
+		}
+		if err := zt.Append(fmt.Sprint(z.Routers), fmt.Sprint(z.Pairs), fmt.Sprintf("%.1f", z.ClosedNs), fmt.Sprintf("%.1f", z.SimNs), eq); err != nil {
+			return err
+		}
+	}
+	if err := zt.Render(); err != nil {
+		return err
+	}
 	for _, row := range r.Rows {
 		if row.Saturated {
 			fmt.Fprintf(w, "saturated at %.3f: %s\n", row.Offered, row.Why)

@@ -42,6 +42,17 @@ func TestTrafficPhysics(t *testing.T) {
 			require.Len(t, res.Rows, len(c.loads))
 			require.True(t, res.ZeroLoadExact, "every lone packet took the closed form")
 			require.InDelta(t, res.ZeroLoadNs, res.ZeroLoadSimNs, 1e-9)
+			pairs := 0
+			for i, z := range res.ZeroLoadByRouters {
+				require.True(t, z.Exact)
+				require.Equal(t, z.ClosedNs, z.SimNs)
+				if i > 0 {
+					require.Greater(t, z.Routers, res.ZeroLoadByRouters[i-1].Routers)
+					require.Greater(t, z.ClosedNs, res.ZeroLoadByRouters[i-1].ClosedNs, "more routers, longer")
+				}
+				pairs += z.Pairs
+			}
+			require.Equal(t, res.ZeroLoadPairs, pairs)
 			require.Positive(t, res.Bound)
 			for i, row := range res.Rows {
 				require.Equal(t, c.topo, row.Topology)
