@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -249,6 +250,7 @@ type Torus struct {
 	k      []int
 	stride []int
 	n      int
+	coords []uint16 // node*dims+d: the coordinates, so that routing does not divide
 }
 
 // NewTorus is a torus with the given radix per dimension.
@@ -266,6 +268,15 @@ func NewTorus(k ...int) (*Torus, error) {
 		}
 		t.stride = append(t.stride, t.n)
 		t.n *= r
+	}
+	if slices.Max(k) > 1<<16-1 {
+		return nil, fmt.Errorf("torus %v: a radix above %d", k, 1<<16-1)
+	}
+	t.coords = make([]uint16, t.n*len(k))
+	for i := range t.n {
+		for d := range k {
+			t.coords[i*len(k)+d] = uint16(t.coord(i, d))
+		}
 	}
 	return t, nil
 }
@@ -314,8 +325,10 @@ func (t *Torus) build(cfg *Config, g *graph) error {
 }
 
 func (t *Torus) route(r int, p *Packet) (int, int) {
+	dims := len(t.k)
+	rc, dc := t.coords[r*dims:r*dims+dims], t.coords[p.Dst*dims:p.Dst*dims+dims]
 	for d, k := range t.k {
-		cur, dst := t.coord(r, d), t.coord(p.Dst, d)
+		cur, dst := int(rc[d]), int(dc[d])
 		if cur == dst {
 			continue
 		}
