@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // Config is how the host programs the receive path. Zero values take the defaults of
@@ -46,24 +46,24 @@ type Entry struct {
 	Seq      uint32   // free-running entry number
 	Raw      [64]byte // the cache line
 	Len      int      // bytes delivered on the wire
-	Flags    uint8    // gosim.Flag*
+	Flags    uint8    // hw.Flag*
 	TailPtr  uint32   // large-memory address of message byte SplitPos, when Split
 	splitPos int
 	sizePos  int
 }
 
 // Split reports whether the tail is in large memory.
-func (e Entry) Split() bool { return e.Flags&gosim.FlagSplit != 0 }
+func (e Entry) Split() bool { return e.Flags&hw.FlagSplit != 0 }
 
 // Size is the message's size field.
 func (e Entry) Size() uint32 { return binary.LittleEndian.Uint32(e.Raw[e.sizePos:]) }
 
 // Head is the part of the message stored in the entry.
 func (e Entry) Head() []byte {
-	if e.Split() || e.Flags&gosim.FlagTooLong != 0 {
+	if e.Split() || e.Flags&hw.FlagTooLong != 0 {
 		return e.Raw[:min(e.splitPos, e.Len)]
 	}
-	return e.Raw[:min(e.Len, gosim.InlineMax)]
+	return e.Raw[:min(e.Len, hw.InlineMax)]
 }
 
 // TailLen is the number of tail bytes stored in large memory.
@@ -102,14 +102,14 @@ var ErrHardware = errors.New("nic reported an error")
 // NewHost checks the device, programs cfg and enables the receive path.
 func NewHost(dev Device, cfg Config) (*Host, error) {
 	cfg = cfg.withDefaults()
-	id, err := dev.ReadReg(gosim.RegID)
+	id, err := dev.ReadReg(hw.RegID)
 	if err != nil {
 		return nil, err
 	}
-	if id != gosim.ID {
-		return nil, fmt.Errorf("drivers: device ID %#x, want %#x", id, gosim.ID)
+	if id != hw.ID {
+		return nil, fmt.Errorf("drivers: device ID %#x, want %#x", id, hw.ID)
 	}
-	params, err := dev.ReadReg(gosim.RegParams)
+	params, err := dev.ReadReg(hw.RegParams)
 	if err != nil {
 		return nil, err
 	}
@@ -117,29 +117,29 @@ func NewHost(dev Device, cfg Config) (*Host, error) {
 		consumed: map[uint32]uint32{}}
 	ctrl := uint32(0)
 	if cfg.LHS {
-		ctrl = gosim.CtrlLHSOn
+		ctrl = hw.CtrlLHSOn
 	}
 	writes := []struct{ addr, val uint32 }{
-		{gosim.RegCtrl, ctrl},
-		{gosim.RegSizePos, cfg.SizePos},
-		{gosim.RegSplitPos, cfg.SplitPos},
-		{gosim.RegMaxMsg, cfg.MaxMsg},
-		{gosim.RegTailBase, 0},
-		{gosim.RegTailSize, cfg.TailSize},
-		{gosim.RegTailBase, cfg.TailBase},
-		{gosim.RegErr, 0x3f},
+		{hw.RegCtrl, ctrl},
+		{hw.RegSizePos, cfg.SizePos},
+		{hw.RegSplitPos, cfg.SplitPos},
+		{hw.RegMaxMsg, cfg.MaxMsg},
+		{hw.RegTailBase, 0},
+		{hw.RegTailSize, cfg.TailSize},
+		{hw.RegTailBase, cfg.TailBase},
+		{hw.RegErr, 0x3f},
 	}
 	for _, w := range writes {
 		if err := dev.WriteReg(w.addr, w.val); err != nil {
 			return nil, err
 		}
-		if e, err := dev.ReadReg(gosim.RegErr); err != nil {
+		if e, err := dev.ReadReg(hw.RegErr); err != nil {
 			return nil, err
-		} else if e&(gosim.ErrCfgBusy|gosim.ErrCfgValue) != 0 {
+		} else if e&(hw.ErrCfgBusy|hw.ErrCfgValue) != 0 {
 			return nil, fmt.Errorf("drivers: register %#x refused %#x (ERR %#x): %w", w.addr, w.val, e, ErrHardware)
 		}
 	}
-	if err := dev.WriteReg(gosim.RegCtrl, ctrl|gosim.CtrlEnable); err != nil {
+	if err := dev.WriteReg(hw.RegCtrl, ctrl|hw.CtrlEnable); err != nil {
 		return nil, err
 	}
 	return h, nil
@@ -158,13 +158,13 @@ func (h *Host) Entries() int { return int(h.entries) }
 func (h *Host) WindowBytes() int { return int(h.winBytes) }
 
 // Produced reads LH_PROD: entries committed since reset.
-func (h *Host) Produced() (uint32, error) { return h.dev.ReadReg(gosim.RegLHProd) }
+func (h *Host) Produced() (uint32, error) { return h.dev.ReadReg(hw.RegLHProd) }
 
 // MsgCount reads MSG_COUNT: messages fully received since reset.
-func (h *Host) MsgCount() (uint32, error) { return h.dev.ReadReg(gosim.RegMsgCount) }
+func (h *Host) MsgCount() (uint32, error) { return h.dev.ReadReg(hw.RegMsgCount) }
 
 // EntryAddr is the host bus address of entry seq.
-func (h *Host) EntryAddr(seq uint32) uint32 { return gosim.LHBase + gosim.EntryBytes*(seq%h.entries) }
+func (h *Host) EntryAddr(seq uint32) uint32 { return hw.LHBase + hw.EntryBytes*(seq%h.entries) }
 
 // ReadEntry reads entry seq by PIO.
 func (h *Host) ReadEntry(seq uint32) (Entry, error) {
@@ -221,11 +221,11 @@ func (h *Host) Consume(seq uint32) error {
 		return nil
 	}
 	h.cons += n
-	if err := h.dev.WriteReg(gosim.RegLHRelease, n); err != nil {
+	if err := h.dev.WriteReg(hw.RegLHRelease, n); err != nil {
 		return err
 	}
 	if tail > 0 {
-		if err := h.dev.WriteReg(gosim.RegTailRelease, tail*16); err != nil {
+		if err := h.dev.WriteReg(hw.RegTailRelease, tail*16); err != nil {
 			return err
 		}
 	}
@@ -233,11 +233,11 @@ func (h *Host) Consume(seq uint32) error {
 }
 
 func (h *Host) checkErr() error {
-	e, err := h.dev.ReadReg(gosim.RegErr)
+	e, err := h.dev.ReadReg(hw.RegErr)
 	if err != nil {
 		return err
 	}
-	if e&gosim.ErrRelease != 0 {
+	if e&hw.ErrRelease != 0 {
 		return fmt.Errorf("drivers: release refused (ERR %#x): %w", e, ErrHardware)
 	}
 	return nil
@@ -247,8 +247,8 @@ func (h *Host) checkErr() error {
 type VecError struct{ Cause uint32 }
 
 func (e *VecError) Error() string {
-	names := map[uint32]string{gosim.CauseLen: "zero length", gosim.CauseWindow: "window range",
-		gosim.CauseMemory: "memory range", gosim.CauseAlign: "alignment", gosim.CauseOpcode: "opcode"}
+	names := map[uint32]string{hw.CauseLen: "zero length", hw.CauseWindow: "window range",
+		hw.CauseMemory: "memory range", hw.CauseAlign: "alignment", hw.CauseOpcode: "opcode"}
 	return fmt.Sprintf("vector command refused: %s (cause %d)", names[e.Cause], e.Cause)
 }
 
@@ -258,19 +258,19 @@ func (e *VecError) Unwrap() error { return ErrHardware }
 const vecLimit = 100000
 
 func (h *Host) vector(op, memAddr, winOff, n uint32) error {
-	for _, w := range [][2]uint32{{gosim.RegVecMemAddr, memAddr}, {gosim.RegVecWinOff, winOff},
-		{gosim.RegVecLen, n}, {gosim.RegVecCmd, op}} {
+	for _, w := range [][2]uint32{{hw.RegVecMemAddr, memAddr}, {hw.RegVecWinOff, winOff},
+		{hw.RegVecLen, n}, {hw.RegVecCmd, op}} {
 		if err := h.dev.WriteReg(w[0], w[1]); err != nil {
 			return err
 		}
 	}
 	for i := 0; i < vecLimit; i++ {
-		st, err := h.dev.ReadReg(gosim.RegVecStatus)
+		st, err := h.dev.ReadReg(hw.RegVecStatus)
 		if err != nil {
 			return err
 		}
-		if st&gosim.VecBusy == 0 && st&gosim.VecDone != 0 {
-			if st&gosim.VecError != 0 {
+		if st&hw.VecBusy == 0 && st&hw.VecDone != 0 {
+			if st&hw.VecError != 0 {
 				return &VecError{Cause: st >> 8 & 0xf}
 			}
 			return nil
@@ -281,12 +281,12 @@ func (h *Host) vector(op, memAddr, winOff, n uint32) error {
 
 // VL loads n bytes from large memory at memAddr into the read window at winOff and waits.
 func (h *Host) VL(memAddr, winOff, n uint32) error {
-	return h.vector(gosim.VecOpVL, memAddr, winOff, n)
+	return h.vector(hw.VecOpVL, memAddr, winOff, n)
 }
 
 // VS stores n bytes from the write window at winOff to large memory at memAddr and waits.
 func (h *Host) VS(memAddr, winOff, n uint32) error {
-	return h.vector(gosim.VecOpVS, memAddr, winOff, n)
+	return h.vector(hw.VecOpVS, memAddr, winOff, n)
 }
 
 // Fetch reads n bytes of large memory at addr through the read window, a window at a time.
@@ -298,7 +298,7 @@ func (h *Host) Fetch(addr uint32, n int) ([]byte, error) {
 			return nil, err
 		}
 		buf := make([]byte, (k+3)&^3)
-		if err := h.dev.ReadBlock(gosim.ReadWindowBase, buf); err != nil {
+		if err := h.dev.ReadBlock(hw.ReadWindowBase, buf); err != nil {
 			return nil, err
 		}
 		out = append(out, buf[:k]...)
@@ -314,7 +314,7 @@ func (h *Host) Store(addr uint32, data []byte) error {
 		k := min(len(data), int(h.winBytes))
 		buf := make([]byte, (k+3)&^3)
 		copy(buf, data[:k])
-		if err := h.dev.WriteBlock(gosim.WriteWindowBase, buf); err != nil {
+		if err := h.dev.WriteBlock(hw.WriteWindowBase, buf); err != nil {
 			return err
 		}
 		if err := h.VS(addr, 0, uint32(k)); err != nil {
@@ -380,7 +380,7 @@ func (h *Host) NextRingMessage() (RingMessage, bool, error) {
 // both sides of MSG_COUNT until it did not move.
 func (h *Host) storedMessages() (uint32, error) {
 	for {
-		d0, err := h.dev.ReadReg(gosim.RegDropCount)
+		d0, err := h.dev.ReadReg(hw.RegDropCount)
 		if err != nil {
 			return 0, err
 		}
@@ -388,7 +388,7 @@ func (h *Host) storedMessages() (uint32, error) {
 		if err != nil {
 			return 0, err
 		}
-		d1, err := h.dev.ReadReg(gosim.RegDropCount)
+		d1, err := h.dev.ReadReg(hw.RegDropCount)
 		if err != nil {
 			return 0, err
 		}
@@ -404,7 +404,7 @@ func (h *Host) ringAddr(off uint32) uint32 {
 
 // ReleaseRing gives back the ring space of a walked message (LHS off), oldest first.
 func (h *Host) ReleaseRing(m RingMessage) error {
-	if err := h.dev.WriteReg(gosim.RegTailRelease, max(1, (m.Size+15)/16)*16); err != nil {
+	if err := h.dev.WriteReg(hw.RegTailRelease, max(1, (m.Size+15)/16)*16); err != nil {
 		return err
 	}
 	return h.checkErr()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/nic"
 	"github.com/lhsim/lhsim/plugin"
 	"github.com/lhsim/lhsim/verilator"
@@ -18,10 +19,10 @@ import (
 // to need releasing). It returns the cycles from the first message to the last commit. The
 // native C++ loop runs the same cycles; a different count means the two disagree.
 func Workload(b *gosim.Board, msgs, seed uint64) (uint64, error) {
-	if err := b.WriteReg(gosim.RegTailSize, 0x0800_0000); err != nil {
+	if err := b.WriteReg(hw.RegTailSize, 0x0800_0000); err != nil {
 		return 0, err
 	}
-	if err := b.WriteReg(gosim.RegCtrl, gosim.CtrlEnable|gosim.CtrlLHSOn); err != nil {
+	if err := b.WriteReg(hw.RegCtrl, hw.CtrlEnable|hw.CtrlLHSOn); err != nil {
 		return 0, err
 	}
 	rng := gosim.NewRand(seed)
@@ -40,7 +41,7 @@ func Workload(b *gosim.Board, msgs, seed uint64) (uint64, error) {
 		before := b.Count.Commits
 		b.Step()
 		for k := before; k < b.Count.Commits; k++ {
-			b.Post(gosim.RegLHRelease, 1)
+			b.Post(hw.RegLHRelease, 1)
 		}
 	}
 	return b.Cycle() - start, nil

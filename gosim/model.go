@@ -3,80 +3,8 @@ package gosim
 import (
 	"fmt"
 	"math/bits"
-)
 
-// Receive-path constants shared with the RTL (docs/design.md).
-const (
-	MemAW      = 29         // large-memory address width: 512 MiB
-	MemBytes   = 1 << MemAW // two 256 MB SO-DIMMs
-	EntryBytes = 64         // one LH entry, one host cache line
-	InlineMax  = 56         // largest message stored whole in an entry
-	ID         = 0x4C485331 // "LHS1"
-)
-
-// Register offsets (docs/design.md).
-const (
-	RegID            = 0x00
-	RegCtrl          = 0x04
-	RegSizePos       = 0x08
-	RegSplitPos      = 0x0C
-	RegMaxMsg        = 0x10
-	RegTailBase      = 0x14
-	RegTailSize      = 0x18
-	RegParams        = 0x1C
-	RegLHProd        = 0x20
-	RegLHCons        = 0x24
-	RegLHRelease     = 0x28
-	RegTailWptr      = 0x30
-	RegTailUsed      = 0x34
-	RegTailRelease   = 0x38
-	RegVecMemAddr    = 0x40
-	RegVecWinOff     = 0x44
-	RegVecLen        = 0x48
-	RegVecCmd        = 0x4C
-	RegVecStatus     = 0x50
-	RegErr           = 0x60
-	RegMsgCount      = 0x64
-	RegStallCycles   = 0x68
-	RegDropCount     = 0x6C
-	RegMismatchCount = 0x70
-
-	ReadWindowBase  = 0x10000
-	WriteWindowBase = 0x20000
-	LHBase          = 0x80000
-)
-
-// Bits of CTRL, ERR, VEC_STATUS and of an entry's flags byte.
-const (
-	CtrlEnable = 1 << 0
-	CtrlLHSOn  = 1 << 1
-
-	ErrCfgBusy  = 1 << 0
-	ErrMismatch = 1 << 1
-	ErrTooLong  = 1 << 2
-	ErrRelease  = 1 << 3
-	ErrVecBusy  = 1 << 4
-	ErrCfgValue = 1 << 5
-
-	VecBusy  = 1 << 0
-	VecDone  = 1 << 1
-	VecError = 1 << 2
-
-	VecOpVL = 1
-	VecOpVS = 2
-
-	FlagSplit    = 1 << 0
-	FlagMismatch = 1 << 1
-	FlagTooLong  = 1 << 2
-)
-
-// Vector command refusal causes (VEC_STATUS[11:8]).
-const (
-	CauseLen    = 1
-	CauseWindow = 2
-	CauseMemory = 3
-	CauseAlign  = 4
-	CauseOpcode = 5
+	"github.com/lhsim/lhsim/hw"
 )
 
 // ModelParams are the RTL parameters the model mirrors.
@@ -217,23 +145,23 @@ func (m *Model) Cycle(p *Pins) {
 	memReady := p.MemReady != 0
 	entries := uint32(m.p.Entries)
 	winWords := uint32(m.p.WinBytes / 16)
-	unitMask := uint32(1)<<(MemAW-4) - 1
+	unitMask := uint32(1)<<(hw.MemAW-4) - 1
 
 	// ---- host decode (lhs_top) ----
-	hv, hw, ha, hd := p.HostValid != 0, p.HostWrite != 0, p.HostAddr&0xfffff, p.HostWData
+	hv, hwr, ha, hd := p.HostValid != 0, p.HostWrite != 0, p.HostAddr&0xfffff, p.HostWData
 	selReg := ha>>16 == 0
 	selRwin := ha>>16 == 1
 	selWwin := ha>>16 == 2
 	selLH := ha>>19&1 == 1
 	regAddr := ha & 0xff
-	regWr := hv && hw && selReg && (ha>>8)&0xff == 0
-	regRd := hv && !hw
+	regWr := hv && hwr && selReg && (ha>>8)&0xff == 0
+	regRd := hv && !hwr
 
 	// ---- lhs_rx, combinational ----
 	tdata := p.MsgData
 	size := uint32(tdata[m.sizeWord/2] >> (32 * (m.sizeWord % 2)))
 	splitBytes := m.splitBeats * 16
-	isInline := m.lhsOn && size <= InlineMax
+	isInline := m.lhsOn && size <= hw.InlineMax
 	var span uint32
 	if m.lhsOn {
 		span = ((size & 0xffff) + 15 - splitBytes) & 0x1ffff
@@ -316,8 +244,8 @@ func (m *Model) Cycle(p *Pins) {
 		ramData = word{m.hold, uint64(lenField) | uint64(flags)<<16 | uint64(ptrField)<<32}
 	}
 
-	relLH := regWr && regAddr == RegLHRelease
-	relTail := regWr && regAddr == RegTailRelease
+	relLH := regWr && regAddr == hw.RegLHRelease
+	relTail := regWr && regAddr == hw.RegTailRelease
 	relTailBadAlign := relTail && hd&15 != 0
 	relTailValid := relTail && !relTailBadAlign
 	relTailUnits := hd >> 4 & 0xffffff
@@ -342,48 +270,48 @@ func (m *Model) Cycle(p *Pins) {
 	quiet := first && !fire && m.prod == m.cons && m.used == 0
 
 	// ---- lhs_top: register writes that depend on the receive block ----
-	lhsOnChange := regAddr == RegCtrl && (hd>>1&1 == 1) != m.lhsOn
-	cfgAddr := regAddr == RegSizePos || regAddr == RegSplitPos || regAddr == RegMaxMsg ||
-		regAddr == RegTailBase || regAddr == RegTailSize
+	lhsOnChange := regAddr == hw.RegCtrl && (hd>>1&1 == 1) != m.lhsOn
+	cfgAddr := regAddr == hw.RegSizePos || regAddr == hw.RegSplitPos || regAddr == hw.RegMaxMsg ||
+		regAddr == hw.RegTailBase || regAddr == hw.RegTailSize
 	cfgWr := regWr && (cfgAddr || lhsOnChange)
 	cfgBusy := cfgWr && !quiet
 	tailBaseBytes := uint64(m.tailBase) << 4
 	tailSizeBytes := uint64(m.tailUnits) << 4
 	var cfgBad bool
 	switch regAddr {
-	case RegSizePos:
+	case hw.RegSizePos:
 		cfgBad = hd&3 != 0 || hd > 12
-	case RegSplitPos:
+	case hw.RegSplitPos:
 		cfgBad = hd&15 != 0 || hd < 16 || hd > 48
-	case RegMaxMsg:
+	case hw.RegMaxMsg:
 		cfgBad = hd > 0xffff
-	case RegTailBase:
-		cfgBad = hd&15 != 0 || uint64(hd)+tailSizeBytes > MemBytes
-	case RegTailSize:
-		cfgBad = hd&15 != 0 || hd < 16 || hd > 0x0800_0000 || tailBaseBytes+uint64(hd) > MemBytes
+	case hw.RegTailBase:
+		cfgBad = hd&15 != 0 || uint64(hd)+tailSizeBytes > hw.MemBytes
+	case hw.RegTailSize:
+		cfgBad = hd&15 != 0 || hd < 16 || hd > 0x0800_0000 || tailBaseBytes+uint64(hd) > hw.MemBytes
 	}
 	cfgTake := cfgWr && quiet && !cfgBad
 
-	vecRegAddr := regAddr == RegVecMemAddr || regAddr == RegVecWinOff || regAddr == RegVecLen || regAddr == RegVecCmd
+	vecRegAddr := regAddr == hw.RegVecMemAddr || regAddr == hw.RegVecWinOff || regAddr == hw.RegVecLen || regAddr == hw.RegVecCmd
 	vecBusyNow := m.vecState != vecIdle
 	vecWrBusy := regWr && vecRegAddr && vecBusyNow
 	vecTake := regWr && vecRegAddr && !vecBusyNow
-	vecCmd := vecTake && regAddr == RegVecCmd
+	vecCmd := vecTake && regAddr == hw.RegVecCmd
 
 	// ---- lhs_vector_engine, combinational ----
 	op, cmdLen, cmdMem, cmdWin := hd, m.vecLenR, m.vecMemAddrR, m.vecWinOffR
 	var check uint32
 	switch {
-	case op != VecOpVL && op != VecOpVS:
-		check = CauseOpcode
+	case op != hw.VecOpVL && op != hw.VecOpVS:
+		check = hw.CauseOpcode
 	case cmdLen == 0:
-		check = CauseLen
+		check = hw.CauseLen
 	case cmdMem&15 != 0 || cmdWin&15 != 0:
-		check = CauseAlign
+		check = hw.CauseAlign
 	case uint64(cmdWin)+uint64(cmdLen) > uint64(m.p.WinBytes):
-		check = CauseWindow
-	case uint64(cmdMem)+uint64(cmdLen) > MemBytes:
-		check = CauseMemory
+		check = hw.CauseWindow
+	case uint64(cmdMem)+uint64(cmdLen) > hw.MemBytes:
+		check = hw.CauseMemory
 	}
 	vStart := vecCmd && m.vecState == vecIdle
 	vStartOK := vStart && check == 0
@@ -450,13 +378,13 @@ func (m *Model) Cycle(p *Pins) {
 	m.cycles++
 
 	// RAM ports (read-first).
-	if hv && !hw && selLH {
+	if hv && !hwr && selLH {
 		m.lhRd = m.lhRAM[(ha>>4)&(entries*4-1)]
 	}
 	if ramWr {
 		m.lhRAM[ramAddr] = ramData
 	}
-	if hv && !hw && selRwin {
+	if hv && !hwr && selRwin {
 		m.rwinRd = m.rwin[(ha>>4)&(winWords-1)]
 	}
 	if rwinWr {
@@ -467,7 +395,7 @@ func (m *Model) Cycle(p *Pins) {
 			m.wwinRd[l] = m.wwin[l][wwinRdAddr]
 		}
 	}
-	if hv && hw && selWwin && (ha&0xffff)>>(m.winAW+4) == 0 {
+	if hv && hwr && selWwin && (ha&0xffff)>>(m.winAW+4) == 0 {
 		m.wwin[(ha>>2)&3][(ha>>4)&(winWords-1)] = hd
 	}
 
@@ -497,47 +425,47 @@ func (m *Model) Cycle(p *Pins) {
 
 func (m *Model) readReg(a uint32) uint32 {
 	switch a {
-	case RegID:
-		return ID
-	case RegCtrl:
+	case hw.RegID:
+		return hw.ID
+	case hw.RegCtrl:
 		return b2u(m.lhsOn)<<1 | b2u(m.enable)
-	case RegSizePos:
+	case hw.RegSizePos:
 		return m.sizeWord << 2
-	case RegSplitPos:
+	case hw.RegSplitPos:
 		return m.splitBeats << 4
-	case RegMaxMsg:
+	case hw.RegMaxMsg:
 		return m.maxMsg
-	case RegTailBase:
+	case hw.RegTailBase:
 		return m.tailBase << 4
-	case RegTailSize:
+	case hw.RegTailSize:
 		return m.tailUnits << 4
-	case RegParams:
+	case hw.RegParams:
 		return uint32(m.p.WinBytes>>4)<<16 | uint32(m.idxW)
-	case RegLHProd:
+	case hw.RegLHProd:
 		return m.prod
-	case RegLHCons:
+	case hw.RegLHCons:
 		return m.cons
-	case RegTailWptr:
+	case hw.RegTailWptr:
 		return m.wptr << 4
-	case RegTailUsed:
+	case hw.RegTailUsed:
 		return m.used << 4
-	case RegVecMemAddr:
+	case hw.RegVecMemAddr:
 		return m.vecMemAddrR
-	case RegVecWinOff:
+	case hw.RegVecWinOff:
 		return m.vecWinOffR
-	case RegVecLen:
+	case hw.RegVecLen:
 		return m.vecLenR
-	case RegVecStatus:
+	case hw.RegVecStatus:
 		return m.vecCause<<8 | b2u(m.vecErr)<<2 | b2u(m.vecDone)<<1 | b2u(m.vecState != vecIdle)
-	case RegErr:
+	case hw.RegErr:
 		return m.errR
-	case RegMsgCount:
+	case hw.RegMsgCount:
 		return m.msgCount
-	case RegStallCycles:
+	case hw.RegStallCycles:
 		return m.stall
-	case RegDropCount:
+	case hw.RegDropCount:
 		return m.drop
-	case RegMismatchCount:
+	case hw.RegMismatchCount:
 		return m.mismatchCount
 	}
 	return 0
@@ -624,13 +552,13 @@ func (m *Model) vecNext(rst, start bool, check, op, beats, cmdMem, cmdWin uint32
 	reqLeft, rspLeft := m.reqLeft, m.rspLeft
 	addr, win := m.vecAddr, m.vecWin
 	winMask := uint32(m.p.WinBytes/16 - 1)
-	unitMask := uint32(1)<<(MemAW-4) - 1
+	unitMask := uint32(1)<<(hw.MemAW-4) - 1
 
 	if start {
 		done, verr, cause = check != 0, check != 0, check
 		if check == 0 {
 			state = vecVS
-			if op == VecOpVL {
+			if op == hw.VecOpVL {
 				state = vecVL
 			}
 			reqLeft, rspLeft = beats, beats
@@ -678,56 +606,56 @@ func (m *Model) topNext(rst bool, hd uint32, regWr bool, regAddr uint32, cfgTake
 		return
 	}
 	lhsOn := m.lhsOn
-	if regWr && regAddr == RegCtrl {
-		m.enable = hd&CtrlEnable != 0
+	if regWr && regAddr == hw.RegCtrl {
+		m.enable = hd&hw.CtrlEnable != 0
 	}
 	if cfgTake {
 		switch regAddr {
-		case RegCtrl:
-			m.lhsOn = hd&CtrlLHSOn != 0
-		case RegSizePos:
+		case hw.RegCtrl:
+			m.lhsOn = hd&hw.CtrlLHSOn != 0
+		case hw.RegSizePos:
 			m.sizeWord = hd >> 2 & 3
-		case RegSplitPos:
+		case hw.RegSplitPos:
 			m.splitBeats = hd >> 4 & 3
-		case RegMaxMsg:
+		case hw.RegMaxMsg:
 			m.maxMsg = hd & 0xffff
-		case RegTailBase:
+		case hw.RegTailBase:
 			m.tailBase = hd >> 4
-		case RegTailSize:
+		case hw.RegTailSize:
 			m.tailUnits = hd >> 4 & 0xffffff
 		}
 	}
 	if vecTake {
 		switch regAddr {
-		case RegVecMemAddr:
+		case hw.RegVecMemAddr:
 			m.vecMemAddrR = hd
-		case RegVecWinOff:
+		case hw.RegVecWinOff:
 			m.vecWinOffR = hd
-		case RegVecLen:
+		case hw.RegVecLen:
 			m.vecLenR = hd
 		}
 	}
 	errR := m.errR
-	if regWr && regAddr == RegErr {
+	if regWr && regAddr == hw.RegErr {
 		errR &^= hd & 0x3f
 	}
 	if cfgBusy {
-		errR |= ErrCfgBusy
+		errR |= hw.ErrCfgBusy
 	}
 	if cfgBad {
-		errR |= ErrCfgValue
+		errR |= hw.ErrCfgValue
 	}
 	if msgDone && mismatch {
-		errR |= ErrMismatch
+		errR |= hw.ErrMismatch
 	}
 	if msgDone && tooLong {
-		errR |= ErrTooLong
+		errR |= hw.ErrTooLong
 	}
 	if relError {
-		errR |= ErrRelease
+		errR |= hw.ErrRelease
 	}
 	if vecWrBusy {
-		errR |= ErrVecBusy
+		errR |= hw.ErrVecBusy
 	}
 	m.errR = errR
 	if msgDone {

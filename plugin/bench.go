@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // Speed is how fast one run of the workload went.
@@ -49,10 +50,10 @@ func BenchWorkload(msgs, seed uint64, repeats, batch int) (Speed, error) {
 }
 
 func benchOn(c *Client, msgs, seed uint64, batch int) (Speed, error) {
-	if err := c.WriteReg(gosim.RegTailSize, 0x0800_0000); err != nil {
+	if err := c.WriteReg(hw.RegTailSize, 0x0800_0000); err != nil {
 		return Speed{}, err
 	}
-	if err := c.WriteReg(gosim.RegCtrl, gosim.CtrlEnable|gosim.CtrlLHSOn); err != nil {
+	if err := c.WriteReg(hw.RegCtrl, hw.CtrlEnable|hw.CtrlLHSOn); err != nil {
 		return Speed{}, err
 	}
 	// Run the set-up, and let the consumer read the registers it needs, before the clock

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // Receiver is a device that takes a batch of messages in one call and runs until they are
@@ -92,7 +93,7 @@ type consumer struct {
 	entries           uint32
 	sizePos, splitPos uint32
 	next              uint32 // next entry to take (free-running, like LH_CONS)
-	buf               [gosim.EntryBytes]byte
+	buf               [hw.EntryBytes]byte
 }
 
 // start learns the configuration. Afterwards entries committed is LH_PROD: the board counts
@@ -101,7 +102,7 @@ func (c *consumer) start() error {
 	if c.ready {
 		return nil
 	}
-	regs := []uint32{gosim.RegParams, gosim.RegSizePos, gosim.RegSplitPos, gosim.RegLHCons}
+	regs := []uint32{hw.RegParams, hw.RegSizePos, hw.RegSplitPos, hw.RegLHCons}
 	vals := make([]uint32, len(regs))
 	for i, r := range regs {
 		v, err := c.b.ReadReg(r)
@@ -134,7 +135,7 @@ func (c *consumer) receive(msgs [][]byte, n int, limit uint64) ([]byte, error) {
 	if err := c.start(); err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, n*gosim.EntryBytes)
+	out := make([]byte, 0, n*hw.EntryBytes)
 	start := b.Cycle()
 	for got := 0; got < n; {
 		if uint32(b.Count.Commits) == c.next {
@@ -146,13 +147,13 @@ func (c *consumer) receive(msgs [][]byte, n int, limit uint64) ([]byte, error) {
 			continue
 		}
 		e := c.buf[:]
-		if err := b.ReadBlock(gosim.LHBase+gosim.EntryBytes*(c.next%c.entries), e); err != nil {
+		if err := b.ReadBlock(hw.LHBase+hw.EntryBytes*(c.next%c.entries), e); err != nil {
 			return out, err
 		}
-		b.Post(gosim.RegLHRelease, 1)
-		if e[58]&gosim.FlagSplit != 0 {
+		b.Post(hw.RegLHRelease, 1)
+		if e[58]&hw.FlagSplit != 0 {
 			size := binary.LittleEndian.Uint32(e[c.sizePos:])
-			b.Post(gosim.RegTailRelease, (size-c.splitPos+15)/16*16)
+			b.Post(hw.RegTailRelease, (size-c.splitPos+15)/16*16)
 		}
 		out = append(out, e...)
 		c.next++
@@ -181,7 +182,7 @@ func (c *consumer) feed(msgs [][]byte, drain bool, limit uint64) error {
 		before := b.Count.Commits
 		b.Step()
 		for k := before; k < b.Count.Commits; k++ {
-			b.Post(gosim.RegLHRelease, 1)
+			b.Post(hw.RegLHRelease, 1)
 		}
 	}
 	return nil

@@ -23,6 +23,7 @@ import (
 	"github.com/lhsim/lhsim/checkpoint"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/nic"
 )
 
@@ -216,10 +217,10 @@ func NewStream(seed uint64) *gosim.Rand { return gosim.NewRand(gosim.NewRand(see
 func Message(i uint64, rng *gosim.Rand, maxLen int) []byte {
 	var n int
 	switch r := rng.Intn(100); {
-	case r < 40 || maxLen <= gosim.InlineMax:
-		n = 16 + rng.Intn(min(gosim.InlineMax, maxLen)-15)
+	case r < 40 || maxLen <= hw.InlineMax:
+		n = 16 + rng.Intn(min(hw.InlineMax, maxLen)-15)
 	case r < 85:
-		n = gosim.InlineMax + 1 + rng.Intn(min(512, maxLen)-gosim.InlineMax)
+		n = hw.InlineMax + 1 + rng.Intn(min(512, maxLen)-hw.InlineMax)
 	default:
 		n = 16 + rng.Intn(maxLen-15)
 	}
@@ -275,16 +276,16 @@ func (s *Session) step() error {
 		return err
 	}
 	want := Message(s.st.Checked, s.checker, s.cfg.MaxLen)
-	if e.Flags&(gosim.FlagMismatch|gosim.FlagTooLong) != 0 || !bytes.Equal(got, want) {
+	if e.Flags&(hw.FlagMismatch|hw.FlagTooLong) != 0 || !bytes.Equal(got, want) {
 		return fmt.Errorf("session: message %d (%d bytes, flags %#x) at cycle %d: received bytes differ from those sent",
 			s.st.Checked, len(want), e.Flags, s.board.Cycle())
 	}
-	if err := s.board.WriteReg(gosim.RegLHRelease, 1); err != nil {
+	if err := s.board.WriteReg(hw.RegLHRelease, 1); err != nil {
 		return err
 	}
 	if e.Split() {
 		units := (e.Size() - s.host.Config().SplitPos + 15) / 16
-		if err := s.board.WriteReg(gosim.RegTailRelease, units*16); err != nil {
+		if err := s.board.WriteReg(hw.RegTailRelease, units*16); err != nil {
 			return err
 		}
 	}

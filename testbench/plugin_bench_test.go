@@ -7,6 +7,7 @@ import (
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/nic"
 	"github.com/lhsim/lhsim/plugin"
 )
@@ -34,7 +35,7 @@ func BenchmarkPluginRoundTrip(b *testing.B) {
 		b.Run(bridge+"/ReadReg", func(b *testing.B) {
 			dev := openRTL(b, bridge)
 			for b.Loop() {
-				if _, err := dev.ReadReg(gosim.RegID); err != nil {
+				if _, err := dev.ReadReg(hw.RegID); err != nil {
 					b.Fatal(err)
 				}
 			}

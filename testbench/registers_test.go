@@ -5,6 +5,7 @@ import (
 
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/nic"
 	"github.com/stretchr/testify/require"
 )
@@ -21,21 +22,21 @@ func openRaw(t *testing.T) *dut {
 func TestRegisterDefaults(t *testing.T) {
 	d := openRaw(t)
 	want := map[uint32]uint32{
-		gosim.RegID:           gosim.ID,
-		gosim.RegCtrl:         gosim.CtrlLHSOn,
-		gosim.RegSizePos:      12,
-		gosim.RegSplitPos:     48,
-		gosim.RegMaxMsg:       65535,
-		gosim.RegTailBase:     0,
-		gosim.RegTailSize:     1 << 20,
-		gosim.RegParams:       256<<16 | 10,
-		gosim.RegLHProd:       0,
-		gosim.RegErr:          0,
-		gosim.RegMsgCount:     0,
-		0x74:                  0, // unmapped
-		0xFC:                  0,
-		0x100:                 0,
-		gosim.WriteWindowBase: 0, // write-only
+		hw.RegID:           hw.ID,
+		hw.RegCtrl:         hw.CtrlLHSOn,
+		hw.RegSizePos:      12,
+		hw.RegSplitPos:     48,
+		hw.RegMaxMsg:       65535,
+		hw.RegTailBase:     0,
+		hw.RegTailSize:     1 << 20,
+		hw.RegParams:       256<<16 | 10,
+		hw.RegLHProd:       0,
+		hw.RegErr:          0,
+		hw.RegMsgCount:     0,
+		0x74:               0, // unmapped
+		0xFC:               0,
+		0x100:              0,
+		hw.WriteWindowBase: 0, // write-only
 	}
 	for addr, v := range want {
 		require.Equal(t, v, d.reg(t, addr), "register %#x", addr)
@@ -49,23 +50,23 @@ func TestRegisterConfigValues(t *testing.T) {
 		addr, val uint32
 		ok        bool
 	}{
-		{gosim.RegSizePos, 0, true}, {gosim.RegSizePos, 4, true}, {gosim.RegSizePos, 3, false}, {gosim.RegSizePos, 16, false},
-		{gosim.RegSplitPos, 16, true}, {gosim.RegSplitPos, 32, true}, {gosim.RegSplitPos, 0, false},
-		{gosim.RegSplitPos, 40, false}, {gosim.RegSplitPos, 64, false},
-		{gosim.RegMaxMsg, 100, true}, {gosim.RegMaxMsg, 65536, false},
-		{gosim.RegTailSize, 16, true}, {gosim.RegTailSize, 8, false}, {gosim.RegTailSize, 0x0800_0010, false},
-		{gosim.RegTailBase, gosim.MemBytes - 16, true}, {gosim.RegTailBase, gosim.MemBytes, false}, {gosim.RegTailBase, 8, false},
+		{hw.RegSizePos, 0, true}, {hw.RegSizePos, 4, true}, {hw.RegSizePos, 3, false}, {hw.RegSizePos, 16, false},
+		{hw.RegSplitPos, 16, true}, {hw.RegSplitPos, 32, true}, {hw.RegSplitPos, 0, false},
+		{hw.RegSplitPos, 40, false}, {hw.RegSplitPos, 64, false},
+		{hw.RegMaxMsg, 100, true}, {hw.RegMaxMsg, 65536, false},
+		{hw.RegTailSize, 16, true}, {hw.RegTailSize, 8, false}, {hw.RegTailSize, 0x0800_0010, false},
+		{hw.RegTailBase, hw.MemBytes - 16, true}, {hw.RegTailBase, hw.MemBytes, false}, {hw.RegTailBase, 8, false},
 	}
 	for _, c := range cases {
 		before := d.reg(t, c.addr)
-		d.write(t, gosim.RegErr, 0x3f)
+		d.write(t, hw.RegErr, 0x3f)
 		d.write(t, c.addr, c.val)
 		if c.ok {
 			require.Equal(t, c.val, d.reg(t, c.addr), "register %#x value %#x", c.addr, c.val)
-			require.Zero(t, d.reg(t, gosim.RegErr))
+			require.Zero(t, d.reg(t, hw.RegErr))
 		} else {
 			require.Equal(t, before, d.reg(t, c.addr), "register %#x value %#x must be refused", c.addr, c.val)
-			require.Equal(t, uint32(gosim.ErrCfgValue), d.reg(t, gosim.RegErr))
+			require.Equal(t, uint32(hw.ErrCfgValue), d.reg(t, hw.RegErr))
 		}
 	}
 }
@@ -76,29 +77,29 @@ func TestRegisterWrittenWhileBusy(t *testing.T) {
 	d := newDUT(t, gosim.BoardConfig{Seed: 1}, drivers.Config{LHS: true})
 	require.NoError(t, d.dev.Inject(message(gosim.NewRand(2), 100, 100, 12)))
 	require.NoError(t, d.dev.RunUntilIdle(10_000))
-	for _, w := range [][2]uint32{{gosim.RegSplitPos, 16}, {gosim.RegTailSize, 4096}, {gosim.RegCtrl, gosim.CtrlEnable}} {
-		d.write(t, gosim.RegErr, 0x3f)
+	for _, w := range [][2]uint32{{hw.RegSplitPos, 16}, {hw.RegTailSize, 4096}, {hw.RegCtrl, hw.CtrlEnable}} {
+		d.write(t, hw.RegErr, 0x3f)
 		d.write(t, w[0], w[1])
-		require.Equal(t, uint32(gosim.ErrCfgBusy), d.reg(t, gosim.RegErr), "write %#x to %#x", w[1], w[0])
+		require.Equal(t, uint32(hw.ErrCfgBusy), d.reg(t, hw.RegErr), "write %#x to %#x", w[1], w[0])
 	}
-	require.EqualValues(t, 48, d.reg(t, gosim.RegSplitPos))
-	require.EqualValues(t, 1<<20, d.reg(t, gosim.RegTailSize))
-	require.EqualValues(t, gosim.CtrlEnable|gosim.CtrlLHSOn, d.reg(t, gosim.RegCtrl), "ENABLE taken, LHS_ON kept")
+	require.EqualValues(t, 48, d.reg(t, hw.RegSplitPos))
+	require.EqualValues(t, 1<<20, d.reg(t, hw.RegTailSize))
+	require.EqualValues(t, hw.CtrlEnable|hw.CtrlLHSOn, d.reg(t, hw.RegCtrl), "ENABLE taken, LHS_ON kept")
 	// Disabled: messages wait at the input.
-	d.write(t, gosim.RegCtrl, gosim.CtrlLHSOn)
+	d.write(t, hw.RegCtrl, hw.CtrlLHSOn)
 	require.NoError(t, d.dev.Inject(message(gosim.NewRand(3), 20, 20, 12)))
 	require.ErrorIs(t, d.dev.RunUntilIdle(1000), gosim.ErrNotIdle)
-	require.EqualValues(t, 1, d.reg(t, gosim.RegLHProd))
-	d.write(t, gosim.RegCtrl, gosim.CtrlLHSOn|gosim.CtrlEnable)
+	require.EqualValues(t, 1, d.reg(t, hw.RegLHProd))
+	d.write(t, hw.RegCtrl, hw.CtrlLHSOn|hw.CtrlEnable)
 	require.NoError(t, d.dev.RunUntilIdle(1000))
-	require.EqualValues(t, 2, d.reg(t, gosim.RegLHProd))
+	require.EqualValues(t, 2, d.reg(t, hw.RegLHProd))
 	// Once the rings are empty, configuration is taken again.
 	require.NoError(t, d.host.Consume(0))
 	require.NoError(t, d.host.Consume(1))
-	d.write(t, gosim.RegErr, 0x3f)
-	d.write(t, gosim.RegSplitPos, 16)
-	require.EqualValues(t, 16, d.reg(t, gosim.RegSplitPos))
-	require.Zero(t, d.reg(t, gosim.RegErr))
+	d.write(t, hw.RegErr, 0x3f)
+	d.write(t, hw.RegSplitPos, 16)
+	require.EqualValues(t, 16, d.reg(t, hw.RegSplitPos))
+	require.Zero(t, d.reg(t, hw.RegErr))
 }
 
 // Host accesses the bus cannot carry are rejected by the board before they reach the NIC.
