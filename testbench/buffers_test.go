@@ -102,14 +102,14 @@ func TestReleaseRefused(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d.write(t, hw.RegErr, 0x3f)
+			d.write(t, hw.RegErr, hw.ErrAll)
 			d.write(t, c.addr, c.val)
 			require.Equal(t, uint32(hw.ErrRelease), d.reg(t, hw.RegErr))
 			require.Equal(t, c.cons, d.reg(t, hw.RegLHCons))
 			require.Equal(t, c.used, d.reg(t, hw.RegTailUsed))
 		})
 	}
-	d.write(t, hw.RegErr, 0x3f)
+	d.write(t, hw.RegErr, hw.ErrAll)
 	require.NoError(t, d.host.Consume(0))
 	require.EqualValues(t, 1, d.reg(t, hw.RegLHCons))
 	require.Zero(t, d.reg(t, hw.RegTailUsed))

@@ -1,6 +1,7 @@
 package testbench
 
 import (
+	"math/bits"
 	"testing"
 
 	"github.com/lhsim/lhsim/drivers"
@@ -10,36 +11,61 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func openRaw(t *testing.T) *dut {
+func openRaw(t *testing.T) *dut { return openModel(t, model()) }
+
+// openModel opens a device of the given model without a host driver: registers as reset left
+// them.
+func openModel(t *testing.T, m string) *dut {
 	t.Helper()
-	dev, err := nic.Open(nic.Config{Model: model()})
+	dev, err := nic.Open(nic.Config{Model: m})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, dev.Close()) })
 	return &dut{dev: dev}
 }
 
-// The register map after reset, as docs/design.md gives it.
-func TestRegisterDefaults(t *testing.T) {
-	d := openRaw(t)
-	want := map[uint32]uint32{
-		hw.RegID:           hw.ID,
-		hw.RegCtrl:         hw.CtrlLHSOn,
-		hw.RegSizePos:      12,
-		hw.RegSplitPos:     48,
-		hw.RegMaxMsg:       65535,
-		hw.RegTailBase:     0,
-		hw.RegTailSize:     1 << 20,
-		hw.RegParams:       256<<16 | 10,
-		hw.RegLHProd:       0,
-		hw.RegErr:          0,
-		hw.RegMsgCount:     0,
-		0x74:               0, // unmapped
-		0xFC:               0,
-		0x100:              0,
-		hw.WriteWindowBase: 0, // write-only
+// resetValue is what register r reads after reset on a device built with p.
+func resetValue(r hw.Register, p gosim.ModelParams) uint32 {
+	if r.Params {
+		return uint32(bits.TrailingZeros(uint(p.Entries)))<<hw.ParamsLog2EntriesShift |
+			uint32(p.WinBytes/16)<<hw.ParamsWinUnitsShift
 	}
-	for addr, v := range want {
-		require.Equal(t, v, d.reg(t, addr), "register %#x", addr)
+	return r.Reset
+}
+
+// Every register of the map (hw.Registers, from hw/contract.json) reads its reset value, on the
+// RTL and on the golden model; every other word of the register region, the write-only
+// registers and the write window read 0.
+func TestRegisterDefaults(t *testing.T) {
+	for _, m := range []string{"rtl", "go"} {
+		t.Run(m, func(t *testing.T) {
+			d := openModel(t, m)
+			mapped := map[uint32]bool{}
+			for _, r := range hw.Registers {
+				mapped[r.Offset] = true
+				require.Equal(t, resetValue(r, gosim.DefaultParams), d.reg(t, hw.RegistersBase+r.Offset),
+					"%s (%#x, %s) after reset", r.Name, r.Offset, r.Access)
+			}
+			for off := uint32(0); off < 0x100; off += 4 {
+				if !mapped[off] {
+					require.Zero(t, d.reg(t, hw.RegistersBase+off), "unmapped register %#x", off)
+				}
+			}
+			require.Zero(t, d.reg(t, hw.RegistersBase+0x100), "past the register region")
+			require.Zero(t, d.reg(t, hw.WriteWindowBase), "write window")
+		})
+	}
+}
+
+// The driver's configuration defaults are the registers' reset values: a host that asks for
+// nothing leaves every configuration register as reset left it, and only enables the splitter.
+func TestRegisterDriverDefaults(t *testing.T) {
+	d := newDUT(t, gosim.BoardConfig{Seed: 1}, drivers.Config{LHS: true})
+	for _, r := range hw.Registers {
+		want := resetValue(r, gosim.DefaultParams)
+		if r.Offset == hw.RegCtrl {
+			want |= hw.CtrlEnable
+		}
+		require.Equal(t, want, d.reg(t, r.Offset), "%s (%#x) after drivers.NewHost", r.Name, r.Offset)
 	}
 }
 
@@ -59,7 +85,7 @@ func TestRegisterConfigValues(t *testing.T) {
 	}
 	for _, c := range cases {
 		before := d.reg(t, c.addr)
-		d.write(t, hw.RegErr, 0x3f)
+		d.write(t, hw.RegErr, hw.ErrAll)
 		d.write(t, c.addr, c.val)
 		if c.ok {
 			require.Equal(t, c.val, d.reg(t, c.addr), "register %#x value %#x", c.addr, c.val)
@@ -78,12 +104,12 @@ func TestRegisterWrittenWhileBusy(t *testing.T) {
 	require.NoError(t, d.dev.Inject(message(gosim.NewRand(2), 100, 100, 12)))
 	require.NoError(t, d.dev.RunUntilIdle(10_000))
 	for _, w := range [][2]uint32{{hw.RegSplitPos, 16}, {hw.RegTailSize, 4096}, {hw.RegCtrl, hw.CtrlEnable}} {
-		d.write(t, hw.RegErr, 0x3f)
+		d.write(t, hw.RegErr, hw.ErrAll)
 		d.write(t, w[0], w[1])
 		require.Equal(t, uint32(hw.ErrCfgBusy), d.reg(t, hw.RegErr), "write %#x to %#x", w[1], w[0])
 	}
-	require.EqualValues(t, 48, d.reg(t, hw.RegSplitPos))
-	require.EqualValues(t, 1<<20, d.reg(t, hw.RegTailSize))
+	require.EqualValues(t, hw.SplitPosReset, d.reg(t, hw.RegSplitPos))
+	require.EqualValues(t, hw.TailSizeReset, d.reg(t, hw.RegTailSize))
 	require.EqualValues(t, hw.CtrlEnable|hw.CtrlLHSOn, d.reg(t, hw.RegCtrl), "ENABLE taken, LHS_ON kept")
 	// Disabled: messages wait at the input.
 	d.write(t, hw.RegCtrl, hw.CtrlLHSOn)
@@ -96,7 +122,7 @@ func TestRegisterWrittenWhileBusy(t *testing.T) {
 	// Once the rings are empty, configuration is taken again.
 	require.NoError(t, d.host.Consume(0))
 	require.NoError(t, d.host.Consume(1))
-	d.write(t, hw.RegErr, 0x3f)
+	d.write(t, hw.RegErr, hw.ErrAll)
 	d.write(t, hw.RegSplitPos, 16)
 	require.EqualValues(t, 16, d.reg(t, hw.RegSplitPos))
 	require.Zero(t, d.reg(t, hw.RegErr))
