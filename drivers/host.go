@@ -12,31 +12,32 @@ import (
 // docs/design.md.
 type Config struct {
 	LHS      bool   // LHS on: heads in the LH buffer; off: every message whole in the tail ring
-	SizePos  uint32 // byte offset of the size field: 4, 8, 12 or SizeAtZero (0 means the default, 12)
-	SplitPos uint32 // 16, 32 or 48 (default 48)
-	MaxMsg   uint32 // largest accepted message (default 65535)
-	TailBase uint32 // tail ring base in large memory (default 0)
-	TailSize uint32 // tail ring bytes (default 1 MiB)
+	SizePos  uint32 // byte offset of the size field: 4, 8, 12 or SizeAtZero (0 means the default, hw.SizePosReset)
+	SplitPos uint32 // 16, 32 or 48 (default hw.SplitPosReset)
+	MaxMsg   uint32 // largest accepted message (default hw.MaxMsgReset)
+	TailBase uint32 // tail ring base in large memory (default hw.TailBaseReset)
+	TailSize uint32 // tail ring bytes (default hw.TailSizeReset)
 }
 
-// SizeAtZero asks for the size field at byte 0 (a zero SizePos means the default, 12).
+// SizeAtZero asks for the size field at byte 0 (a zero SizePos means the default).
 const SizeAtZero = 1 << 31
 
+// withDefaults fills in the registers' reset values (docs/design.md).
 func (c Config) withDefaults() Config {
 	switch c.SizePos {
 	case 0:
-		c.SizePos = 12
+		c.SizePos = hw.SizePosReset
 	case SizeAtZero:
 		c.SizePos = 0
 	}
 	if c.SplitPos == 0 {
-		c.SplitPos = 48
+		c.SplitPos = hw.SplitPosReset
 	}
 	if c.MaxMsg == 0 {
-		c.MaxMsg = 0xffff
+		c.MaxMsg = hw.MaxMsgReset
 	}
 	if c.TailSize == 0 {
-		c.TailSize = 1 << 20
+		c.TailSize = hw.TailSizeReset
 	}
 	return c
 }
@@ -79,7 +80,7 @@ func (e Entry) tailUnits() uint32 {
 	if !e.Split() {
 		return 0
 	}
-	return (e.Size() - uint32(e.splitPos) + 15) / 16
+	return hw.TailUnits(e.Size(), uint32(e.splitPos))
 }
 
 // Host is the host driver: it programs the NIC, reads entries by PIO, fetches tails through
@@ -113,7 +114,8 @@ func NewHost(dev Device, cfg Config) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{dev: dev, cfg: cfg, entries: 1 << (params & 0xffff), winBytes: (params >> 16) * 16,
+	h := &Host{dev: dev, cfg: cfg, entries: 1 << (params >> hw.ParamsLog2EntriesShift & hw.ParamsLog2EntriesMask),
+		winBytes: (params >> hw.ParamsWinUnitsShift & hw.ParamsWinUnitsMask) * 16,
 		consumed: map[uint32]uint32{}}
 	ctrl := uint32(0)
 	if cfg.LHS {
@@ -127,7 +129,7 @@ func NewHost(dev Device, cfg Config) (*Host, error) {
 		{hw.RegTailBase, 0},
 		{hw.RegTailSize, cfg.TailSize},
 		{hw.RegTailBase, cfg.TailBase},
-		{hw.RegErr, 0x3f},
+		{hw.RegErr, hw.ErrAll},
 	}
 	for _, w := range writes {
 		if err := dev.WriteReg(w.addr, w.val); err != nil {
@@ -172,9 +174,9 @@ func (h *Host) ReadEntry(seq uint32) (Entry, error) {
 	if err := h.dev.ReadBlock(h.EntryAddr(seq), e.Raw[:]); err != nil {
 		return e, err
 	}
-	e.Len = int(binary.LittleEndian.Uint16(e.Raw[56:]))
-	e.Flags = e.Raw[58]
-	e.TailPtr = binary.LittleEndian.Uint32(e.Raw[60:])
+	e.Len = int(binary.LittleEndian.Uint16(e.Raw[hw.EntryLenOffset:]))
+	e.Flags = e.Raw[hw.EntryFlagsOffset]
+	e.TailPtr = binary.LittleEndian.Uint32(e.Raw[hw.EntryTailPtrOffset:])
 	return e, nil
 }
 
@@ -271,7 +273,7 @@ func (h *Host) vector(op, memAddr, winOff, n uint32) error {
 		}
 		if st&hw.VecBusy == 0 && st&hw.VecDone != 0 {
 			if st&hw.VecError != 0 {
-				return &VecError{Cause: st >> 8 & 0xf}
+				return &VecError{Cause: st >> hw.VecCauseShift & hw.VecCauseMask}
 			}
 			return nil
 		}
@@ -361,7 +363,7 @@ func (h *Host) NextRingMessage() (RingMessage, bool, error) {
 	if size > h.cfg.MaxMsg {
 		return RingMessage{}, false, fmt.Errorf("drivers: ring message at %#x has size %d over MAX_MSG", addr, size)
 	}
-	units := max(1, (size+15)/16)
+	units := hw.RingUnits(size)
 	msg := env[:min(16, int(size))]
 	if size > 16 {
 		rest, err := h.FetchRing(h.ringAddr(h.ringRd+1), int(size)-16)
@@ -404,7 +406,7 @@ func (h *Host) ringAddr(off uint32) uint32 {
 
 // ReleaseRing gives back the ring space of a walked message (LHS off), oldest first.
 func (h *Host) ReleaseRing(m RingMessage) error {
-	if err := h.dev.WriteReg(hw.RegTailRelease, max(1, (m.Size+15)/16)*16); err != nil {
+	if err := h.dev.WriteReg(hw.RegTailRelease, hw.RingUnits(m.Size)*16); err != nil {
 		return err
 	}
 	return h.checkErr()

@@ -19,7 +19,7 @@ import (
 // to need releasing). It returns the cycles from the first message to the last commit. The
 // native C++ loop runs the same cycles; a different count means the two disagree.
 func Workload(b *gosim.Board, msgs, seed uint64) (uint64, error) {
-	if err := b.WriteReg(hw.RegTailSize, 0x0800_0000); err != nil {
+	if err := b.WriteReg(hw.RegTailSize, hw.TailSizeMax); err != nil {
 		return 0, err
 	}
 	if err := b.WriteReg(hw.RegCtrl, hw.CtrlEnable|hw.CtrlLHSOn); err != nil {

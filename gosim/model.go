@@ -108,10 +108,10 @@ func (m *Model) powerOn() {
 // Params returns the parameters the model was built with.
 func (m *Model) Params() ModelParams { return m.p }
 
-// Reset holds reset for four cycles with idle inputs, as the RTL bridge does.
+// Reset holds reset for hw.ResetCycles cycles with idle inputs, as the RTL bridge does.
 func (m *Model) Reset() {
 	m.rst = true
-	for i := 0; i < 4; i++ {
+	for i := 0; i < hw.ResetCycles; i++ {
 		var idle Pins
 		m.Cycle(&idle)
 	}

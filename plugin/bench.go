@@ -50,7 +50,7 @@ func BenchWorkload(msgs, seed uint64, repeats, batch int) (Speed, error) {
 }
 
 func benchOn(c *Client, msgs, seed uint64, batch int) (Speed, error) {
-	if err := c.WriteReg(hw.RegTailSize, 0x0800_0000); err != nil {
+	if err := c.WriteReg(hw.RegTailSize, hw.TailSizeMax); err != nil {
 		return Speed{}, err
 	}
 	if err := c.WriteReg(hw.RegCtrl, hw.CtrlEnable|hw.CtrlLHSOn); err != nil {

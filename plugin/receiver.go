@@ -111,7 +111,7 @@ func (c *consumer) start() error {
 		}
 		vals[i] = v
 	}
-	c.entries = 1 << (vals[0] & 0xffff)
+	c.entries = 1 << (vals[0] >> hw.ParamsLog2EntriesShift & hw.ParamsLog2EntriesMask)
 	c.sizePos, c.splitPos, c.next = vals[1], vals[2], vals[3]
 	c.ready = true
 	return nil
@@ -151,9 +151,9 @@ func (c *consumer) receive(msgs [][]byte, n int, limit uint64) ([]byte, error) {
 			return out, err
 		}
 		b.Post(hw.RegLHRelease, 1)
-		if e[58]&hw.FlagSplit != 0 {
+		if e[hw.EntryFlagsOffset]&hw.FlagSplit != 0 {
 			size := binary.LittleEndian.Uint32(e[c.sizePos:])
-			b.Post(hw.RegTailRelease, (size-c.splitPos+15)/16*16)
+			b.Post(hw.RegTailRelease, hw.TailUnits(size, c.splitPos)*16)
 		}
 		out = append(out, e...)
 		c.next++

@@ -42,7 +42,7 @@ func DefaultConfig(n uint64) Config {
 	return Config{
 		Model: "rtl", Messages: n, Seed: 1, MaxLen: 4096,
 		Board: gosim.BoardConfig{IdlePercent: 10},
-		Host:  drivers.Config{LHS: true, SizePos: 12, SplitPos: 48, MaxMsg: 65535, TailSize: 1 << 16},
+		Host:  drivers.Config{LHS: true, SizePos: hw.SizePosReset, SplitPos: hw.SplitPosReset, MaxMsg: hw.MaxMsgReset, TailSize: 1 << 16},
 	}
 }
 
@@ -284,7 +284,7 @@ func (s *Session) step() error {
 		return err
 	}
 	if e.Split() {
-		units := (e.Size() - s.host.Config().SplitPos + 15) / 16
+		units := hw.TailUnits(e.Size(), s.host.Config().SplitPos)
 		if err := s.board.WriteReg(hw.RegTailRelease, units*16); err != nil {
 			return err
 		}

@@ -40,13 +40,13 @@ func TestSplitterBoundarySizes(t *testing.T) {
 				w := lhsRule(m, d.host.Config())
 				n := len(m)
 				// Descriptor: bytes 56..63.
-				require.Equal(t, uint16(n), binary.LittleEndian.Uint16(e.Raw[56:]), "size %d: len field", n)
-				require.Equal(t, w.flags, e.Raw[58], "size %d: flags", n)
-				require.Zero(t, e.Raw[59], "size %d: byte 59", n)
+				require.Equal(t, uint16(n), binary.LittleEndian.Uint16(e.Raw[hw.EntryLenOffset:]), "size %d: len field", n)
+				require.Equal(t, w.flags, e.Raw[hw.EntryFlagsOffset], "size %d: flags", n)
+				require.Zero(t, e.Raw[hw.EntryReservedOffset], "size %d: byte 59", n)
 				if n <= hw.InlineMax {
 					require.Zero(t, e.Flags&hw.FlagSplit, "size %d must be inline", n)
 					require.Equal(t, m, e.Raw[:n], "size %d: inline bytes", n)
-					require.Zero(t, binary.LittleEndian.Uint32(e.Raw[60:]), "size %d: no pointer", n)
+					require.Zero(t, binary.LittleEndian.Uint32(e.Raw[hw.EntryTailPtrOffset:]), "size %d: no pointer", n)
 					if n <= 48 {
 						require.Equal(t, make([]byte, 8), e.Raw[48:56], "size %d: bytes 48..55 read as 0", n)
 					}
@@ -61,7 +61,7 @@ func TestSplitterBoundarySizes(t *testing.T) {
 				got, err := d.host.Message(e)
 				require.NoError(t, err)
 				require.Equal(t, m, got, "size %d: head + tail through VL", n)
-				tailOff += (uint32(n) - split + 15) / 16
+				tailOff += hw.TailUnits(uint32(n), split)
 			}
 			require.Equal(t, 16*tailOff, d.reg(t, hw.RegTailUsed))
 			require.Equal(t, 16*tailOff, d.reg(t, hw.RegTailWptr))
@@ -80,7 +80,7 @@ func TestSplitterBoundarySizes(t *testing.T) {
 			require.Equal(t, addr, rm.Addr, "size %d: placed right after the previous one", len(m))
 			want := lhsRule(m, d.host.Config()).stored
 			require.True(t, bytes.Equal(want, rm.Bytes[:len(want)]), "size %d", len(m))
-			addr += 16 * max(1, (uint32(len(m))+15)/16)
+			addr += 16 * hw.RingUnits(uint32(len(m)))
 		}
 		_, ok, err := d.host.NextRingMessage()
 		require.NoError(t, err)
@@ -124,9 +124,9 @@ func TestSplitterSizeFieldLies(t *testing.T) {
 			require.EqualValues(t, 1, d.reg(t, hw.RegMismatchCount))
 			require.Equal(t, c.errBits, d.reg(t, hw.RegErr))
 			require.Equal(t, c.dropCount, d.reg(t, hw.RegDropCount))
-			goodUnits := uint32((80 - 48 + 15) / 16)
+			goodUnits := hw.TailUnits(80, hw.SplitPosReset)
 			if !c.lhs {
-				goodUnits = 5
+				goodUnits = hw.RingUnits(80)
 			}
 			require.Equal(t, c.tailUsed+16*goodUnits, d.reg(t, hw.RegTailUsed))
 			if c.lhs {

@@ -150,7 +150,7 @@ func (m *HostModel) VL(memAddr, winOff uint32, dst []byte, n uint32, fieldLoads 
 		}
 		if st&hw.VecError != 0 {
 			m.vecValid = false
-			return &drivers.VecError{Cause: st >> 8 & 0xf}
+			return &drivers.VecError{Cause: st >> hw.VecCauseShift & hw.VecCauseMask}
 		}
 		doneCycle = issue
 		if m.watched && m.lastDone > cmdCycle && m.lastDone < issue {

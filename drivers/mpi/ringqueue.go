@@ -64,8 +64,6 @@ func stored(m *HostModel) (uint32, error) {
 
 func (q *RingQueue) ringUnits() uint32 { return q.h.Config().TailSize / 16 }
 
-func units(size uint32) uint32 { return max(1, (size+15)/16) }
-
 // Arrived reads MSG_COUNT and DROP_COUNT (two uncached reads).
 func (q *RingQueue) Arrived() (uint64, error) {
 	n, err := stored(q.m)
@@ -84,7 +82,7 @@ func (q *RingQueue) slot(id uint64) *ringSlot { return &q.msgs[id-q.base] }
 
 // after is the ring offset of the message that follows s (whose envelope has been read).
 func (q *RingQueue) after(s *ringSlot) uint32 {
-	return (s.off/16 + units(s.size)) % q.ringUnits() * 16
+	return (s.off/16 + hw.RingUnits(s.size)) % q.ringUnits() * 16
 }
 
 // locate makes sure message id's ring offset is known, reading earlier envelopes if needed.
@@ -171,7 +169,7 @@ func (q *RingQueue) Consume(id uint64) error {
 	q.slot(id).consumed = true
 	var bytes uint32
 	for q.rel < q.base+uint64(len(q.msgs)) && q.slot(q.rel).consumed {
-		bytes += units(q.slot(q.rel).size) * 16
+		bytes += hw.RingUnits(q.slot(q.rel).size) * 16
 		q.rel++
 	}
 	if n := q.rel - q.base; n > 0 {
