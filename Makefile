@@ -2,12 +2,14 @@
 SHELL := /bin/bash
 GO ?= go
 RTL := $(wildcard rtl/*.v)
+# Headers the RTL includes (rtl/lhs_regs.vh, generated from hw/contract.json); tools get -Irtl.
+RTL_INC := $(wildcard rtl/*.vh)
 # Each Verilated top has a bridge verilator/<top>_bridge.cpp and a Go package that links it.
 VTOPS := lhs_top $(patsubst verilator/%_bridge.cpp,%,$(filter-out verilator/lhs_top_bridge.cpp,$(wildcard verilator/*_bridge.cpp)))
 VLIBS := $(foreach t,$(VTOPS),build/verilator/$(t)/lib$(t).a)
 LINT_TOPS := $(basename $(notdir $(RTL)))
 
-.PHONY: all setup rtl test lint demo bench soak synth clean plugin
+.PHONY: all setup rtl test lint demo bench soak synth clean plugin generate
 .PHONY: waves regress coverage
 all: rtl
 
@@ -17,7 +19,7 @@ setup:
 rtl: setup $(VLIBS)
 
 define VERILATE_RULE
-build/verilator/$(1)/lib$(1).a: $(RTL) verilator/$(1)_bridge.cpp $(wildcard verilator/*.h) scripts/verilate.sh
+build/verilator/$(1)/lib$(1).a: $(RTL) $(RTL_INC) verilator/$(1)_bridge.cpp $(wildcard verilator/*.h) scripts/verilate.sh
 	@echo "verilate $(1)"
 	@bash scripts/verilate.sh $(1)
 endef
@@ -37,11 +39,17 @@ else
 endif
 	LHSIM_BRIDGE=plugin $(GO) test ./testbench/ $(GOTESTFLAGS)
 
+# The register map, entry layout and their copies for the RTL, the C bridge and the docs, from
+# hw/contract.json (make lint fails when one of them is stale).
+generate:
+	$(GO) generate ./hw
+
 lint: rtl
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
-	@for m in $(LINT_TOPS); do verilator --lint-only -Wall --top-module $$m $(RTL) || exit 1; done
-	@mkdir -p build/iverilog && iverilog -g2005 -Wall -o build/iverilog/lhs_top.vvp -s lhs_top $(RTL)
+	$(GO) run ./hw/gen -check
+	@for m in $(LINT_TOPS); do verilator --lint-only -Wall -Irtl --top-module $$m $(RTL) || exit 1; done
+	@mkdir -p build/iverilog && iverilog -g2005 -Wall -Irtl -o build/iverilog/lhs_top.vvp -s lhs_top $(RTL)
 	@echo "lint: clean"
 
 demo: rtl

@@ -116,7 +116,7 @@ func TestScript(t *testing.T) {
 	j := Job{Top: "lhs_rx", Params: []Param{{"ENTRIES", 64}}, Family: XC2VP}
 	s := Script(j, []string{"rtl/a.v", "rtl/b.v"}, "out/x")
 	for _, line := range []string{
-		"read_verilog rtl/a.v rtl/b.v",
+		"read_verilog -Irtl rtl/a.v rtl/b.v",
 		"chparam -set ENTRIES 64 lhs_rx",
 		"hierarchy -check -top lhs_rx",
 		"synth_xilinx -family xc2vp -top lhs_rx -noiopad -noclkbuf -nowidelut",

@@ -13,11 +13,13 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/lhsim/lhsim/checkpoint"
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
-	"github.com/stretchr/testify/require"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // scenario is what the test run was: enough for the child process to rebuild the device.
@@ -60,18 +62,18 @@ func drive(t *testing.T, b *gosim.Board, sc scenario) {
 	require.NoError(t, h.Store(0x100000, bytes.Repeat([]byte("checkpoint"), 40)))
 
 	for i := 0; i < 64; i++ {
-		b.Post(gosim.WriteWindowBase+uint32(4*i), uint32(rng.Uint64()))
+		b.Post(hw.WriteWindowBase+uint32(4*i), uint32(rng.Uint64()))
 	}
-	for _, w := range [][2]uint32{{gosim.RegVecMemAddr, 0x200000}, {gosim.RegVecWinOff, 0}, {gosim.RegVecLen, 256}, {gosim.RegVecCmd, gosim.VecOpVS}} {
+	for _, w := range [][2]uint32{{hw.RegVecMemAddr, 0x200000}, {hw.RegVecWinOff, 0}, {hw.RegVecLen, 256}, {hw.RegVecCmd, hw.VecOpVS}} {
 		b.Post(w[0], w[1])
 	}
 	require.NoError(t, b.Run(100))
-	for _, w := range [][2]uint32{{gosim.RegVecMemAddr, 0x100000}, {gosim.RegVecWinOff, 512}, {gosim.RegVecLen, 400}, {gosim.RegVecCmd, gosim.VecOpVL}} {
+	for _, w := range [][2]uint32{{hw.RegVecMemAddr, 0x100000}, {hw.RegVecWinOff, 512}, {hw.RegVecLen, 400}, {hw.RegVecCmd, hw.VecOpVL}} {
 		b.Post(w[0], w[1])
 	}
 	var sink [48]uint32
 	for i := range sink {
-		b.PostRead(gosim.LHBase+uint32(4*i), &sink[i])
+		b.PostRead(hw.LHBase+uint32(4*i), &sink[i])
 	}
 	require.NoError(t, b.Inject(message(rng, 3000)))
 	require.NoError(t, b.Run(12))

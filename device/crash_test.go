@@ -14,6 +14,7 @@ import (
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/plugin"
 )
 
@@ -41,9 +42,9 @@ func receiveUntilError(t *testing.T, c *device.Remote) (int, error) {
 	got := 0
 	for i := 0; i < len(msgs); i += 64 {
 		entries, err := c.Receive(msgs[i:i+64], 64, 1_000_000)
-		for k := 0; k*gosim.EntryBytes < len(entries); k++ {
+		for k := 0; k*hw.EntryBytes < len(entries); k++ {
 			m := msgs[i+k]
-			require.Equal(t, m[:16], entries[k*gosim.EntryBytes:][:16], "entry %d", i+k)
+			require.Equal(t, m[:16], entries[k*hw.EntryBytes:][:16], "entry %d", i+k)
 			got++
 		}
 		if err != nil {
@@ -108,7 +109,7 @@ func TestCrashIsolation(t *testing.T) {
 
 			// The dead device answers at once, with the same report, and Close says so too.
 			t0 := time.Now()
-			_, err2 := c.ReadReg(gosim.RegID)
+			_, err2 := c.ReadReg(hw.RegID)
 			require.Same(t, ce, errorsAsCrash(t, err2))
 			require.Less(t, time.Since(t0), 100*time.Millisecond)
 			require.Same(t, ce, errorsAsCrash(t, c.Close()))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/verilator"
 )
 
@@ -108,7 +109,7 @@ type consumer struct {
 	entries           uint32
 	sizePos, splitPos uint32
 	next              uint32 // next entry to take (free-running, like LH_CONS)
-	buf               [gosim.EntryBytes]byte
+	buf               [hw.EntryBytes]byte
 }
 
 // start learns the configuration. Afterwards entries committed is LH_PROD: the board counts
@@ -117,7 +118,7 @@ func (c *consumer) start() error {
 	if c.ready {
 		return nil
 	}
-	regs := []uint32{gosim.RegParams, gosim.RegSizePos, gosim.RegSplitPos, gosim.RegLHCons}
+	regs := []uint32{hw.RegParams, hw.RegSizePos, hw.RegSplitPos, hw.RegLHCons}
 	vals := make([]uint32, len(regs))
 	for i, r := range regs {
 		v, err := c.b.ReadReg(r)
@@ -150,7 +151,7 @@ func (c *consumer) receive(msgs [][]byte, n int, limit uint64) ([]byte, error) {
 	if err := c.start(); err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, n*gosim.EntryBytes)
+	out := make([]byte, 0, n*hw.EntryBytes)
 	start := b.Cycle()
 	for got := 0; got < n; {
 		if uint32(b.Count.Commits) == c.next {
@@ -162,13 +163,13 @@ func (c *consumer) receive(msgs [][]byte, n int, limit uint64) ([]byte, error) {
 			continue
 		}
 		e := c.buf[:]
-		if err := b.ReadBlock(gosim.LHBase+gosim.EntryBytes*(c.next%c.entries), e); err != nil {
+		if err := b.ReadBlock(hw.LHBase+hw.EntryBytes*(c.next%c.entries), e); err != nil {
 			return out, err
 		}
-		b.Post(gosim.RegLHRelease, 1)
-		if e[58]&gosim.FlagSplit != 0 {
+		b.Post(hw.RegLHRelease, 1)
+		if e[58]&hw.FlagSplit != 0 {
 			size := binary.LittleEndian.Uint32(e[c.sizePos:])
-			b.Post(gosim.RegTailRelease, (size-c.splitPos+15)/16*16)
+			b.Post(hw.RegTailRelease, hw.TailUnits(size, c.splitPos)*16)
 		}
 		out = append(out, e...)
 		c.next++
@@ -197,7 +198,7 @@ func (c *consumer) feed(msgs [][]byte, drain bool, limit uint64) error {
 		before := b.Count.Commits
 		b.Step()
 		for k := before; k < b.Count.Commits; k++ {
-			b.Post(gosim.RegLHRelease, 1)
+			b.Post(hw.RegLHRelease, 1)
 		}
 	}
 	return nil

@@ -5,38 +5,39 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // Config is how the host programs the receive path. Zero values take the defaults of
 // docs/design.md.
 type Config struct {
 	LHS      bool   // LHS on: heads in the LH buffer; off: every message whole in the tail ring
-	SizePos  uint32 // byte offset of the size field: 4, 8, 12 or SizeAtZero (0 means the default, 12)
-	SplitPos uint32 // 16, 32 or 48 (default 48)
-	MaxMsg   uint32 // largest accepted message (default 65535)
-	TailBase uint32 // tail ring base in large memory (default 0)
-	TailSize uint32 // tail ring bytes (default 1 MiB)
+	SizePos  uint32 // byte offset of the size field: 4, 8, 12 or SizeAtZero (0 means the default, hw.SizePosReset)
+	SplitPos uint32 // 16, 32 or 48 (default hw.SplitPosReset)
+	MaxMsg   uint32 // largest accepted message (default hw.MaxMsgReset)
+	TailBase uint32 // tail ring base in large memory (default hw.TailBaseReset)
+	TailSize uint32 // tail ring bytes (default hw.TailSizeReset)
 }
 
-// SizeAtZero asks for the size field at byte 0 (a zero SizePos means the default, 12).
+// SizeAtZero asks for the size field at byte 0 (a zero SizePos means the default).
 const SizeAtZero = 1 << 31
 
+// withDefaults fills in the registers' reset values (docs/design.md).
 func (c Config) withDefaults() Config {
 	switch c.SizePos {
 	case 0:
-		c.SizePos = 12
+		c.SizePos = hw.SizePosReset
 	case SizeAtZero:
 		c.SizePos = 0
 	}
 	if c.SplitPos == 0 {
-		c.SplitPos = 48
+		c.SplitPos = hw.SplitPosReset
 	}
 	if c.MaxMsg == 0 {
-		c.MaxMsg = 0xffff
+		c.MaxMsg = hw.MaxMsgReset
 	}
 	if c.TailSize == 0 {
-		c.TailSize = 1 << 20
+		c.TailSize = hw.TailSizeReset
 	}
 	return c
 }
@@ -46,24 +47,24 @@ type Entry struct {
 	Seq      uint32   // free-running entry number
 	Raw      [64]byte // the cache line
 	Len      int      // bytes delivered on the wire
-	Flags    uint8    // gosim.Flag*
+	Flags    uint8    // hw.Flag*
 	TailPtr  uint32   // large-memory address of message byte SplitPos, when Split
 	splitPos int
 	sizePos  int
 }
 
 // Split reports whether the tail is in large memory.
-func (e Entry) Split() bool { return e.Flags&gosim.FlagSplit != 0 }
+func (e Entry) Split() bool { return e.Flags&hw.FlagSplit != 0 }
 
 // Size is the message's size field.
 func (e Entry) Size() uint32 { return binary.LittleEndian.Uint32(e.Raw[e.sizePos:]) }
 
 // Head is the part of the message stored in the entry.
 func (e Entry) Head() []byte {
-	if e.Split() || e.Flags&gosim.FlagTooLong != 0 {
+	if e.Split() || e.Flags&hw.FlagTooLong != 0 {
 		return e.Raw[:min(e.splitPos, e.Len)]
 	}
-	return e.Raw[:min(e.Len, gosim.InlineMax)]
+	return e.Raw[:min(e.Len, hw.InlineMax)]
 }
 
 // TailLen is the number of tail bytes stored in large memory.
@@ -79,7 +80,7 @@ func (e Entry) tailUnits() uint32 {
 	if !e.Split() {
 		return 0
 	}
-	return (e.Size() - uint32(e.splitPos) + 15) / 16
+	return hw.TailUnits(e.Size(), uint32(e.splitPos))
 }
 
 // Host is the host driver: it programs the NIC, reads entries by PIO, fetches tails through
@@ -102,44 +103,45 @@ var ErrHardware = errors.New("nic reported an error")
 // NewHost checks the device, programs cfg and enables the receive path.
 func NewHost(dev Device, cfg Config) (*Host, error) {
 	cfg = cfg.withDefaults()
-	id, err := dev.ReadReg(gosim.RegID)
+	id, err := dev.ReadReg(hw.RegID)
 	if err != nil {
 		return nil, err
 	}
-	if id != gosim.ID {
-		return nil, fmt.Errorf("drivers: device ID %#x, want %#x", id, gosim.ID)
+	if id != hw.ID {
+		return nil, fmt.Errorf("drivers: device ID %#x, want %#x", id, hw.ID)
 	}
-	params, err := dev.ReadReg(gosim.RegParams)
+	params, err := dev.ReadReg(hw.RegParams)
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{dev: dev, cfg: cfg, entries: 1 << (params & 0xffff), winBytes: (params >> 16) * 16,
+	h := &Host{dev: dev, cfg: cfg, entries: 1 << (params >> hw.ParamsLog2EntriesShift & hw.ParamsLog2EntriesMask),
+		winBytes: (params >> hw.ParamsWinUnitsShift & hw.ParamsWinUnitsMask) * 16,
 		consumed: map[uint32]uint32{}}
 	ctrl := uint32(0)
 	if cfg.LHS {
-		ctrl = gosim.CtrlLHSOn
+		ctrl = hw.CtrlLHSOn
 	}
 	writes := []struct{ addr, val uint32 }{
-		{gosim.RegCtrl, ctrl},
-		{gosim.RegSizePos, cfg.SizePos},
-		{gosim.RegSplitPos, cfg.SplitPos},
-		{gosim.RegMaxMsg, cfg.MaxMsg},
-		{gosim.RegTailBase, 0},
-		{gosim.RegTailSize, cfg.TailSize},
-		{gosim.RegTailBase, cfg.TailBase},
-		{gosim.RegErr, 0x3f},
+		{hw.RegCtrl, ctrl},
+		{hw.RegSizePos, cfg.SizePos},
+		{hw.RegSplitPos, cfg.SplitPos},
+		{hw.RegMaxMsg, cfg.MaxMsg},
+		{hw.RegTailBase, 0},
+		{hw.RegTailSize, cfg.TailSize},
+		{hw.RegTailBase, cfg.TailBase},
+		{hw.RegErr, hw.ErrAll},
 	}
 	for _, w := range writes {
 		if err := dev.WriteReg(w.addr, w.val); err != nil {
 			return nil, err
 		}
-		if e, err := dev.ReadReg(gosim.RegErr); err != nil {
+		if e, err := dev.ReadReg(hw.RegErr); err != nil {
 			return nil, err
-		} else if e&(gosim.ErrCfgBusy|gosim.ErrCfgValue) != 0 {
+		} else if e&(hw.ErrCfgBusy|hw.ErrCfgValue) != 0 {
 			return nil, fmt.Errorf("drivers: register %#x refused %#x (ERR %#x): %w", w.addr, w.val, e, ErrHardware)
 		}
 	}
-	if err := dev.WriteReg(gosim.RegCtrl, ctrl|gosim.CtrlEnable); err != nil {
+	if err := dev.WriteReg(hw.RegCtrl, ctrl|hw.CtrlEnable); err != nil {
 		return nil, err
 	}
 	return h, nil
@@ -158,13 +160,13 @@ func (h *Host) Entries() int { return int(h.entries) }
 func (h *Host) WindowBytes() int { return int(h.winBytes) }
 
 // Produced reads LH_PROD: entries committed since reset.
-func (h *Host) Produced() (uint32, error) { return h.dev.ReadReg(gosim.RegLHProd) }
+func (h *Host) Produced() (uint32, error) { return h.dev.ReadReg(hw.RegLHProd) }
 
 // MsgCount reads MSG_COUNT: messages fully received since reset.
-func (h *Host) MsgCount() (uint32, error) { return h.dev.ReadReg(gosim.RegMsgCount) }
+func (h *Host) MsgCount() (uint32, error) { return h.dev.ReadReg(hw.RegMsgCount) }
 
 // EntryAddr is the host bus address of entry seq.
-func (h *Host) EntryAddr(seq uint32) uint32 { return gosim.LHBase + gosim.EntryBytes*(seq%h.entries) }
+func (h *Host) EntryAddr(seq uint32) uint32 { return hw.LHBase + hw.EntryBytes*(seq%h.entries) }
 
 // ReadEntry reads entry seq by PIO.
 func (h *Host) ReadEntry(seq uint32) (Entry, error) {
@@ -172,9 +174,9 @@ func (h *Host) ReadEntry(seq uint32) (Entry, error) {
 	if err := h.dev.ReadBlock(h.EntryAddr(seq), e.Raw[:]); err != nil {
 		return e, err
 	}
-	e.Len = int(binary.LittleEndian.Uint16(e.Raw[56:]))
-	e.Flags = e.Raw[58]
-	e.TailPtr = binary.LittleEndian.Uint32(e.Raw[60:])
+	e.Len = int(binary.LittleEndian.Uint16(e.Raw[hw.EntryLenOffset:]))
+	e.Flags = e.Raw[hw.EntryFlagsOffset]
+	e.TailPtr = binary.LittleEndian.Uint32(e.Raw[hw.EntryTailPtrOffset:])
 	return e, nil
 }
 
@@ -221,11 +223,11 @@ func (h *Host) Consume(seq uint32) error {
 		return nil
 	}
 	h.cons += n
-	if err := h.dev.WriteReg(gosim.RegLHRelease, n); err != nil {
+	if err := h.dev.WriteReg(hw.RegLHRelease, n); err != nil {
 		return err
 	}
 	if tail > 0 {
-		if err := h.dev.WriteReg(gosim.RegTailRelease, tail*16); err != nil {
+		if err := h.dev.WriteReg(hw.RegTailRelease, tail*16); err != nil {
 			return err
 		}
 	}
@@ -233,11 +235,11 @@ func (h *Host) Consume(seq uint32) error {
 }
 
 func (h *Host) checkErr() error {
-	e, err := h.dev.ReadReg(gosim.RegErr)
+	e, err := h.dev.ReadReg(hw.RegErr)
 	if err != nil {
 		return err
 	}
-	if e&gosim.ErrRelease != 0 {
+	if e&hw.ErrRelease != 0 {
 		return fmt.Errorf("drivers: release refused (ERR %#x): %w", e, ErrHardware)
 	}
 	return nil
@@ -247,8 +249,8 @@ func (h *Host) checkErr() error {
 type VecError struct{ Cause uint32 }
 
 func (e *VecError) Error() string {
-	names := map[uint32]string{gosim.CauseLen: "zero length", gosim.CauseWindow: "window range",
-		gosim.CauseMemory: "memory range", gosim.CauseAlign: "alignment", gosim.CauseOpcode: "opcode"}
+	names := map[uint32]string{hw.CauseLen: "zero length", hw.CauseWindow: "window range",
+		hw.CauseMemory: "memory range", hw.CauseAlign: "alignment", hw.CauseOpcode: "opcode"}
 	return fmt.Sprintf("vector command refused: %s (cause %d)", names[e.Cause], e.Cause)
 }
 
@@ -258,20 +260,20 @@ func (e *VecError) Unwrap() error { return ErrHardware }
 const vecLimit = 100000
 
 func (h *Host) vector(op, memAddr, winOff, n uint32) error {
-	for _, w := range [][2]uint32{{gosim.RegVecMemAddr, memAddr}, {gosim.RegVecWinOff, winOff},
-		{gosim.RegVecLen, n}, {gosim.RegVecCmd, op}} {
+	for _, w := range [][2]uint32{{hw.RegVecMemAddr, memAddr}, {hw.RegVecWinOff, winOff},
+		{hw.RegVecLen, n}, {hw.RegVecCmd, op}} {
 		if err := h.dev.WriteReg(w[0], w[1]); err != nil {
 			return err
 		}
 	}
 	for i := 0; i < vecLimit; i++ {
-		st, err := h.dev.ReadReg(gosim.RegVecStatus)
+		st, err := h.dev.ReadReg(hw.RegVecStatus)
 		if err != nil {
 			return err
 		}
-		if st&gosim.VecBusy == 0 && st&gosim.VecDone != 0 {
-			if st&gosim.VecError != 0 {
-				return &VecError{Cause: st >> 8 & 0xf}
+		if st&hw.VecBusy == 0 && st&hw.VecDone != 0 {
+			if st&hw.VecError != 0 {
+				return &VecError{Cause: st >> hw.VecCauseShift & hw.VecCauseMask}
 			}
 			return nil
 		}
@@ -281,12 +283,12 @@ func (h *Host) vector(op, memAddr, winOff, n uint32) error {
 
 // VL loads n bytes from large memory at memAddr into the read window at winOff and waits.
 func (h *Host) VL(memAddr, winOff, n uint32) error {
-	return h.vector(gosim.VecOpVL, memAddr, winOff, n)
+	return h.vector(hw.VecOpVL, memAddr, winOff, n)
 }
 
 // VS stores n bytes from the write window at winOff to large memory at memAddr and waits.
 func (h *Host) VS(memAddr, winOff, n uint32) error {
-	return h.vector(gosim.VecOpVS, memAddr, winOff, n)
+	return h.vector(hw.VecOpVS, memAddr, winOff, n)
 }
 
 // Fetch reads n bytes of large memory at addr through the read window, a window at a time.
@@ -298,7 +300,7 @@ func (h *Host) Fetch(addr uint32, n int) ([]byte, error) {
 			return nil, err
 		}
 		buf := make([]byte, (k+3)&^3)
-		if err := h.dev.ReadBlock(gosim.ReadWindowBase, buf); err != nil {
+		if err := h.dev.ReadBlock(hw.ReadWindowBase, buf); err != nil {
 			return nil, err
 		}
 		out = append(out, buf[:k]...)
@@ -314,7 +316,7 @@ func (h *Host) Store(addr uint32, data []byte) error {
 		k := min(len(data), int(h.winBytes))
 		buf := make([]byte, (k+3)&^3)
 		copy(buf, data[:k])
-		if err := h.dev.WriteBlock(gosim.WriteWindowBase, buf); err != nil {
+		if err := h.dev.WriteBlock(hw.WriteWindowBase, buf); err != nil {
 			return err
 		}
 		if err := h.VS(addr, 0, uint32(k)); err != nil {
@@ -361,7 +363,7 @@ func (h *Host) NextRingMessage() (RingMessage, bool, error) {
 	if size > h.cfg.MaxMsg {
 		return RingMessage{}, false, fmt.Errorf("drivers: ring message at %#x has size %d over MAX_MSG", addr, size)
 	}
-	units := max(1, (size+15)/16)
+	units := hw.RingUnits(size)
 	msg := env[:min(16, int(size))]
 	if size > 16 {
 		rest, err := h.FetchRing(h.ringAddr(h.ringRd+1), int(size)-16)
@@ -380,7 +382,7 @@ func (h *Host) NextRingMessage() (RingMessage, bool, error) {
 // both sides of MSG_COUNT until it did not move.
 func (h *Host) storedMessages() (uint32, error) {
 	for {
-		d0, err := h.dev.ReadReg(gosim.RegDropCount)
+		d0, err := h.dev.ReadReg(hw.RegDropCount)
 		if err != nil {
 			return 0, err
 		}
@@ -388,7 +390,7 @@ func (h *Host) storedMessages() (uint32, error) {
 		if err != nil {
 			return 0, err
 		}
-		d1, err := h.dev.ReadReg(gosim.RegDropCount)
+		d1, err := h.dev.ReadReg(hw.RegDropCount)
 		if err != nil {
 			return 0, err
 		}
@@ -404,7 +406,7 @@ func (h *Host) ringAddr(off uint32) uint32 {
 
 // ReleaseRing gives back the ring space of a walked message (LHS off), oldest first.
 func (h *Host) ReleaseRing(m RingMessage) error {
-	if err := h.dev.WriteReg(gosim.RegTailRelease, max(1, (m.Size+15)/16)*16); err != nil {
+	if err := h.dev.WriteReg(hw.RegTailRelease, hw.RingUnits(m.Size)*16); err != nil {
 		return err
 	}
 	return h.checkErr()

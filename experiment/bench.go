@@ -9,6 +9,7 @@ import (
 	"github.com/lhsim/lhsim/cputime"
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/verilator"
 )
 
@@ -31,10 +32,10 @@ type Speed struct {
 // enough never to need releasing. The Feed of nothing runs the set-up and lets the device's
 // consumer read the registers it needs before the clock starts.
 func workloadSetup(dev device.Device) error {
-	if err := dev.WriteReg(gosim.RegTailSize, 0x0800_0000); err != nil {
+	if err := dev.WriteReg(hw.RegTailSize, 0x0800_0000); err != nil {
 		return err
 	}
-	if err := dev.WriteReg(gosim.RegCtrl, gosim.CtrlEnable|gosim.CtrlLHSOn); err != nil {
+	if err := dev.WriteReg(hw.RegCtrl, hw.CtrlEnable|hw.CtrlLHSOn); err != nil {
 		return err
 	}
 	return dev.Feed(nil, false, 1)

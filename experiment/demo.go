@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // DemoConfig chooses the default co-simulation: the device (model, bridge, trace, board
@@ -99,7 +101,7 @@ func Demo(cfg DemoConfig) (DemoResult, error) {
 			}
 			dm := DemoMessage{Seq: i, SizeField: e.Size(), Delivered: e.Len, Flags: flagNames(e.Flags)}
 			switch {
-			case e.Flags&gosim.FlagTooLong != 0:
+			case e.Flags&hw.FlagTooLong != 0:
 				dm.Where = fmt.Sprintf("LH entry %d: head only, tail dropped", i)
 			case e.Split():
 				dm.Where = fmt.Sprintf("LH entry %d: %d-byte head; %d-byte tail in SO-DIMM", i, len(e.Head()), e.TailLen())
@@ -144,8 +146,8 @@ func Demo(cfg DemoConfig) (DemoResult, error) {
 			next++
 		}
 	}
-	for name, addr := range map[string]uint32{"MSG_COUNT": gosim.RegMsgCount, "MISMATCH_COUNT": gosim.RegMismatchCount,
-		"DROP_COUNT": gosim.RegDropCount, "STALL_CYCLES": gosim.RegStallCycles, "LH_PROD": gosim.RegLHProd} {
+	for name, addr := range map[string]uint32{"MSG_COUNT": hw.RegMsgCount, "MISMATCH_COUNT": hw.RegMismatchCount,
+		"DROP_COUNT": hw.RegDropCount, "STALL_CYCLES": hw.RegStallCycles, "LH_PROD": hw.RegLHProd} {
 		v, err := dev.ReadReg(addr)
 		if err != nil {
 			dev.Close()
@@ -172,7 +174,7 @@ func flagNames(f uint8) string {
 	for _, n := range []struct {
 		bit  uint8
 		name string
-	}{{gosim.FlagSplit, "SPLIT"}, {gosim.FlagMismatch, "MISMATCH"}, {gosim.FlagTooLong, "TOO_LONG"}} {
+	}{{hw.FlagSplit, "SPLIT"}, {hw.FlagMismatch, "MISMATCH"}, {hw.FlagTooLong, "TOO_LONG"}} {
 		if f&n.bit != 0 {
 			if s != "" {
 				s += "|"

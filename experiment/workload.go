@@ -10,6 +10,7 @@ import (
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // WorkloadConfig is one run of the reading-host workload: the benchmark messages through
@@ -62,8 +63,8 @@ func RunWorkload(dev device.Device, cfg WorkloadConfig) (WorkloadResult, error) 
 		if got := int(binary.LittleEndian.Uint16(e[56:])); got != len(m) {
 			return fmt.Errorf("workload: message %d: entry len %d, sent %d bytes", i, got, len(m))
 		}
-		head := m[:min(len(m), gosim.InlineMax)]
-		if len(m) > gosim.InlineMax {
+		head := m[:min(len(m), hw.InlineMax)]
+		if len(m) > hw.InlineMax {
 			head = m[:h.Config().SplitPos]
 		}
 		if !bytes.Equal(e[:len(head)], head) {
@@ -96,8 +97,8 @@ func runBatched(rx device.Receiver, msgs [][]byte, cfg WorkloadConfig, check fun
 	}
 	take := func(k int, entries []byte) error {
 		*batches++
-		for i := 0; i*gosim.EntryBytes < len(entries); i++ {
-			if err := check(k*cfg.Batch+i, entries[i*gosim.EntryBytes:(i+1)*gosim.EntryBytes]); err != nil {
+		for i := 0; i*hw.EntryBytes < len(entries); i++ {
+			if err := check(k*cfg.Batch+i, entries[i*hw.EntryBytes:(i+1)*hw.EntryBytes]); err != nil {
 				return err
 			}
 		}

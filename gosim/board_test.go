@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/lhsim/lhsim/hw"
 )
 
 // The SO-DIMM returns reads in order, ReadLatency cycles after it took them, and stops being
@@ -28,8 +30,8 @@ func TestSODIMMLatencyOrderAndLimit(t *testing.T) {
 	}
 	require.Equal(t, []uint64{5, 6}, at, "two reads taken at cycles 0 and 1, back after 5 cycles")
 	require.Equal(t, []uint64{getWord([]byte("0123456789abcdef"))[0], getWord([]byte("FEDCBA9876543210"))[0]}, got)
-	require.Error(t, s.Read(MemBytes-8, make([]byte, 16)), "backdoor reads stop at the end of memory")
-	require.Error(t, s.Write(MemBytes, []byte{1}))
+	require.Error(t, s.Read(hw.MemBytes-8, make([]byte, 16)), "backdoor reads stop at the end of memory")
+	require.Error(t, s.Write(hw.MemBytes, []byte{1}))
 }
 
 // The source holds a beat until it is taken, idles only between beats, and refuses messages
@@ -84,9 +86,9 @@ func TestBoardHostReadLatency(t *testing.T) {
 			rsp = cycle
 		}
 	})
-	v, err := b.ReadReg(RegID)
+	v, err := b.ReadReg(hw.RegID)
 	require.NoError(t, err)
-	require.EqualValues(t, ID, v)
+	require.EqualValues(t, hw.ID, v)
 	require.EqualValues(t, 2, rsp-req)
 	require.Error(t, b.WriteBlock(0xffffc, make([]byte, 8)), "a block past the end of the bus")
 }

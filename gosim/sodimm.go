@@ -3,6 +3,8 @@ package gosim
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/lhsim/lhsim/hw"
 )
 
 // SODIMMParams describe the large memory on the NIC board.
@@ -38,7 +40,7 @@ type pendingRead struct {
 // after ReadLatency cycles. Storage is allocated a megabyte at a time, on first touch.
 type SODIMM struct {
 	p      SODIMMParams
-	chunks [MemBytes / chunkBytes]*[chunkBytes]byte
+	chunks [hw.MemBytes / chunkBytes]*[chunkBytes]byte
 	reads  []pendingRead
 	rng    *Rand
 	Writes uint64 // 16-byte writes taken
@@ -81,7 +83,7 @@ func (s *SODIMM) Observe(p *Pins, cycle uint64) {
 	if p.MemValid == 0 || p.MemReady == 0 {
 		return
 	}
-	addr := uint64(p.MemAddr) % MemBytes
+	addr := uint64(p.MemAddr) % hw.MemBytes
 	c := s.chunk(addr)
 	off := addr % chunkBytes
 	if p.MemWrite != 0 {
@@ -98,8 +100,8 @@ func (s *SODIMM) Busy() bool { return len(s.reads) > 0 }
 
 // Read copies memory into dst (backdoor, zero time).
 func (s *SODIMM) Read(addr uint64, dst []byte) error {
-	if addr+uint64(len(dst)) > MemBytes {
-		return fmt.Errorf("sodimm: read [%#x, %#x) outside %d bytes", addr, addr+uint64(len(dst)), MemBytes)
+	if addr+uint64(len(dst)) > hw.MemBytes {
+		return fmt.Errorf("sodimm: read [%#x, %#x) outside %d bytes", addr, addr+uint64(len(dst)), hw.MemBytes)
 	}
 	for len(dst) > 0 {
 		c := s.chunk(addr)
@@ -111,8 +113,8 @@ func (s *SODIMM) Read(addr uint64, dst []byte) error {
 
 // Write copies src into memory (backdoor, zero time).
 func (s *SODIMM) Write(addr uint64, src []byte) error {
-	if addr+uint64(len(src)) > MemBytes {
-		return fmt.Errorf("sodimm: write [%#x, %#x) outside %d bytes", addr, addr+uint64(len(src)), MemBytes)
+	if addr+uint64(len(src)) > hw.MemBytes {
+		return fmt.Errorf("sodimm: write [%#x, %#x) outside %d bytes", addr, addr+uint64(len(src)), hw.MemBytes)
 	}
 	for len(src) > 0 {
 		c := s.chunk(addr)

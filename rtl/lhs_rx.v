@@ -76,7 +76,8 @@ module lhs_rx #
     output wire              ev_too_long   // with ev_msg_done: size over MAX_MSG or the ring
 );
 
-localparam INLINE_MAX = 56;
+// Entry layout and flag bits: generated from hw/contract.json (go generate ./hw).
+`include "lhs_regs.vh"
 
 localparam [1:0]
     STATE_FIRST = 2'd0,
@@ -86,6 +87,12 @@ localparam [1:0]
 initial begin
     if (ENTRIES < 4 || (1 << IDX_W) != ENTRIES || MEM_AW < 28 || MEM_AW > 32) begin
         $display("lhs_rx: ENTRIES must be a power of two >= 4 and MEM_AW in 28..32 (got %0d, %0d)", ENTRIES, MEM_AW);
+        $finish;
+    end
+    // The descriptor word (ram_wr_data at commit) is wired for this layout.
+    if (ENTRY_BYTES != 64 || INLINE_MAX != 56 || ENTRY_LEN_OFFSET != 56 || ENTRY_FLAGS_OFFSET != 58 ||
+        ENTRY_TAIL_PTR_OFFSET != 60 || FLAG_SPLIT != 0 || FLAG_MISMATCH != 1 || FLAG_TOO_LONG != 2) begin
+        $display("lhs_rx: the entry layout in lhs_regs.vh is not the one the descriptor word is wired for");
         $finish;
     end
 end
@@ -164,10 +171,11 @@ end
 wire [20:0] delivered_now = first ? {16'd0, last_bytes} : {1'b0, beat_reg, 4'd0} + {16'd0, last_bytes};
 wire [15:0] len_field = delivered_reg > 21'd65535 ? 16'hffff : delivered_reg[15:0];
 wire        mismatch_reg_now = {11'd0, delivered_reg} != size_reg;
-wire [7:0]  flags = {5'd0, too_long_reg, mismatch_reg_now, split_reg};
+wire [7:0]  flags = {5'd0, too_long_reg, mismatch_reg_now, split_reg}; // FLAG_*
 wire [31:0] ptr_field = split_reg ? {{(32-MEM_AW){1'b0}}, tail_ptr_reg, 4'd0} : 32'd0;
 
-// LH buffer write port: message beats, then the descriptor word at commit.
+// LH buffer write port: message beats, then the descriptor word at commit (entry bytes 48..63:
+// bytes 48..55 of the message, len, flags, 0, tail pointer; checked against lhs_regs.vh above).
 wire               commit = state_reg == STATE_COMMIT;
 wire               ram_wr_en = commit || (fire && beat_to_ram);
 wire [1:0]         ram_word = commit ? 2'd3 : (first ? 2'd0 : beat_reg[1:0]);

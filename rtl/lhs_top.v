@@ -58,64 +58,40 @@ module lhs_top #
     output wire         ev_vec_done
 );
 
-localparam [31:0] ID = 32'h4C485331;
+// Register map, bits and reset values: generated from hw/contract.json (go generate ./hw).
+`include "lhs_regs.vh"
 
-localparam [7:0]
-    REG_ID = 8'h00,
-    REG_CTRL = 8'h04,
-    REG_SIZE_POS = 8'h08,
-    REG_SPLIT_POS = 8'h0C,
-    REG_MAX_MSG = 8'h10,
-    REG_TAIL_BASE = 8'h14,
-    REG_TAIL_SIZE = 8'h18,
-    REG_PARAMS = 8'h1C,
-    REG_LH_PROD = 8'h20,
-    REG_LH_CONS = 8'h24,
-    REG_LH_RELEASE = 8'h28,
-    REG_TAIL_WPTR = 8'h30,
-    REG_TAIL_USED = 8'h34,
-    REG_TAIL_RELEASE = 8'h38,
-    REG_VEC_MEM_ADDR = 8'h40,
-    REG_VEC_WIN_OFF = 8'h44,
-    REG_VEC_LEN = 8'h48,
-    REG_VEC_CMD = 8'h4C,
-    REG_VEC_STATUS = 8'h50,
-    REG_ERR = 8'h60,
-    REG_MSG_COUNT = 8'h64,
-    REG_STALL_CYCLES = 8'h68,
-    REG_DROP_COUNT = 8'h6C,
-    REG_MISMATCH_COUNT = 8'h70;
-
-// ERR bits
-localparam
-    ERR_CFG_BUSY = 0,
-    ERR_MISMATCH = 1,
-    ERR_TOO_LONG = 2,
-    ERR_RELEASE = 3,
-    ERR_VEC_BUSY = 4,
-    ERR_CFG_VALUE = 5;
+// The read values of CTRL, PARAMS and VEC_STATUS below are wired for these bit positions.
+initial begin
+    if (CTRL_ENABLE != 0 || CTRL_LHS_ON != 1 || PARAMS_LOG2_ENTRIES_LSB != 0 || PARAMS_LOG2_ENTRIES_W != 16 ||
+        PARAMS_WIN_UNITS_LSB != 16 || PARAMS_WIN_UNITS_W != 16 || VEC_BUSY != 0 || VEC_DONE != 1 ||
+        VEC_ERROR != 2 || VEC_CAUSE_LSB != 8 || VEC_CAUSE_W != 4) begin
+        $display("lhs_top: the register bits in lhs_regs.vh are not the ones the read values are wired for");
+        $finish;
+    end
+end
 
 // Address decode of the request on the bus.
-wire sel_reg = host_addr[19:16] == 4'h0;
-wire sel_rwin = host_addr[19:16] == 4'h1;
-wire sel_wwin = host_addr[19:16] == 4'h2;
+wire sel_reg = host_addr[19:16] == REGISTERS_BASE[19:16];
+wire sel_rwin = host_addr[19:16] == READ_WINDOW_BASE[19:16];
+wire sel_wwin = host_addr[19:16] == WRITE_WINDOW_BASE[19:16];
 wire sel_lh = host_addr[19];
 wire [7:0] reg_addr = host_addr[7:0];
 wire reg_wr = host_valid && host_write && sel_reg && host_addr[15:8] == 0;
 wire reg_rd = host_valid && !host_write;
 
 // Registers.
-reg         enable_reg = 1'b0;
-reg         lhs_on_reg = 1'b1;
-reg [1:0]   size_word_reg = 2'd3;
-reg [1:0]   split_beats_reg = 2'd3;
-reg [15:0]  max_msg_reg = 16'hffff;
-reg [27:0]  tail_base_reg = 28'd0;       // bytes / 16
-reg [23:0]  tail_units_reg = 24'h010000; // 1 MiB
-reg [31:0]  vec_mem_addr_reg = 0;
-reg [31:0]  vec_win_off_reg = 0;
-reg [31:0]  vec_len_reg = 0;
-reg [5:0]   err_reg = 0;
+reg         enable_reg = CTRL_RESET[CTRL_ENABLE];
+reg         lhs_on_reg = CTRL_RESET[CTRL_LHS_ON];
+reg [1:0]   size_word_reg = SIZE_POS_RESET[3:2];       // bytes / 4
+reg [1:0]   split_beats_reg = SPLIT_POS_RESET[5:4];    // bytes / 16
+reg [15:0]  max_msg_reg = MAX_MSG_RESET[15:0];
+reg [27:0]  tail_base_reg = TAIL_BASE_RESET[31:4];     // bytes / 16
+reg [23:0]  tail_units_reg = TAIL_SIZE_RESET[27:4];    // bytes / 16
+reg [31:0]  vec_mem_addr_reg = VEC_MEM_ADDR_RESET;
+reg [31:0]  vec_win_off_reg = VEC_WIN_OFF_RESET;
+reg [31:0]  vec_len_reg = VEC_LEN_RESET;
+reg [ERR_W-1:0] err_reg = 0;
 reg [31:0]  msg_count_reg = 0;
 reg [31:0]  stall_reg = 0;
 reg [31:0]  drop_reg = 0;
@@ -127,7 +103,7 @@ wire vec_busy;
 // Configuration writes: only while the receive block is quiet, only legal values.
 wire cfg_addr = reg_addr == REG_SIZE_POS || reg_addr == REG_SPLIT_POS || reg_addr == REG_MAX_MSG ||
                 reg_addr == REG_TAIL_BASE || reg_addr == REG_TAIL_SIZE;
-wire lhs_on_change = reg_addr == REG_CTRL && host_wdata[1] != lhs_on_reg;
+wire lhs_on_change = reg_addr == REG_CTRL && host_wdata[CTRL_LHS_ON] != lhs_on_reg;
 wire cfg_wr = reg_wr && (cfg_addr || lhs_on_change);
 wire cfg_busy = cfg_wr && !rx_quiet;
 wire [32:0] tail_base_bytes = {1'b0, tail_base_reg, 4'd0};
@@ -141,7 +117,7 @@ always @* begin
         REG_SPLIT_POS: cfg_bad = host_wdata[3:0] != 0 || host_wdata < 16 || host_wdata > 48;
         REG_MAX_MSG: cfg_bad = host_wdata > 32'hffff;
         REG_TAIL_BASE: cfg_bad = host_wdata[3:0] != 0 || {1'b0, host_wdata} + tail_size_bytes > mem_bytes;
-        REG_TAIL_SIZE: cfg_bad = host_wdata[3:0] != 0 || host_wdata < 16 || host_wdata > 32'h0800_0000 ||
+        REG_TAIL_SIZE: cfg_bad = host_wdata[3:0] != 0 || host_wdata < 16 || host_wdata > TAIL_SIZE_MAX ||
                                  tail_base_bytes + {1'b0, host_wdata} > mem_bytes;
         default: cfg_bad = 1'b0;
     endcase
@@ -280,7 +256,7 @@ always @* begin
             REG_VEC_WIN_OFF: reg_value = vec_win_off_reg;
             REG_VEC_LEN: reg_value = vec_len_reg;
             REG_VEC_STATUS: reg_value = {20'd0, vec_cause, 5'd0, vec_error, vec_done, vec_busy};
-            REG_ERR: reg_value = {26'd0, err_reg};
+            REG_ERR: reg_value = {{(32-ERR_W){1'b0}}, err_reg};
             REG_MSG_COUNT: reg_value = msg_count_reg;
             REG_STALL_CYCLES: reg_value = stall_reg;
             REG_DROP_COUNT: reg_value = drop_reg;
@@ -312,16 +288,16 @@ end
 // Register writes and statistics.
 always @(posedge clk) begin
     if (rst) begin
-        enable_reg <= 1'b0;
-        lhs_on_reg <= 1'b1;
-        size_word_reg <= 2'd3;
-        split_beats_reg <= 2'd3;
-        max_msg_reg <= 16'hffff;
-        tail_base_reg <= 28'd0;
-        tail_units_reg <= 24'h010000;
-        vec_mem_addr_reg <= 0;
-        vec_win_off_reg <= 0;
-        vec_len_reg <= 0;
+        enable_reg <= CTRL_RESET[CTRL_ENABLE];
+        lhs_on_reg <= CTRL_RESET[CTRL_LHS_ON];
+        size_word_reg <= SIZE_POS_RESET[3:2];
+        split_beats_reg <= SPLIT_POS_RESET[5:4];
+        max_msg_reg <= MAX_MSG_RESET[15:0];
+        tail_base_reg <= TAIL_BASE_RESET[31:4];
+        tail_units_reg <= TAIL_SIZE_RESET[27:4];
+        vec_mem_addr_reg <= VEC_MEM_ADDR_RESET;
+        vec_win_off_reg <= VEC_WIN_OFF_RESET;
+        vec_len_reg <= VEC_LEN_RESET;
         err_reg <= 0;
         msg_count_reg <= 0;
         stall_reg <= 0;
@@ -329,11 +305,11 @@ always @(posedge clk) begin
         mismatch_count_reg <= 0;
     end else begin
         if (reg_wr && reg_addr == REG_CTRL) begin
-            enable_reg <= host_wdata[0];
+            enable_reg <= host_wdata[CTRL_ENABLE];
         end
         if (cfg_take) begin
             case (reg_addr)
-                REG_CTRL: lhs_on_reg <= host_wdata[1];
+                REG_CTRL: lhs_on_reg <= host_wdata[CTRL_LHS_ON];
                 REG_SIZE_POS: size_word_reg <= host_wdata[3:2];
                 REG_SPLIT_POS: split_beats_reg <= host_wdata[5:4];
                 REG_MAX_MSG: max_msg_reg <= host_wdata[15:0];
@@ -352,7 +328,7 @@ always @(posedge clk) begin
         end
 
         if (reg_wr && reg_addr == REG_ERR) begin
-            err_reg <= err_reg & ~host_wdata[5:0];
+            err_reg <= err_reg & ~host_wdata[ERR_W-1:0];
         end
         if (cfg_busy) err_reg[ERR_CFG_BUSY] <= 1'b1;
         if (cfg_wr && rx_quiet && cfg_bad) err_reg[ERR_CFG_VALUE] <= 1'b1;

@@ -61,12 +61,8 @@ localparam [1:0]
     STATE_VL = 2'd1,
     STATE_VS = 2'd2;
 
-localparam [3:0]
-    CAUSE_LEN = 4'd1,
-    CAUSE_WINDOW = 4'd2,
-    CAUSE_MEMORY = 4'd3,
-    CAUSE_ALIGN = 4'd4,
-    CAUSE_OPCODE = 4'd5;
+// Opcodes and refusal causes: generated from hw/contract.json (go generate ./hw).
+`include "lhs_regs.vh"
 
 initial begin
     if (WIN_BYTES < 64 || WIN_BYTES > 65536 || (1 << (WIN_AW + 4)) != WIN_BYTES) begin
@@ -90,7 +86,7 @@ wire [32:0] mem_end = {1'b0, cmd_mem_addr} + {1'b0, cmd_len};
 reg  [3:0]  check;
 always @* begin
     check = 4'd0;
-    if (cmd_op != 32'd1 && cmd_op != 32'd2) begin
+    if (cmd_op != VEC_OP_VL && cmd_op != VEC_OP_VS) begin
         check = CAUSE_OPCODE;
     end else if (cmd_len == 0) begin
         check = CAUSE_LEN;
@@ -176,7 +172,7 @@ always @* begin
         error_next = check != 0;
         cause_next = check;
         if (check == 0) begin
-            state_next = cmd_op == 32'd1 ? STATE_VL : STATE_VS;
+            state_next = cmd_op == VEC_OP_VL ? STATE_VL : STATE_VS;
             req_left_next = beats;
             rsp_left_next = beats;
             addr_next = cmd_mem_addr[MEM_AW-1:4];

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Verilated model of one RTL top with its C bridge into a single static library:
 #   scripts/verilate.sh [--coverage] TOP [extra verilator flags]
-# Reads rtl/*.v and verilator/TOP_bridge.cpp; writes build/verilator/TOP/libTOP.a and a Go
+# Reads rtl/*.v, the headers they include from rtl/ (rtl/lhs_regs.vh, generated from
+# hw/contract.json) and verilator/TOP_bridge.cpp; writes build/verilator/TOP/libTOP.a and a Go
 # file recording the library's hash, so that `go test` relinks when the RTL changes.
 # A bridge that includes verilated_save.h gets a --savable model (checkpoints). With --coverage
 # the library is built with Verilator's line and toggle coverage into build/verilator-cov/TOP
@@ -29,7 +30,7 @@ mkdir -p "$out"
 verilator --cc -O3 --x-assign fast --x-initial fast --trace-fst ${vflags[@]+"${vflags[@]}"} \
   -Wall -Wno-fatal -Wno-DECLFILENAME -Wno-UNUSEDPARAM \
   -CFLAGS "-fPIC -std=c++17" \
-  --top-module "$top" --prefix "V$top" -Mdir "$out/obj" "$@" rtl/*.v >"$out/verilator.log" 2>&1 ||
+  -Irtl --top-module "$top" --prefix "V$top" -Mdir "$out/obj" "$@" rtl/*.v >"$out/verilator.log" 2>&1 ||
   { cat "$out/verilator.log" >&2; exit 1; }
 # The model and Verilator's runtime (with FST writing), all at -O2.
 make -s -j 2 -C "$out/obj" -f "V$top.mk" OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2 \

@@ -24,6 +24,7 @@ import (
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // Config is what the user chose; it is saved in every checkpoint and the resumed run uses it.
@@ -42,7 +43,7 @@ func DefaultConfig(n uint64) Config {
 	return Config{
 		Model: device.RTL, Messages: n, Seed: 1, MaxLen: 4096,
 		Board: gosim.BoardConfig{IdlePercent: 10},
-		Host:  drivers.Config{LHS: true, SizePos: 12, SplitPos: 48, MaxMsg: 65535, TailSize: 1 << 16},
+		Host:  drivers.Config{LHS: true, SizePos: hw.SizePosReset, SplitPos: hw.SplitPosReset, MaxMsg: hw.MaxMsgReset, TailSize: 1 << 16},
 	}
 }
 
@@ -218,10 +219,10 @@ func NewStream(seed uint64) *gosim.Rand { return gosim.NewRand(gosim.NewRand(see
 func Message(i uint64, rng *gosim.Rand, maxLen int) []byte {
 	var n int
 	switch r := rng.Intn(100); {
-	case r < 40 || maxLen <= gosim.InlineMax:
-		n = 16 + rng.Intn(min(gosim.InlineMax, maxLen)-15)
+	case r < 40 || maxLen <= hw.InlineMax:
+		n = 16 + rng.Intn(min(hw.InlineMax, maxLen)-15)
 	case r < 85:
-		n = gosim.InlineMax + 1 + rng.Intn(min(512, maxLen)-gosim.InlineMax)
+		n = hw.InlineMax + 1 + rng.Intn(min(512, maxLen)-hw.InlineMax)
 	default:
 		n = 16 + rng.Intn(maxLen-15)
 	}
@@ -277,16 +278,16 @@ func (s *Session) step() error {
 		return err
 	}
 	want := Message(s.st.Checked, s.checker, s.cfg.MaxLen)
-	if e.Flags&(gosim.FlagMismatch|gosim.FlagTooLong) != 0 || !bytes.Equal(got, want) {
+	if e.Flags&(hw.FlagMismatch|hw.FlagTooLong) != 0 || !bytes.Equal(got, want) {
 		return fmt.Errorf("session: message %d (%d bytes, flags %#x) at cycle %d: received bytes differ from those sent",
 			s.st.Checked, len(want), e.Flags, s.board.Cycle())
 	}
-	if err := s.board.WriteReg(gosim.RegLHRelease, 1); err != nil {
+	if err := s.board.WriteReg(hw.RegLHRelease, 1); err != nil {
 		return err
 	}
 	if e.Split() {
-		units := (e.Size() - s.host.Config().SplitPos + 15) / 16
-		if err := s.board.WriteReg(gosim.RegTailRelease, units*16); err != nil {
+		units := hw.TailUnits(e.Size(), s.host.Config().SplitPos)
+		if err := s.board.WriteReg(hw.RegTailRelease, units*16); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,8 +23,8 @@ func TestLHBufferFullForALongTime(t *testing.T) {
 	}
 	err := d.dev.RunUntilIdle(200_000)
 	require.ErrorIs(t, err, gosim.ErrNotIdle, "the input must still be held off")
-	require.EqualValues(t, entries, d.reg(t, gosim.RegLHProd), "exactly a full buffer")
-	stallBefore := d.reg(t, gosim.RegStallCycles)
+	require.EqualValues(t, entries, d.reg(t, hw.RegLHProd), "exactly a full buffer")
+	stallBefore := d.reg(t, hw.RegStallCycles)
 	require.Greater(t, stallBefore, uint32(100_000), "back-pressure counted")
 	for i := 0; i < entries; i++ {
 		e, err := d.host.ReadEntry(uint32(i))
@@ -35,10 +36,10 @@ func TestLHBufferFullForALongTime(t *testing.T) {
 		require.NoError(t, d.host.Consume(uint32(i)))
 	}
 	require.NoError(t, d.dev.Run(200))
-	require.EqualValues(t, entries, d.reg(t, gosim.RegLHProd), "no room until the oldest entry is released")
+	require.EqualValues(t, entries, d.reg(t, hw.RegLHProd), "no room until the oldest entry is released")
 	require.NoError(t, d.host.Consume(0))
 	require.NoError(t, d.dev.RunUntilIdle(100_000))
-	require.EqualValues(t, entries+100, d.reg(t, gosim.RegLHProd))
+	require.EqualValues(t, entries+100, d.reg(t, hw.RegLHProd))
 	for i := entries; i < entries+100; i++ {
 		e, err := d.host.ReadEntry(uint32(i))
 		require.NoError(t, err)
@@ -58,8 +59,8 @@ func TestTailRingFullAndWrap(t *testing.T) {
 	}
 	// 700-byte messages reserve 41 units (656 bytes): three fit in 2048 bytes, the fourth waits.
 	require.ErrorIs(t, d.dev.RunUntilIdle(20_000), gosim.ErrNotIdle)
-	require.EqualValues(t, 3, d.reg(t, gosim.RegLHProd))
-	require.EqualValues(t, 3*656, d.reg(t, gosim.RegTailUsed))
+	require.EqualValues(t, 3, d.reg(t, hw.RegLHProd))
+	require.EqualValues(t, 3*656, d.reg(t, hw.RegTailUsed))
 	for seq := uint32(0); seq < 6; seq++ {
 		// Wait for the entry, check it, release it.
 		for i := 0; ; i++ {
@@ -82,7 +83,7 @@ func TestTailRingFullAndWrap(t *testing.T) {
 		}
 		require.NoError(t, d.host.Consume(seq))
 	}
-	require.Zero(t, d.reg(t, gosim.RegTailUsed))
+	require.Zero(t, d.reg(t, hw.RegTailUsed))
 }
 
 // Releases beyond what is held are refused and change nothing.
@@ -95,21 +96,21 @@ func TestReleaseRefused(t *testing.T) {
 		addr, val  uint32
 		cons, used uint32
 	}{
-		{"two entries when one is held", gosim.RegLHRelease, 2, 0, 64},
-		{"more tail than used", gosim.RegTailRelease, 128, 0, 64},
-		{"tail not a 16-byte multiple", gosim.RegTailRelease, 8, 0, 64},
+		{"two entries when one is held", hw.RegLHRelease, 2, 0, 64},
+		{"more tail than used", hw.RegTailRelease, 128, 0, 64},
+		{"tail not a 16-byte multiple", hw.RegTailRelease, 8, 0, 64},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d.write(t, gosim.RegErr, 0x3f)
+			d.write(t, hw.RegErr, hw.ErrAll)
 			d.write(t, c.addr, c.val)
-			require.Equal(t, uint32(gosim.ErrRelease), d.reg(t, gosim.RegErr))
-			require.Equal(t, c.cons, d.reg(t, gosim.RegLHCons))
-			require.Equal(t, c.used, d.reg(t, gosim.RegTailUsed))
+			require.Equal(t, uint32(hw.ErrRelease), d.reg(t, hw.RegErr))
+			require.Equal(t, c.cons, d.reg(t, hw.RegLHCons))
+			require.Equal(t, c.used, d.reg(t, hw.RegTailUsed))
 		})
 	}
-	d.write(t, gosim.RegErr, 0x3f)
+	d.write(t, hw.RegErr, hw.ErrAll)
 	require.NoError(t, d.host.Consume(0))
-	require.EqualValues(t, 1, d.reg(t, gosim.RegLHCons))
-	require.Zero(t, d.reg(t, gosim.RegTailUsed))
+	require.EqualValues(t, 1, d.reg(t, hw.RegLHCons))
+	require.Zero(t, d.reg(t, hw.RegTailUsed))
 }

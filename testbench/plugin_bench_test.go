@@ -7,6 +7,7 @@ import (
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // openRTL opens the Verilated RTL on one bridge, closed when the benchmark ends.
@@ -32,7 +33,7 @@ func BenchmarkPluginRoundTrip(b *testing.B) {
 		b.Run(string(bridge)+"/ReadReg", func(b *testing.B) {
 			dev := openRTL(b, bridge)
 			for b.Loop() {
-				if _, err := dev.ReadReg(gosim.RegID); err != nil {
+				if _, err := dev.ReadReg(hw.RegID); err != nil {
 					b.Fatal(err)
 				}
 			}

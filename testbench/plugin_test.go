@@ -12,6 +12,7 @@ import (
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // bridgeRun is what one bridge produced for the same work: every byte the host saw and the
@@ -54,7 +55,7 @@ func runOnBridge(t *testing.T, bridge device.Bridge) bridgeRun {
 			e, err := h.ReadEntry(next)
 			require.NoError(t, err)
 			sum.Write(e.Raw[:])
-			if e.Flags&gosim.FlagTooLong == 0 {
+			if e.Flags&hw.FlagTooLong == 0 {
 				m, err := h.Message(e)
 				require.NoError(t, err)
 				sum.Write(m)
@@ -127,12 +128,12 @@ func TestPluginErrorsMatchCgo(t *testing.T) {
 	}{
 		{"WriteReg unaligned", func(d drivers.Device) error { return d.WriteReg(0x06, 1) }},
 		{"WriteReg out of range", func(d drivers.Device) error { return d.WriteReg(0x100000, 1) }},
-		{"WriteBlock not words", func(d drivers.Device) error { return d.WriteBlock(gosim.WriteWindowBase, make([]byte, 6)) }},
+		{"WriteBlock not words", func(d drivers.Device) error { return d.WriteBlock(hw.WriteWindowBase, make([]byte, 6)) }},
 		{"WriteBlock past the end", func(d drivers.Device) error { return d.WriteBlock(0xffffc, make([]byte, 8)) }},
-		{"ReadBlock not words", func(d drivers.Device) error { return d.ReadBlock(gosim.LHBase, make([]byte, 3)) }},
+		{"ReadBlock not words", func(d drivers.Device) error { return d.ReadBlock(hw.LHBase, make([]byte, 3)) }},
 		{"ReadReg unaligned", func(d drivers.Device) error { _, err := d.ReadReg(0x02); return err }},
 		{"Inject empty", func(d drivers.Device) error { return d.Inject(nil) }},
-		{"MemRead past the end", func(d drivers.Device) error { return d.MemRead(gosim.MemBytes-8, make([]byte, 16)) }},
+		{"MemRead past the end", func(d drivers.Device) error { return d.MemRead(hw.MemBytes-8, make([]byte, 16)) }},
 		{"RunUntilIdle disabled", func(d drivers.Device) error {
 			if err := d.Inject(make([]byte, 100)); err != nil { // the receive path is not enabled
 				return err

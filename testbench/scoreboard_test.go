@@ -8,6 +8,7 @@ import (
 
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 	"github.com/stretchr/testify/require"
 )
 
@@ -34,7 +35,7 @@ func lhsRule(m []byte, cfg drivers.Config) expect {
 	ringUnits := cfg.TailSize / 16
 	e := expect{size: s}
 	if uint32(n) != s {
-		e.flags |= gosim.FlagMismatch
+		e.flags |= hw.FlagMismatch
 	}
 	if !cfg.LHS {
 		units := max(uint64(1), (uint64(s)+15)/16)
@@ -46,13 +47,13 @@ func lhsRule(m []byte, cfg drivers.Config) expect {
 	}
 	split := int(cfg.SplitPos)
 	switch {
-	case s <= gosim.InlineMax:
-		e.head = m[:min(n, gosim.InlineMax)]
+	case s <= hw.InlineMax:
+		e.head = m[:min(n, hw.InlineMax)]
 	case s > cfg.MaxMsg || (uint64(s)-uint64(split)+15)/16 > uint64(ringUnits):
-		e.flags |= gosim.FlagTooLong
+		e.flags |= hw.FlagTooLong
 		e.head = m[:min(n, split)]
 	default:
-		e.flags |= gosim.FlagSplit
+		e.flags |= hw.FlagSplit
 		e.head = m[:min(n, split)]
 		if end := min(n, int(s)); end > split {
 			e.tail = m[split:end]
@@ -106,8 +107,8 @@ func scoreboard(t testing.TB, d *dut, rng *gosim.Rand, msgs [][]byte, limit uint
 	t.Helper()
 	cfg := d.host.Config()
 	// Counters before the first message can arrive.
-	base := d.reg(t, gosim.RegLHProd)
-	msgCount0, mismatch0 := d.reg(t, gosim.RegMsgCount), d.reg(t, gosim.RegMismatchCount)
+	base := d.reg(t, hw.RegLHProd)
+	msgCount0, mismatch0 := d.reg(t, hw.RegMsgCount), d.reg(t, hw.RegMismatchCount)
 	for _, m := range msgs {
 		require.NoError(t, d.dev.Inject(m))
 	}
@@ -120,7 +121,7 @@ func scoreboard(t testing.TB, d *dut, rng *gosim.Rand, msgs [][]byte, limit uint
 	var held []uint32
 	mismatches := 0
 	for _, w := range want {
-		if w.flags&gosim.FlagMismatch != 0 {
+		if w.flags&hw.FlagMismatch != 0 {
 			mismatches++
 		}
 	}
@@ -176,12 +177,12 @@ func scoreboard(t testing.TB, d *dut, rng *gosim.Rand, msgs [][]byte, limit uint
 	}
 	// Messages dropped whole (LHS off) after the last stored one may still be arriving.
 	require.NoError(t, d.dev.RunUntilIdle(limit))
-	require.EqualValues(t, len(msgs), d.reg(t, gosim.RegMsgCount)-msgCount0)
-	require.EqualValues(t, mismatches, d.reg(t, gosim.RegMismatchCount)-mismatch0)
-	require.Zero(t, d.reg(t, gosim.RegErr)&gosim.ErrRelease, "a release was refused")
-	require.Zero(t, d.reg(t, gosim.RegTailUsed), "tail ring not empty at the end")
+	require.EqualValues(t, len(msgs), d.reg(t, hw.RegMsgCount)-msgCount0)
+	require.EqualValues(t, mismatches, d.reg(t, hw.RegMismatchCount)-mismatch0)
+	require.Zero(t, d.reg(t, hw.RegErr)&hw.ErrRelease, "a release was refused")
+	require.Zero(t, d.reg(t, hw.RegTailUsed), "tail ring not empty at the end")
 	if cfg.LHS {
-		require.Equal(t, d.reg(t, gosim.RegLHProd), d.reg(t, gosim.RegLHCons))
+		require.Equal(t, d.reg(t, hw.RegLHProd), d.reg(t, hw.RegLHCons))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 	"github.com/stretchr/testify/require"
 )
 
@@ -39,19 +40,19 @@ func TestSplitterBoundarySizes(t *testing.T) {
 				w := lhsRule(m, d.host.Config())
 				n := len(m)
 				// Descriptor: bytes 56..63.
-				require.Equal(t, uint16(n), binary.LittleEndian.Uint16(e.Raw[56:]), "size %d: len field", n)
-				require.Equal(t, w.flags, e.Raw[58], "size %d: flags", n)
-				require.Zero(t, e.Raw[59], "size %d: byte 59", n)
-				if n <= gosim.InlineMax {
-					require.Zero(t, e.Flags&gosim.FlagSplit, "size %d must be inline", n)
+				require.Equal(t, uint16(n), binary.LittleEndian.Uint16(e.Raw[hw.EntryLenOffset:]), "size %d: len field", n)
+				require.Equal(t, w.flags, e.Raw[hw.EntryFlagsOffset], "size %d: flags", n)
+				require.Zero(t, e.Raw[hw.EntryReservedOffset], "size %d: byte 59", n)
+				if n <= hw.InlineMax {
+					require.Zero(t, e.Flags&hw.FlagSplit, "size %d must be inline", n)
 					require.Equal(t, m, e.Raw[:n], "size %d: inline bytes", n)
-					require.Zero(t, binary.LittleEndian.Uint32(e.Raw[60:]), "size %d: no pointer", n)
+					require.Zero(t, binary.LittleEndian.Uint32(e.Raw[hw.EntryTailPtrOffset:]), "size %d: no pointer", n)
 					if n <= 48 {
 						require.Equal(t, make([]byte, 8), e.Raw[48:56], "size %d: bytes 48..55 read as 0", n)
 					}
 					continue
 				}
-				require.NotZero(t, e.Flags&gosim.FlagSplit, "size %d must be split", n)
+				require.NotZero(t, e.Flags&hw.FlagSplit, "size %d must be split", n)
 				require.Equal(t, m[:split], e.Raw[:split], "size %d: head", n)
 				require.Equal(t, 0x1000+16*tailOff, e.TailPtr, "size %d: tail pointer", n)
 				tail := make([]byte, n-int(split))
@@ -60,17 +61,17 @@ func TestSplitterBoundarySizes(t *testing.T) {
 				got, err := d.host.Message(e)
 				require.NoError(t, err)
 				require.Equal(t, m, got, "size %d: head + tail through VL", n)
-				tailOff += (uint32(n) - split + 15) / 16
+				tailOff += hw.TailUnits(uint32(n), split)
 			}
-			require.Equal(t, 16*tailOff, d.reg(t, gosim.RegTailUsed))
-			require.Equal(t, 16*tailOff, d.reg(t, gosim.RegTailWptr))
+			require.Equal(t, 16*tailOff, d.reg(t, hw.RegTailUsed))
+			require.Equal(t, 16*tailOff, d.reg(t, hw.RegTailWptr))
 		})
 	}
 	t.Run("lhs-off", func(t *testing.T) {
 		cfg := drivers.Config{LHS: false, TailBase: 0x2000, TailSize: 1 << 20}
 		d := newDUT(t, gosim.BoardConfig{Seed: 2}, cfg)
 		msgs := sendBoundarySizes(t, d, 3)
-		require.Zero(t, d.reg(t, gosim.RegLHProd), "LHS off makes no entries")
+		require.Zero(t, d.reg(t, hw.RegLHProd), "LHS off makes no entries")
 		addr := uint32(0x2000)
 		for i, m := range msgs {
 			rm, ok, err := d.host.NextRingMessage()
@@ -79,7 +80,7 @@ func TestSplitterBoundarySizes(t *testing.T) {
 			require.Equal(t, addr, rm.Addr, "size %d: placed right after the previous one", len(m))
 			want := lhsRule(m, d.host.Config()).stored
 			require.True(t, bytes.Equal(want, rm.Bytes[:len(want)]), "size %d", len(m))
-			addr += 16 * max(1, (uint32(len(m))+15)/16)
+			addr += 16 * hw.RingUnits(uint32(len(m)))
 		}
 		_, ok, err := d.host.NextRingMessage()
 		require.NoError(t, err)
@@ -101,14 +102,14 @@ func TestSplitterSizeFieldLies(t *testing.T) {
 		dropCount uint32
 		errBits   uint32
 	}{
-		{"longer than field, inline", 40, 20, true, gosim.FlagMismatch, 40, 0, 0, 0, gosim.ErrMismatch},
-		{"inline field, 100 delivered", 100, 50, true, gosim.FlagMismatch, 56, 0, 0, 0, gosim.ErrMismatch},
-		{"longer than field, split", 200, 100, true, gosim.FlagSplit | gosim.FlagMismatch, 48, 52, 64, 0, gosim.ErrMismatch},
-		{"shorter than field, split", 30, 200, true, gosim.FlagSplit | gosim.FlagMismatch, 30, 0, 160, 0, gosim.ErrMismatch},
-		{"shorter than field, tail partial", 100, 300, true, gosim.FlagSplit | gosim.FlagMismatch, 48, 52, 256, 0, gosim.ErrMismatch},
-		{"over MAX_MSG", 100, 70000, true, gosim.FlagTooLong | gosim.FlagMismatch, 48, 0, 0, 0, gosim.ErrMismatch | gosim.ErrTooLong},
-		{"over MAX_MSG, LHS off", 100, 70000, false, 0, 0, 0, 0, 1, gosim.ErrMismatch | gosim.ErrTooLong},
-		{"shorter than field, LHS off", 20, 100, false, 0, 0, 0, 112, 0, gosim.ErrMismatch},
+		{"longer than field, inline", 40, 20, true, hw.FlagMismatch, 40, 0, 0, 0, hw.ErrMismatch},
+		{"inline field, 100 delivered", 100, 50, true, hw.FlagMismatch, 56, 0, 0, 0, hw.ErrMismatch},
+		{"longer than field, split", 200, 100, true, hw.FlagSplit | hw.FlagMismatch, 48, 52, 64, 0, hw.ErrMismatch},
+		{"shorter than field, split", 30, 200, true, hw.FlagSplit | hw.FlagMismatch, 30, 0, 160, 0, hw.ErrMismatch},
+		{"shorter than field, tail partial", 100, 300, true, hw.FlagSplit | hw.FlagMismatch, 48, 52, 256, 0, hw.ErrMismatch},
+		{"over MAX_MSG", 100, 70000, true, hw.FlagTooLong | hw.FlagMismatch, 48, 0, 0, 0, hw.ErrMismatch | hw.ErrTooLong},
+		{"over MAX_MSG, LHS off", 100, 70000, false, 0, 0, 0, 0, 1, hw.ErrMismatch | hw.ErrTooLong},
+		{"shorter than field, LHS off", 20, 100, false, 0, 0, 0, 112, 0, hw.ErrMismatch},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -119,15 +120,15 @@ func TestSplitterSizeFieldLies(t *testing.T) {
 			require.NoError(t, d.dev.Inject(bad))
 			require.NoError(t, d.dev.Inject(good))
 			require.NoError(t, d.dev.RunUntilIdle(100000))
-			require.EqualValues(t, 2, d.reg(t, gosim.RegMsgCount))
-			require.EqualValues(t, 1, d.reg(t, gosim.RegMismatchCount))
-			require.Equal(t, c.errBits, d.reg(t, gosim.RegErr))
-			require.Equal(t, c.dropCount, d.reg(t, gosim.RegDropCount))
-			goodUnits := uint32((80 - 48 + 15) / 16)
+			require.EqualValues(t, 2, d.reg(t, hw.RegMsgCount))
+			require.EqualValues(t, 1, d.reg(t, hw.RegMismatchCount))
+			require.Equal(t, c.errBits, d.reg(t, hw.RegErr))
+			require.Equal(t, c.dropCount, d.reg(t, hw.RegDropCount))
+			goodUnits := hw.TailUnits(80, hw.SplitPosReset)
 			if !c.lhs {
-				goodUnits = 5
+				goodUnits = hw.RingUnits(80)
 			}
-			require.Equal(t, c.tailUsed+16*goodUnits, d.reg(t, gosim.RegTailUsed))
+			require.Equal(t, c.tailUsed+16*goodUnits, d.reg(t, hw.RegTailUsed))
 			if c.lhs {
 				e, err := d.host.ReadEntry(0)
 				require.NoError(t, err)
@@ -145,7 +146,7 @@ func TestSplitterSizeFieldLies(t *testing.T) {
 				require.Equal(t, good, got2, "the next message is untouched")
 				require.NoError(t, d.host.Consume(0))
 				require.NoError(t, d.host.Consume(1))
-				require.Zero(t, d.reg(t, gosim.RegTailUsed), "releases follow the reservations")
+				require.Zero(t, d.reg(t, hw.RegTailUsed), "releases follow the reservations")
 				return
 			}
 			var walked [][]byte
@@ -165,7 +166,7 @@ func TestSplitterSizeFieldLies(t *testing.T) {
 				require.Equal(t, bad, walked[0][:c.delivered])
 			}
 			require.True(t, bytes.Equal(good, walked[len(walked)-1]), "the next message is untouched")
-			require.Zero(t, d.reg(t, gosim.RegTailUsed))
+			require.Zero(t, d.reg(t, hw.RegTailUsed))
 		})
 	}
 }

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
-	"github.com/stretchr/testify/require"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // VS then VL moves bytes through both windows and large memory unchanged.
@@ -41,34 +43,34 @@ func TestVectorRefused(t *testing.T) {
 		op, mem, win, len uint32
 		cause             uint32
 	}{
-		{"zero length", gosim.VecOpVL, 0, 0, 0, gosim.CauseLen},
-		{"window range", gosim.VecOpVL, 0, 4080, 32, gosim.CauseWindow},
-		{"window offset past the end", gosim.VecOpVS, 0, 8192, 16, gosim.CauseWindow},
-		{"memory range", gosim.VecOpVL, gosim.MemBytes - 16, 0, 32, gosim.CauseMemory},
-		{"memory address past the end", gosim.VecOpVS, 0xfffffff0, 0, 16, gosim.CauseMemory},
-		{"misaligned address", gosim.VecOpVL, 8, 0, 16, gosim.CauseAlign},
-		{"misaligned window", gosim.VecOpVS, 0, 4, 16, gosim.CauseAlign},
-		{"unknown opcode", 3, 0, 0, 16, gosim.CauseOpcode},
+		{"zero length", hw.VecOpVL, 0, 0, 0, hw.CauseLen},
+		{"window range", hw.VecOpVL, 0, 4080, 32, hw.CauseWindow},
+		{"window offset past the end", hw.VecOpVS, 0, 8192, 16, hw.CauseWindow},
+		{"memory range", hw.VecOpVL, hw.MemBytes - 16, 0, 32, hw.CauseMemory},
+		{"memory address past the end", hw.VecOpVS, 0xfffffff0, 0, 16, hw.CauseMemory},
+		{"misaligned address", hw.VecOpVL, 8, 0, 16, hw.CauseAlign},
+		{"misaligned window", hw.VecOpVS, 0, 4, 16, hw.CauseAlign},
+		{"unknown opcode", 3, 0, 0, 16, hw.CauseOpcode},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			marker := []byte("large memory must not change....")
 			require.NoError(t, d.dev.MemWrite(0, marker))
-			d.write(t, gosim.RegVecMemAddr, c.mem)
-			d.write(t, gosim.RegVecWinOff, c.win)
-			d.write(t, gosim.RegVecLen, c.len)
-			d.write(t, gosim.RegVecCmd, c.op)
-			st := d.reg(t, gosim.RegVecStatus)
-			require.Equal(t, uint32(gosim.VecDone|gosim.VecError)|c.cause<<8, st)
+			d.write(t, hw.RegVecMemAddr, c.mem)
+			d.write(t, hw.RegVecWinOff, c.win)
+			d.write(t, hw.RegVecLen, c.len)
+			d.write(t, hw.RegVecCmd, c.op)
+			st := d.reg(t, hw.RegVecStatus)
+			require.Equal(t, uint32(hw.VecDone|hw.VecError)|c.cause<<8, st)
 			back := make([]byte, len(marker))
 			require.NoError(t, d.dev.MemRead(0, back))
 			require.Equal(t, marker, back)
 			var ve *drivers.VecError
 			err := d.host.VL(c.mem, c.win, c.len)
-			if c.op == gosim.VecOpVS {
+			if c.op == hw.VecOpVS {
 				err = d.host.VS(c.mem, c.win, c.len)
 			}
-			if c.op == gosim.VecOpVL || c.op == gosim.VecOpVS {
+			if c.op == hw.VecOpVL || c.op == hw.VecOpVS {
 				require.True(t, errors.As(err, &ve), "driver reports the refusal: %v", err)
 				require.Equal(t, c.cause, ve.Cause)
 				require.ErrorIs(t, err, drivers.ErrHardware)
@@ -77,24 +79,24 @@ func TestVectorRefused(t *testing.T) {
 	}
 	// A good command after the refusals clears the error.
 	require.NoError(t, d.host.VL(0, 0, 16))
-	require.Equal(t, uint32(gosim.VecDone), d.reg(t, gosim.RegVecStatus))
+	require.Equal(t, uint32(hw.VecDone), d.reg(t, hw.RegVecStatus))
 }
 
 // Writing a vector register while a command runs is ignored and flagged.
 func TestVectorRegisterWrittenWhileBusy(t *testing.T) {
 	d := newDUT(t, gosim.BoardConfig{Seed: 3}, drivers.Config{LHS: true})
-	d.write(t, gosim.RegVecMemAddr, 0x1000)
-	d.write(t, gosim.RegVecWinOff, 0)
-	d.write(t, gosim.RegVecLen, 4096)
-	d.write(t, gosim.RegVecCmd, gosim.VecOpVL)
-	require.Equal(t, uint32(gosim.VecBusy), d.reg(t, gosim.RegVecStatus)&gosim.VecBusy)
-	d.write(t, gosim.RegVecLen, 16)
-	d.write(t, gosim.RegVecCmd, gosim.VecOpVS)
-	require.Equal(t, uint32(gosim.ErrVecBusy), d.reg(t, gosim.RegErr))
-	require.EqualValues(t, 4096, d.reg(t, gosim.RegVecLen), "the write was ignored")
-	for d.reg(t, gosim.RegVecStatus)&gosim.VecBusy != 0 {
+	d.write(t, hw.RegVecMemAddr, 0x1000)
+	d.write(t, hw.RegVecWinOff, 0)
+	d.write(t, hw.RegVecLen, 4096)
+	d.write(t, hw.RegVecCmd, hw.VecOpVL)
+	require.Equal(t, uint32(hw.VecBusy), d.reg(t, hw.RegVecStatus)&hw.VecBusy)
+	d.write(t, hw.RegVecLen, 16)
+	d.write(t, hw.RegVecCmd, hw.VecOpVS)
+	require.Equal(t, uint32(hw.ErrVecBusy), d.reg(t, hw.RegErr))
+	require.EqualValues(t, 4096, d.reg(t, hw.RegVecLen), "the write was ignored")
+	for d.reg(t, hw.RegVecStatus)&hw.VecBusy != 0 {
 	}
-	require.Equal(t, uint32(gosim.VecDone), d.reg(t, gosim.RegVecStatus), "the first command finished as a VL")
+	require.Equal(t, uint32(hw.VecDone), d.reg(t, hw.RegVecStatus), "the first command finished as a VL")
 }
 
 // A 16-byte VL takes 34 cycles (340 ns at 100 MHz) inside the NIC from the command write to
@@ -110,7 +112,7 @@ func TestVectorLoadLatency(t *testing.T) {
 			}
 			var cmdAt, doneAt uint64
 			board.OnCycle(func(cycle uint64, p *gosim.Pins) {
-				if p.HostValid != 0 && p.HostWrite != 0 && p.HostAddr == gosim.RegVecCmd {
+				if p.HostValid != 0 && p.HostWrite != 0 && p.HostAddr == hw.RegVecCmd {
 					cmdAt = cycle
 				}
 				if p.EvVecDone != 0 {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
-	"github.com/lhsim/lhsim/verilator"
+	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/waves"
 	"github.com/stretchr/testify/require"
 )
@@ -132,10 +132,10 @@ func (r *recording) finish(t testing.TB) {
 	}
 	var markers []waves.Marker
 	if r.events != nil {
-		markers = r.events.Markers(verilator.ResetCycles)
+		markers = r.events.Markers(hw.ResetCycles)
 		if t.Failed() {
 			markers = append(markers, waves.Marker{Name: "end of the failed test",
-				Time: (r.events.Last() + verilator.ResetCycles) * waves.CycleTime})
+				Time: (r.events.Last() + hw.ResetCycles) * waves.CycleTime})
 		}
 	}
 	if err := waves.ForRun(r.dump, gosim.DefaultParams, markers).Write(r.save); err != nil {

@@ -13,10 +13,6 @@ import (
 	"github.com/lhsim/lhsim/gosim"
 )
 
-// ResetCycles is how many cycles Reset holds reset: board cycle c is RTL cycle c+ResetCycles,
-// at time 10*(c+ResetCycles) ns in the waveform.
-const ResetCycles = 4
-
 // ErrLibrary is wrapped when a checkpoint was made by another build of the RTL library.
 var ErrLibrary = errors.New("checkpoint made by another RTL library build")
 

@@ -3,6 +3,7 @@
 // C ABI over the Verilated lhs_top: construct, reset, one clock per call, optional FST trace,
 // and the benchmark workload as a plain C++ loop (the "native" reference speed).
 #include "lhs_bridge.h"
+#include "lhs_regs.h"
 
 #include <cstring>
 #include <memory>
@@ -229,9 +230,10 @@ static std::vector<uint8_t> workload_message(uint64_t i, uint64_t &rng) {
 // Large memory for the native loop: stored like gosim.SODIMM, a megabyte at a time on first
 // touch, so both loops do the same work per tail write.
 struct native_memory {
-    std::vector<std::unique_ptr<uint8_t[]>> chunks = std::vector<std::unique_ptr<uint8_t[]>>(512);
+    static constexpr size_t kChunks = LHS_MEM_BYTES >> 20;
+    std::vector<std::unique_ptr<uint8_t[]>> chunks = std::vector<std::unique_ptr<uint8_t[]>>(kChunks);
     void write(uint32_t addr, const uint64_t d[2]) {
-        auto &c = chunks[(addr >> 20) & 511];
+        auto &c = chunks[(addr >> 20) & (kChunks - 1)];
         if (!c) c.reset(new uint8_t[1 << 20]());
         memcpy(&c[addr & ((1 << 20) - 1)], d, 16);
     }
@@ -240,7 +242,7 @@ struct native_memory {
 extern "C" uint64_t lhs_native_workload(uint64_t nmsgs, uint64_t seed, int *ok) {
     native_memory mem;
     lhs_model *m = lhs_new(nullptr);
-    lhs_reset(m, 4);
+    lhs_reset(m, LHS_RESET_CYCLES);
     lhs_pins p = {};
     auto write = [&](uint32_t addr, uint32_t v) {
         p = lhs_pins{};
@@ -251,8 +253,8 @@ extern "C" uint64_t lhs_native_workload(uint64_t nmsgs, uint64_t seed, int *ok) 
         p.mem_ready = 1;
         lhs_cycle(m, &p);
     };
-    write(0x18, 0x08000000);  // TAIL_SIZE: 128 MiB, never released in this workload
-    write(0x04, 3);           // CTRL: enable, LHS on
+    write(LHS_REG_TAIL_SIZE, LHS_TAIL_SIZE_MAX);  // the largest ring, never released in this workload
+    write(LHS_REG_CTRL, LHS_CTRL_ENABLE | LHS_CTRL_LHS_ON);
     uint64_t start = m->cycles;
     uint64_t rng = seed, sent = 0, commits = 0, pending = 0;
     std::vector<uint8_t> msg = workload_message(0, rng);
@@ -273,7 +275,7 @@ extern "C" uint64_t lhs_native_workload(uint64_t nmsgs, uint64_t seed, int *ok) 
         if (pending) {
             p.host_valid = 1;
             p.host_write = 1;
-            p.host_addr = 0x28;  // LH_RELEASE
+            p.host_addr = LHS_REG_LH_RELEASE;
             p.host_wdata = 1;
             pending--;
         }

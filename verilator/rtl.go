@@ -20,6 +20,7 @@ import (
 	"unsafe"
 
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // The Go and C views of one cycle's ports must agree byte for byte.
@@ -46,8 +47,9 @@ func New(tracePath string) (*RTL, error) {
 	return &RTL{m: m}, nil
 }
 
-// Reset holds reset for ResetCycles cycles.
-func (r *RTL) Reset() { C.lhs_reset(r.m, ResetCycles) }
+// Reset holds reset for hw.ResetCycles cycles: board cycle c is RTL cycle c+hw.ResetCycles,
+// at time 10*(c+hw.ResetCycles) ns in the waveform.
+func (r *RTL) Reset() { C.lhs_reset(r.m, hw.ResetCycles) }
 
 // Cycle applies p's inputs, evaluates, stores the outputs in p and clocks once.
 func (r *RTL) Cycle(p *gosim.Pins) {

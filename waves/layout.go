@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // Scope is where lhs_top's own signals sit in the bridge's FST: the trace root the bridge
@@ -130,7 +131,7 @@ func (e *Events) Observe(cycle uint64, p *gosim.Pins) {
 		if !e.inMsg && e.rule.LHS {
 			pos := e.rule.SizePos & 12
 			size := uint32(p.MsgData[pos/8] >> (8 * (pos % 8)))
-			if size > gosim.InlineMax && size <= e.rule.MaxMsg {
+			if size > hw.InlineMax && size <= e.rule.MaxMsg {
 				e.mark(FirstSplit, cycle)
 			}
 		}
@@ -139,11 +140,11 @@ func (e *Events) Observe(cycle uint64, p *gosim.Pins) {
 	if p.EvCommit != 0 {
 		e.mark(FirstCommit, cycle)
 	}
-	if p.HostValid != 0 && p.HostWrite != 0 && p.HostAddr == gosim.RegVecCmd {
+	if p.HostValid != 0 && p.HostWrite != 0 && p.HostAddr == hw.RegVecCmd {
 		switch p.HostWData {
-		case gosim.VecOpVL:
+		case hw.VecOpVL:
 			e.mark(FirstVL, cycle)
-		case gosim.VecOpVS:
+		case hw.VecOpVS:
 			e.mark(FirstVS, cycle)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
-	"github.com/lhsim/lhsim/verilator"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // LHFull is the marker of the scenario's first cycle with the LH buffer full.
@@ -62,7 +62,7 @@ func Record(dir string) (Recording, error) {
 }
 
 func scenario(b *gosim.Board, r *Recording) error {
-	h, err := drivers.NewHost(b, drivers.Config{LHS: true, SizePos: 12, SplitPos: 48, MaxMsg: 65535, TailSize: 1 << 16})
+	h, err := drivers.NewHost(b, drivers.Config{LHS: true, SizePos: hw.SizePosReset, SplitPos: hw.SplitPosReset, MaxMsg: hw.MaxMsgReset, TailSize: 1 << 16})
 	if err != nil {
 		return err
 	}
@@ -165,6 +165,6 @@ func scenario(b *gosim.Board, r *Recording) error {
 	}
 	r.Cycles = b.Cycle()
 	r.Messages = len(sent)
-	r.Markers = ev.Markers(verilator.ResetCycles)
+	r.Markers = ev.Markers(hw.ResetCycles)
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/waves"
 	"github.com/stretchr/testify/require"
 )
@@ -65,7 +66,7 @@ func TestGTKWave(t *testing.T) {
 	tdata, ok := new(big.Int).SetString(val(5), 16)
 	require.True(t, ok, "tdata %q", val(5))
 	size := new(big.Int).Rsh(tdata, 96).Uint64() & 0xffffffff // size field: bytes 12..15
-	require.Greater(t, size, uint64(gosim.InlineMax), "the first split message's size field")
+	require.Greater(t, size, uint64(hw.InlineMax), "the first split message's size field")
 	require.Equal(t, "1", val(6))
 	require.Equal(t, "0004C", val(7), "VEC_CMD written at the first VL")
 	require.Equal(t, "00000001", val(8))
@@ -134,7 +135,7 @@ func TestEvents(t *testing.T) {
 	ev.Observe(1, beat(100, true)) // a second beat whose bytes 12..15 happen to read 100
 	ev.Observe(2, &gosim.Pins{MsgValid: 1})
 	ev.Observe(3, beat(100, false)) // a first beat of a split message
-	ev.Observe(4, &gosim.Pins{HostValid: 1, HostWrite: 1, HostAddr: gosim.RegVecCmd, HostWData: gosim.VecOpVS})
+	ev.Observe(4, &gosim.Pins{HostValid: 1, HostWrite: 1, HostAddr: hw.RegVecCmd, HostWData: hw.VecOpVS})
 	ev.Mark("custom", 1)
 	c, ok := ev.First(waves.FirstSplit)
 	require.True(t, ok)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/lhsim/lhsim/verilator"
+	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/waves"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -30,7 +30,7 @@ func runTrace(args []string) error {
 	t := tablewriter.NewTable(os.Stdout, tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("marker", "event", "time (ns)", "board cycle")
 	for i, m := range r.Markers {
-		if err := t.Append(string(rune('A'+i)), m.Name, fmt.Sprint(m.Time), fmt.Sprint(m.Time/waves.CycleTime-verilator.ResetCycles)); err != nil {
+		if err := t.Append(string(rune('A'+i)), m.Name, fmt.Sprint(m.Time), fmt.Sprint(m.Time/waves.CycleTime-hw.ResetCycles)); err != nil {
 			return err
 		}
 	}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/lhsim/lhsim/drivers"
-	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/gosim/hostcpu"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // DeviceCyclePs is the NIC's clock period: 100 MHz, DIMMnet-2's FPGA (docs/design.md).
@@ -63,10 +63,10 @@ func NewHostModel(cpu *hostcpu.CPU, dev drivers.Device, base uint64, lhCacheable
 // device).
 func MapDevice(cpu *hostcpu.CPU, base uint64, lhCacheable bool) error {
 	for _, r := range []hostcpu.Region{
-		{Name: "nic registers", Base: base, Size: gosim.ReadWindowBase, Device: true},
-		{Name: "nic read window", Base: base + gosim.ReadWindowBase, Size: 0x10000, Cacheable: true, Device: true},
-		{Name: "nic write window", Base: base + gosim.WriteWindowBase, Size: 0x10000, Device: true},
-		{Name: "nic LH buffer", Base: base + gosim.LHBase, Size: 0x80000, Cacheable: lhCacheable, Device: true},
+		{Name: "nic registers", Base: base, Size: hw.ReadWindowBase, Device: true},
+		{Name: "nic read window", Base: base + hw.ReadWindowBase, Size: 0x10000, Cacheable: true, Device: true},
+		{Name: "nic write window", Base: base + hw.WriteWindowBase, Size: 0x10000, Device: true},
+		{Name: "nic LH buffer", Base: base + hw.LHBase, Size: 0x80000, Cacheable: lhCacheable, Device: true},
 	} {
 		if err := cpu.Map(r); err != nil {
 			return err
@@ -107,11 +107,11 @@ func (m *HostModel) WriteReg(reg, val uint32) error {
 func (m *HostModel) VL(memAddr, winOff uint32, dst []byte, n uint32, fieldLoads int) error {
 	cpu := m.CPU
 	t0 := cpu.Now()
-	win := m.Addr(gosim.ReadWindowBase + winOff)
+	win := m.Addr(hw.ReadWindowBase + winOff)
 	for off := uint64(0); off < uint64(n); off += 64 {
 		cpu.Flush(win + off)
 	}
-	regs := [3]uint32{gosim.RegVecMemAddr, gosim.RegVecWinOff, gosim.RegVecLen}
+	regs := [3]uint32{hw.RegVecMemAddr, hw.RegVecWinOff, hw.RegVecLen}
 	vals := [3]uint32{memAddr, winOff, n}
 	for i := range regs {
 		if m.vecValid && m.vec[i] == vals[i] {
@@ -123,10 +123,10 @@ func (m *HostModel) VL(memAddr, winOff uint32, dst []byte, n uint32, fieldLoads 
 		m.vec[i] = vals[i]
 	}
 	m.vecValid = true
-	if err := m.dev.WriteReg(gosim.RegVecCmd, gosim.VecOpVL); err != nil {
+	if err := m.dev.WriteReg(hw.RegVecCmd, hw.VecOpVL); err != nil {
 		return err
 	}
-	cpu.Store(m.Addr(gosim.RegVecCmd), 4)
+	cpu.Store(m.Addr(hw.RegVecCmd), 4)
 	cmdAt := cpu.Now()
 	cmdCycle := m.dev.Cycle() - 1 // the write went out on the bus in the cycle just run
 	var doneCycle uint64
@@ -135,16 +135,16 @@ func (m *HostModel) VL(memAddr, winOff uint32, dst []byte, n uint32, fieldLoads 
 			return fmt.Errorf("mpi: VL at %#x still busy after %d polls", memAddr, polls)
 		}
 		issue := m.dev.Cycle()
-		st, err := m.dev.ReadReg(gosim.RegVecStatus)
+		st, err := m.dev.ReadReg(hw.RegVecStatus)
 		if err != nil {
 			return err
 		}
-		if st&gosim.VecBusy != 0 || st&gosim.VecDone == 0 {
+		if st&hw.VecBusy != 0 || st&hw.VecDone == 0 {
 			continue
 		}
-		if st&gosim.VecError != 0 {
+		if st&hw.VecError != 0 {
 			m.vecValid = false
-			return &drivers.VecError{Cause: st >> 8 & 0xf}
+			return &drivers.VecError{Cause: st >> hw.VecCauseShift & hw.VecCauseMask}
 		}
 		doneCycle = issue
 		if m.watched && m.lastDone > cmdCycle && m.lastDone < issue {
@@ -153,7 +153,7 @@ func (m *HostModel) VL(memAddr, winOff uint32, dst []byte, n uint32, fieldLoads 
 		break
 	}
 	dev := doneCycle - cmdCycle
-	cpu.PollUntil(m.Addr(gosim.RegVecStatus), cmdAt+int64(dev)*DeviceCyclePs)
+	cpu.PollUntil(m.Addr(hw.RegVecStatus), cmdAt+int64(dev)*DeviceCyclePs)
 	if fieldLoads > 0 {
 		for i := 0; i < fieldLoads; i++ {
 			cpu.Load(win+uint64(4*i), 4)
@@ -163,7 +163,7 @@ func (m *HostModel) VL(memAddr, winOff uint32, dst []byte, n uint32, fieldLoads 
 	}
 	if len(dst) > 0 {
 		buf := make([]byte, (len(dst)+3)&^3)
-		if err := m.dev.ReadBlock(gosim.ReadWindowBase+winOff, buf); err != nil {
+		if err := m.dev.ReadBlock(hw.ReadWindowBase+winOff, buf); err != nil {
 			return err
 		}
 		copy(dst, buf)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/lhsim/lhsim/drivers"
-	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // matchFieldOffsets are the envelope fields the search loop loads, in the order Pattern.Match
@@ -26,7 +26,7 @@ func NewLHSQueue(h *drivers.Host, m *HostModel) (*LHSQueue, error) {
 	if !h.Config().LHS {
 		return nil, fmt.Errorf("mpi: LHSQueue needs a host with LHS on")
 	}
-	p, err := m.ReadReg(gosim.RegLHProd)
+	p, err := m.ReadReg(hw.RegLHProd)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func (q *LHSQueue) line(seq uint32) uint64 { return q.m.Addr(q.h.EntryAddr(seq))
 // line the stream prefetcher fetched past the last valid entry before the NIC wrote it), and
 // paper 4.2's rule is to flush before an address is reused.
 func (q *LHSQueue) Arrived() (uint64, error) {
-	p, err := q.m.ReadReg(gosim.RegLHProd)
+	p, err := q.m.ReadReg(hw.RegLHProd)
 	if err != nil {
 		return 0, err
 	}
@@ -78,7 +78,7 @@ func (q *LHSQueue) Body(id uint64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.Flags&gosim.FlagTooLong != 0 {
+	if e.Flags&hw.FlagTooLong != 0 {
 		return nil, fmt.Errorf("mpi: message %d is longer than MAX_MSG: its tail was dropped", id)
 	}
 	head := e.Head()
@@ -104,6 +104,6 @@ func (q *LHSQueue) Body(id uint64) ([]byte, error) {
 // Consume hands the entry back to the driver, which releases the oldest consumed run (an
 // uncached LH_RELEASE write, and TAIL_RELEASE for split entries).
 func (q *LHSQueue) Consume(id uint64) error {
-	q.m.CPU.Store(q.m.Addr(gosim.RegLHRelease), 4)
+	q.m.CPU.Store(q.m.Addr(hw.RegLHRelease), 4)
 	return q.h.Consume(q.seq(id))
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/lhsim/lhsim/drivers"
-	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // RingQueue is the unexpected queue with LHS off (DIMMnet-2 before LHS): every message is
@@ -38,14 +38,14 @@ func NewRingQueue(h *drivers.Host, m *HostModel) (*RingQueue, error) {
 	if err != nil {
 		return nil, err
 	}
-	used, err := m.ReadReg(gosim.RegTailUsed)
+	used, err := m.ReadReg(hw.RegTailUsed)
 	if err != nil {
 		return nil, err
 	}
 	if used != 0 {
 		return nil, fmt.Errorf("mpi: tail ring holds %d unreleased bytes", used)
 	}
-	wptr, err := m.ReadReg(gosim.RegTailWptr)
+	wptr, err := m.ReadReg(hw.RegTailWptr)
 	if err != nil {
 		return nil, err
 	}
@@ -54,17 +54,15 @@ func NewRingQueue(h *drivers.Host, m *HostModel) (*RingQueue, error) {
 
 // stored is the number of messages the ring has taken: MSG_COUNT less the ones dropped whole.
 func stored(m *HostModel) (uint32, error) {
-	n, err := m.ReadReg(gosim.RegMsgCount)
+	n, err := m.ReadReg(hw.RegMsgCount)
 	if err != nil {
 		return 0, err
 	}
-	d, err := m.ReadReg(gosim.RegDropCount)
+	d, err := m.ReadReg(hw.RegDropCount)
 	return n - d, err
 }
 
 func (q *RingQueue) ringUnits() uint32 { return q.h.Config().TailSize / 16 }
-
-func units(size uint32) uint32 { return max(1, (size+15)/16) }
 
 // Arrived reads MSG_COUNT and DROP_COUNT (two uncached reads).
 func (q *RingQueue) Arrived() (uint64, error) {
@@ -84,7 +82,7 @@ func (q *RingQueue) slot(id uint64) *ringSlot { return &q.msgs[id-q.base] }
 
 // after is the ring offset of the message that follows s (whose envelope has been read).
 func (q *RingQueue) after(s *ringSlot) uint32 {
-	return (s.off/16 + units(s.size)) % q.ringUnits() * 16
+	return (s.off/16 + hw.RingUnits(s.size)) % q.ringUnits() * 16
 }
 
 // locate makes sure message id's ring offset is known, reading earlier envelopes if needed.
@@ -171,7 +169,7 @@ func (q *RingQueue) Consume(id uint64) error {
 	q.slot(id).consumed = true
 	var bytes uint32
 	for q.rel < q.base+uint64(len(q.msgs)) && q.slot(q.rel).consumed {
-		bytes += units(q.slot(q.rel).size) * 16
+		bytes += hw.RingUnits(q.slot(q.rel).size) * 16
 		q.rel++
 	}
 	if n := q.rel - q.base; n > 0 {
@@ -182,14 +180,14 @@ func (q *RingQueue) Consume(id uint64) error {
 	if bytes == 0 {
 		return nil
 	}
-	if err := q.m.WriteReg(gosim.RegTailRelease, bytes); err != nil {
+	if err := q.m.WriteReg(hw.RegTailRelease, bytes); err != nil {
 		return err
 	}
-	e, err := q.m.ReadReg(gosim.RegErr)
+	e, err := q.m.ReadReg(hw.RegErr)
 	if err != nil {
 		return err
 	}
-	if e&gosim.ErrRelease != 0 {
+	if e&hw.ErrRelease != 0 {
 		return fmt.Errorf("mpi: tail release of %d bytes refused (ERR %#x): %w", bytes, e, drivers.ErrHardware)
 	}
 	return nil
