@@ -48,6 +48,7 @@ lint: rtl
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(GO) run ./hw/gen -check
+	$(GO) mod tidy -diff
 	@for m in $(LINT_TOPS); do verilator --lint-only -Wall -Irtl --top-module $$m $(RTL) || exit 1; done
 	@mkdir -p build/iverilog && iverilog -g2005 -Wall -Irtl -o build/iverilog/lhs_top.vvp -s lhs_top $(RTL)
 	@echo "lint: clean"
