@@ -338,9 +338,12 @@ func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cf
 	syn.Measure(from, to)
 	syn.Start(0)
 	eng.Run(to)
-	limit := to + netsim.Time(cfg.DrainCycles)*c
-	for syn.Outstanding() > 0 && eng.Now() < limit {
-		eng.Run(min(limit, eng.Now()+1000*c))
+	// Drain: keep the load on until the window's packets are all out, or the limit. (The
+	// clock here, not the engine's, which stays at its last event's time.)
+	end, limit := to, to+netsim.Time(cfg.DrainCycles)*c
+	for syn.Outstanding() > 0 && end < limit {
+		end = min(limit, end+1000*c)
+		eng.Run(end)
 	}
 	syn.Stop()
 	w := syn.Window()
@@ -366,7 +369,7 @@ func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cf
 		row.Saturated, row.Why = true, fmt.Sprintf("accepted %.3f < 95%% of generated %.3f", row.Accepted, row.Generated)
 	}
 	row.Events = eng.Fired()
-	return row, eng.Fired(), n.Stats().FlitHops, eng.Now(), nil
+	return row, eng.Fired(), n.Stats().FlitHops, end, nil
 }
 
 // WriteTable prints the sweep.

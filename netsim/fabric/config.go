@@ -15,8 +15,9 @@ import (
 type Arbiter uint8
 
 const (
-	// RoundRobin grants the first requester after the last one granted, in the fixed order
-	// of (input port, virtual channel).
+	// RoundRobin lets the inputs of a router take turns at an output (the first input after
+	// the one granted last), and the virtual channels of an input take turns among
+	// themselves, as a separable allocator's input and output arbiters would.
 	RoundRobin Arbiter = iota
 	// OldestFirst grants the packet injected earliest (ties: injected first).
 	OldestFirst

@@ -544,8 +544,8 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 			switch n.cfg.Arbiter {
 			case OldestFirst:
 				better = p.InjectedAt < bp.InjectedAt || p.InjectedAt == bp.InjectedAt && p.seq < bp.seq
-			default: // round-robin: the first key after the last granted
-				better = uint32(key-int(op.rr)-1) < uint32(best-int(op.rr)-1)
+			default:
+				better = n.rrBefore(key, best, int(op.rr))
 			}
 		}
 		if better {
@@ -574,6 +574,19 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 	if p := q.front(); p != nil {
 		n.request(best, p, now)
 	}
+}
+
+// rrBefore says whether input VC a comes before b in round-robin order after last, the
+// input VC granted last: inputs take turns (the first input after last's), and within an
+// input its VCs take turns (the first VC after last's). So an input with several busy VCs
+// gets no larger share of an output than an input with one.
+func (n *Network) rrBefore(a, b, last int) bool {
+	li, lv := last/n.v, last%n.v
+	ai, bi := a/n.v, b/n.v
+	if ai != bi {
+		return uint32(ai-li-1) < uint32(bi-li-1)
+	}
+	return (a%n.v-lv-1+2*n.v)%n.v < (b%n.v-lv-1+2*n.v)%n.v
 }
 
 // tryInject puts the head of node's injection queue on its link, if it can go.
