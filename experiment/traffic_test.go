@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -207,4 +208,26 @@ func TestTrafficCommand(t *testing.T) {
 		require.Contains(t, stderr, c.says, "%v", c.args)
 		require.Contains(t, stderr, "usage: lhsim traffic", "%v", c.args)
 	}
+}
+
+// A sweep whose drain runs out returns (it once waited forever for an event at the limit),
+// and says why the load is saturated.
+func TestTrafficDrainLimit(t *testing.T) {
+	cfg := quickTraffic("torus:8", "tornado", 0.3)
+	cfg.MeasureCycles, cfg.DrainCycles = 1000, 333
+	done := make(chan error, 1)
+	var res *TrafficResult
+	go func() {
+		var err error
+		res, err = RunTraffic(cfg)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("RunTraffic did not return")
+	}
+	require.True(t, res.Rows[0].Saturated)
+	require.Contains(t, res.Rows[0].Why, "still inside after a 333-cycle drain")
 }
