@@ -527,6 +527,8 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 	}
 	best, bestIdx, bestVC := -1, -1, -1
 	var bp *Packet
+	var bestRank uint64
+	li, lv := int(op.rr)/n.v, int(op.rr)%n.v
 	for idx, k32 := range op.reqs {
 		key := int(k32)
 		i := key / n.v
@@ -539,17 +541,18 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 		if w < 0 {
 			continue
 		}
-		better := best < 0
-		if !better {
-			switch n.cfg.Arbiter {
-			case OldestFirst:
-				better = p.InjectedAt < bp.InjectedAt || p.InjectedAt == bp.InjectedAt && p.seq < bp.seq
-			default:
-				better = n.rrBefore(key, best, int(op.rr))
-			}
+		// The winner has the lowest rank. Oldest-first: injection time, then injection
+		// order. Round-robin: inputs take turns at the output (the first input after the one
+		// granted last), and an input's VCs take turns among themselves, as a separable
+		// allocator's arbiters would, so an input with several busy VCs gets no larger share.
+		var rank uint64
+		if n.cfg.Arbiter == OldestFirst {
+			rank = uint64(p.InjectedAt)
+		} else {
+			rank = uint64(uint32(i-li-1))<<8 | uint64((key-i*n.v-lv-1+2*n.v)%n.v)
 		}
-		if better {
-			best, bestIdx, bestVC, bp = key, idx, w, p
+		if best < 0 || rank < bestRank || rank == bestRank && p.seq < bp.seq {
+			best, bestIdx, bestVC, bp, bestRank = key, idx, w, p, rank
 		}
 	}
 	if best < 0 {
@@ -574,19 +577,6 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 	if p := q.front(); p != nil {
 		n.request(best, p, now)
 	}
-}
-
-// rrBefore says whether input VC a comes before b in round-robin order after last, the
-// input VC granted last: inputs take turns (the first input after last's), and within an
-// input its VCs take turns (the first VC after last's). So an input with several busy VCs
-// gets no larger share of an output than an input with one.
-func (n *Network) rrBefore(a, b, last int) bool {
-	li, lv := last/n.v, last%n.v
-	ai, bi := a/n.v, b/n.v
-	if ai != bi {
-		return uint32(ai-li-1) < uint32(bi-li-1)
-	}
-	return (a%n.v-lv-1+2*n.v)%n.v < (b%n.v-lv-1+2*n.v)%n.v
 }
 
 // tryInject puts the head of node's injection queue on its link, if it can go.
