@@ -377,14 +377,14 @@ func (r *TrafficResult) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "%s, %s traffic, %d-flit packets (%d-byte flits, %.1f ns cycle), %d nodes, seed %d\n",
 		r.Topology, r.Pattern, r.PacketFlits, r.FlitBytes, r.ClockNs, r.Nodes, r.Seed)
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header("offered", "offered GB/s", "accepted", "accepted GB/s", "bound", "latency cycles", "latency ns", "waiting ns", "routers", "state")
+	t.Header("offered", "offered GB/s", "accepted", "accepted GB/s", "bisection bound", "latency cycles", "latency ns", "waiting ns", "routers", "state")
 	for _, row := range r.Rows {
 		state := "stable"
 		if row.Saturated {
 			state = "saturated"
 		}
 		if err := t.Append(fmt.Sprintf("%.3f", row.Offered), fmt.Sprintf("%.2f", row.OfferedGBps),
-			fmt.Sprintf("%.3f", row.Accepted), fmt.Sprintf("%.2f", row.AcceptedGBps), fmt.Sprintf("%.3f", r.Bound),
+			fmt.Sprintf("%.3f", row.Accepted), fmt.Sprintf("%.2f", row.AcceptedGBps), fmt.Sprintf("%.3f", r.BisectionBound),
 			fmt.Sprintf("%.1f", row.Latency), fmt.Sprintf("%.1f", row.LatencyNs), fmt.Sprintf("%.1f", row.QueueingNs),
 			fmt.Sprintf("%.2f", row.MeanHops), state); err != nil {
 			return err
@@ -399,8 +399,8 @@ func (r *TrafficResult) WriteTable(w io.Writer) error {
 	if r.ChannelBound > 0 {
 		channel = fmt.Sprintf("%.3f", r.ChannelBound)
 	}
-	fmt.Fprintf(w, "bounds (flits/cycle/node): node link %.3f, bisection %.3f (%d links, %.0f GB/s each way), busiest channel %s\n",
-		r.InjectionBound, r.BisectionBound, r.BisectionLinks, r.BisectionGBps, channel)
+	fmt.Fprintf(w, "bounds (flits/cycle/node): node link %.3f, bisection %.3f (%d links, %.0f GB/s each way), busiest channel %s; tightest %.3f (%.2f GB/s per node)\n",
+		r.InjectionBound, r.BisectionBound, r.BisectionLinks, r.BisectionGBps, channel, r.Bound, r.Bound*float64(r.FlitBytes)/r.ClockNs)
 	fmt.Fprintf(w, "routers per packet: %d to %d, mean %.3f over pairs of nodes\n", r.MinRouters, r.MaxRouters, r.MeanRouters)
 	exact := "equal for every pair"
 	if !r.ZeroLoadExact {
