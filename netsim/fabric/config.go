@@ -242,14 +242,17 @@ func (c *Config) Validate() error {
 		v    netsim.Time
 	}{{"RoutingDelay", c.RoutingDelay}, {"VCAllocDelay", c.VCAllocDelay}, {"SwitchAllocDelay", c.SwitchAllocDelay},
 		{"SwitchLatency", c.SwitchLatency}, {"CableLatency", c.CableLatency}} {
-		if d.v < 0 {
-			bad("%s %v is negative", d.name, d.v)
+		if d.v < 0 || d.v > maxDelay {
+			bad("%s %v: want 0 to 1 s", d.name, d.v)
 		}
 	}
 	for i, l := range c.TorusLinkLatency {
-		if l < 0 {
-			bad("TorusLinkLatency[%d] %v is negative", i, l)
+		if l < 0 || l > maxDelay {
+			bad("TorusLinkLatency[%d] %v: want 0 to 1 s", i, l)
 		}
+	}
+	if c.ClockPeriod > maxDelay {
+		bad("ClockPeriod %v: want at most 1 s", c.ClockPeriod)
 	}
 	if c.VCs < 1 || c.VCs > maxVCs {
 		bad("VCs %d: want 1 to %d", c.VCs, maxVCs)
@@ -266,8 +269,15 @@ func (c *Config) Validate() error {
 	if c.Arbiter > OldestFirst {
 		bad("unknown Arbiter %d", c.Arbiter)
 	}
-	if len(errs) == 0 && c.FlitTime(c.LinkBandwidth) <= 0 {
-		bad("a %d-byte flit at %v GB/s takes less than a picosecond", c.FlitBytes, c.LinkBandwidth)
+	if len(errs) == 0 {
+		for _, bw := range []float64{c.LinkBandwidth, c.SwitchBandwidth, c.torusBandwidth()} {
+			switch f := c.FlitTime(bw); {
+			case f <= 0:
+				bad("a %d-byte flit at %v GB/s takes less than a picosecond", c.FlitBytes, bw)
+			case f > maxDelay/maxFlits:
+				bad("a %d-byte flit at %v GB/s takes %v: too slow", c.FlitBytes, bw, f)
+			}
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -288,4 +298,6 @@ func (c *Config) LargestPacket() int {
 const (
 	maxVCs   = 64
 	maxFlits = 1 << 20
+	// maxDelay bounds every delay, so that sums of them stay far from overflowing Time.
+	maxDelay = netsim.Second
 )

@@ -421,7 +421,10 @@ func TestBadInput(t *testing.T) {
 	}{
 		{func(c *Config) { c.VCs = 3 }, "even number of VCs"},
 		{func(c *Config) { c.VCs = 0 }, "VCs 0"},
-		{func(c *Config) { c.RoutingDelay = -1 }, "RoutingDelay -0.001 ns is negative"},
+		{func(c *Config) { c.RoutingDelay = -1 }, "RoutingDelay -0.001 ns: want 0 to 1 s"},
+		{func(c *Config) { c.SwitchLatency = 2 * netsim.Second }, "SwitchLatency"},
+		{func(c *Config) { c.LinkBandwidth = 1e-9 }, "too slow"},
+		{func(c *Config) { c.TorusLinkLatency = []netsim.Time{-5} }, "TorusLinkLatency[0]"},
 		{func(c *Config) { c.LinkBandwidth = 0 }, "LinkBandwidth 0 GB/s must be positive"},
 		{func(c *Config) { c.BufferFlits = 0 }, "BufferFlits 0"},
 		{func(c *Config) { c.ClockPeriod = 0; c.FlitBytes = -1 }, "ClockPeriod"},
@@ -559,4 +562,32 @@ func requireBlocked(t *testing.T, n *Network) {
 			require.Negative(t, n.pickVC(len(n.in)+node, p, netsim.Never-1), "node %d's injection could go", node)
 		}
 	}
+}
+
+// Any string given to the parsers is an answer or an error, never a panic; a topology
+// that parses builds and routes from node 0 to every node.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"torus:4x4", "fattree:2x3", "crossbar:3", "torus:1", "torus:2x1x3", "fattree:3x1", "torus:9999999", "x:", "torus:-1", "4ns", "2c", "tornado"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_, _ = ParseDelay(s, 4*ns)
+		_, _ = ParseArbiter(s)
+		topo, err := ParseTopology(s)
+		if err != nil || topo.Nodes() > 4096 {
+			return
+		}
+		for _, name := range Patterns {
+			if p, err := ParsePattern(name, topo); err == nil && topo.Nodes() > 1 {
+				d := p.Dest(0, rand.New(rand.NewPCG(1, 1)))
+				require.True(t, d >= 0 && d < topo.Nodes())
+			}
+		}
+		n, err := New(&netsim.Engine{}, topo, DefaultConfig())
+		require.NoError(t, err)
+		for d := range min(topo.Nodes(), 64) {
+			_, err := n.ZeroLoadLatency(0, d, 16)
+			require.NoError(t, err)
+		}
+	})
 }
