@@ -107,6 +107,13 @@ func (c Config) Validate() error {
 	if c.Model != Go && p != gosim.DefaultParams {
 		return fmt.Errorf("device: the RTL library is built with %d entries; %d needs --model go", gosim.DefaultParams.Entries, p.Entries)
 	}
+	if c.Trace != "" && c.Model == Go {
+		return fmt.Errorf("device: a trace records the Verilated RTL, and model go has none (use --model rtl or lockstep)")
+	}
+	if i := c.Board.IdlePercent; i < 0 || i > 99 {
+		// At 100 the network never presents a beat: every wait for a message would be endless.
+		return fmt.Errorf("device: input idle %d%% outside 0..99", i)
+	}
 	return nil
 }
 

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +19,7 @@ import (
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/plugin"
+	"github.com/lhsim/lhsim/verilator"
 )
 
 // faultCycle is where the broken builds stop: inside the third batch of 64 messages.
@@ -164,4 +168,48 @@ func TestFaultHookRejectsNonsense(t *testing.T) {
 	_, err := openFaulty(t, "abort", 0)
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "LHSIM_PLUGIN_FAULT=\"abort\"")
+}
+
+// TestCrashLeavesWaveform: a plugin that dies while tracing leaves an FST file that fst2vcd
+// reads up to the last flush before the crash (verilator.TraceFlushCycles), for a death in C
+// (a $fatal) and in Go (a panic) alike; the report says where the waveform ends.
+func TestCrashLeavesWaveform(t *testing.T) {
+	fst2vcd, err := exec.LookPath("fst2vcd")
+	if err != nil {
+		t.Skip("fst2vcd (Debian package gtkwave) is not installed: scripts/setup.sh installs it")
+	}
+	for _, fault := range []string{"fatal", "panic"} {
+		t.Run(fault, func(t *testing.T) {
+			trace := filepath.Join(t.TempDir(), "crash.fst")
+			c, err := device.OpenRemote(device.Config{Model: device.RTL, Trace: trace, Board: gosim.BoardConfig{Seed: 1}},
+				plugin.Options{Label: t.Name(), Env: []string{fmt.Sprintf("%s=%s@%d", plugin.FaultEnv, fault, faultCycle)}})
+			require.NoError(t, err)
+			t.Cleanup(func() { c.Close() })
+			_, err = receiveUntilError(t, c)
+			require.ErrorIs(t, err, plugin.ErrCrashed)
+			require.Contains(t, err.Error(), "waveform "+trace+": finished after the crash, up to ")
+			require.NoFileExists(t, trace+".hier", "the hierarchy is in the file now")
+
+			out, err := exec.Command(fst2vcd, trace).CombinedOutput()
+			require.NoError(t, err, "fst2vcd %s:\n%s", trace, out)
+			vcd := string(out)
+			require.Contains(t, vcd, "$var wire 1 ")
+			require.Contains(t, vcd, " s_msg_tready ")
+			last := vcd[strings.LastIndex(vcd, "\n#")+2:]
+			end, err := strconv.ParseUint(strings.TrimSpace(last[:strings.IndexByte(last+"\n", '\n')]), 10, 64)
+			require.NoError(t, err)
+			// Board cycle c is dumped at 10(c + reset cycles) ns.
+			crash := (faultCycle + hw.ResetCycles) * 10
+			require.LessOrEqual(t, end, uint64(crash))
+			require.Greater(t, end, uint64(crash)-10*verilator.TraceFlushCycles-20, "the waveform ends more than one flush interval before the crash")
+			require.Contains(t, err2str(c.Close()), fmt.Sprintf("up to %d ns", end))
+		})
+	}
+}
+
+func err2str(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

@@ -7,7 +7,9 @@ import (
 
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/plugin"
+	"github.com/lhsim/lhsim/verilator"
 )
 
 // Remote is the device in a plugin process (the plugin bridge), reached over package
@@ -29,6 +31,7 @@ type Remote struct {
 	watchers []func(cycle uint64, ev drivers.Events)
 	jobs     uint64 // batches submitted
 	closed   bool
+	crash    error // the process's death, with what became of the trace
 }
 
 // posting limits: past these the posted ops go out on their own.
@@ -69,7 +72,7 @@ func (c *Remote) call(r plugin.Record, args any, st *Status, reply any) error {
 		return errors.New("device: the plugin device is closed")
 	}
 	if err := c.conn.Call(r, args, &st.Status, reply); err != nil {
-		return err
+		return c.dead(err)
 	}
 	for _, e := range st.Events {
 		for _, f := range c.watchers {
@@ -87,6 +90,30 @@ func (c *Remote) call(r plugin.Record, args any, st *Status, reply any) error {
 		return fmt.Errorf("plugin: posted op %d of %d, run before %s: %w", st.Failed, r.Posted, r.Call, e)
 	}
 	return e
+}
+
+// dead is the error of a device whose process has died (err, the transport's report), the
+// same for every call from then on. A trace the process was writing is finished here, from
+// what it had flushed (verilator.FinishTrace), and the report says how far it goes.
+func (c *Remote) dead(err error) error {
+	if c.crash != nil {
+		return c.crash
+	}
+	c.crash = err
+	if c.cfg.Trace == "" {
+		return err
+	}
+	switch f, ferr := verilator.FinishTrace(c.cfg.Trace); {
+	case ferr != nil:
+		c.crash = fmt.Errorf("%w\nwaveform %s: %v", err, c.cfg.Trace, ferr)
+	case f.Finished && f.Blocks == 0:
+		c.crash = fmt.Errorf("%w\nwaveform %s: finished after the crash, with the signals but no values (the process died before its first flush, every %d cycles)",
+			err, c.cfg.Trace, verilator.TraceFlushCycles)
+	case f.Finished:
+		c.crash = fmt.Errorf("%w\nwaveform %s: finished after the crash, up to %d ns (board cycle %d, its last flush)",
+			err, c.cfg.Trace, f.End, (f.End/10)-min(f.End/10, hw.ResetCycles))
+	}
+	return c.crash
 }
 
 // remoteError is an error the plugin's board returned, with its text unchanged and the
@@ -110,7 +137,7 @@ func (c *Remote) take() []Op {
 // posted op's failure.
 func (c *Remote) check() error {
 	if c.conn.Err() != nil {
-		return c.conn.Err()
+		return c.dead(c.conn.Err())
 	}
 	if err := c.postedErr; err != nil {
 		c.postedErr = nil
@@ -397,7 +424,7 @@ func (c *Remote) Reopen() error {
 	var rep Reply
 	closeErr := c.call(plugin.Record{Call: "Close", Posted: len(p)}, &Args{Pending: p}, &rep.Status, &rep)
 	if c.conn.Err() != nil {
-		return c.conn.Err()
+		return c.dead(c.conn.Err())
 	}
 	var orep Reply
 	err := c.call(plugin.Record{Call: "Open"}, &OpenArgs{Config: c.cfg}, &orep.Status, &orep)

@@ -26,8 +26,12 @@ typedef struct {
 
 typedef struct lhs_model lhs_model;
 
-/* Builds a model; trace_path (may be NULL) names an FST file that records every cycle. */
-lhs_model *lhs_new(const char *trace_path);
+/* Builds a model; trace_path (may be NULL) names an FST file that records every cycle, its
+ * value changes written out every flush_every cycles (0: at lhs_free only). NULL when the
+ * trace file cannot be opened. */
+lhs_model *lhs_new(const char *trace_path, uint64_t flush_every);
+/* Writes the trace's value changes so far to its file (at the next cycle). */
+void lhs_flush(lhs_model *m);
 void lhs_free(lhs_model *m);
 /* Holds reset for n cycles with idle inputs. */
 void lhs_reset(lhs_model *m, int n);
@@ -43,10 +47,20 @@ uint64_t lhs_cycles(lhs_model *m);
 uint8_t *lhs_save(lhs_model *m, size_t *len);
 int lhs_restore(lhs_model *m, const uint8_t *buf, size_t len);
 
+/* What the native loop did: cycles from the first message, entries committed, messages
+ * taken whole by the input; stalled when no entry committed for stall_limit cycles (held_off:
+ * of those, the cycles the input was held off). */
+typedef struct {
+    uint64_t cycles, commits, sent, held_off;
+    int stalled;
+} lhs_native_result;
+
 /* The benchmark workload run in a C++ loop (see experiment/bench.go for its definition):
- * nmsgs messages from the seeded generator, memory always ready, host releasing each entry.
- * Returns the cycles it took; *ok is 0 if the loop saw a wrong entry count. */
-uint64_t lhs_native_workload(uint64_t nmsgs, uint64_t seed, int *ok);
+ * nmsgs messages from the seeded generator, memory always ready, host releasing each entry,
+ * a tail ring of tail_size bytes that is never released. It ends when every entry has
+ * committed, or when none has for stall_limit cycles. */
+void lhs_native_workload(uint64_t nmsgs, uint64_t seed, uint32_t tail_size, uint64_t stall_limit,
+                         lhs_native_result *r);
 
 #ifdef __cplusplus
 }

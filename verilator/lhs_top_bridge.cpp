@@ -24,6 +24,8 @@ struct lhs_model {
     std::unique_ptr<Vlhs_top> top;
     std::unique_ptr<VerilatedFstC> fst;
     uint64_t cycles = 0;
+    uint64_t flush_every = 0;  // cycles between trace flushes (0: only at close)
+    uint64_t next_flush = 0;
 };
 
 static inline void put128(VlWide<4> &w, const uint64_t v[2]) {
@@ -51,7 +53,11 @@ static void write_coverage(lhs_model *m) {
 }
 #endif
 
-extern "C" lhs_model *lhs_new(const char *trace_path) {
+// A trace is written so that a process that dies mid-run leaves a waveform that can be
+// finished (verilator.FinishTrace): the FST writer keeps the hierarchy in "<trace>.hier"
+// until close, and the value changes in memory until a flush. So the hierarchy is pushed to
+// the file as soon as it is complete, and the values every flush_every cycles (lhs_flush too).
+extern "C" lhs_model *lhs_new(const char *trace_path, uint64_t flush_every) {
     auto m = new lhs_model;
     m->ctx.reset(new VerilatedContext);
     if (trace_path && *trace_path) m->ctx->traceEverOn(true);
@@ -61,10 +67,26 @@ extern "C" lhs_model *lhs_new(const char *trace_path) {
         m->fst->set_time_resolution("1ns");  // dump times are ns: 10 per cycle at 100 MHz
         m->top->trace(m->fst.get(), 99);
         m->fst->open(trace_path);
+        if (!m->fst->isOpen()) {
+            m->fst.reset();
+            m->top.reset();
+            delete m;
+            return nullptr;
+        }
+        // The writer's stdio buffers hold the end of the hierarchy file: push it out now
+        // (fflush(NULL): the writer's FILE is not reachable from here).
+        std::fflush(nullptr);
+        m->flush_every = flush_every;
+        m->next_flush = flush_every;
     }
     m->top->clk = 0;
     m->top->eval();
     return m;
+}
+
+extern "C" void lhs_flush(lhs_model *m) {
+    // The FST writer writes the value changes at the next time step after this request.
+    if (m->fst) m->fst->flush();
 }
 
 extern "C" void lhs_free(lhs_model *m) {
@@ -107,7 +129,13 @@ extern "C" void lhs_cycle(lhs_model *m, lhs_pins *p) {
 
     t->clk = 1;
     t->eval();
-    if (m->fst) m->fst->dump(m->cycles * 10 + 5);
+    if (m->fst) {
+        m->fst->dump(m->cycles * 10 + 5);
+        if (m->flush_every && m->cycles + 1 >= m->next_flush) {
+            m->fst->flush();
+            m->next_flush = m->cycles + 1 + m->flush_every;
+        }
+    }
     m->cycles++;
 }
 
@@ -239,9 +267,10 @@ struct native_memory {
     }
 };
 
-extern "C" uint64_t lhs_native_workload(uint64_t nmsgs, uint64_t seed, int *ok) {
+extern "C" void lhs_native_workload(uint64_t nmsgs, uint64_t seed, uint32_t tail_size, uint64_t stall_limit,
+                                    lhs_native_result *r) {
     native_memory mem;
-    lhs_model *m = lhs_new(nullptr);
+    lhs_model *m = lhs_new(nullptr, 0);
     lhs_reset(m, LHS_RESET_CYCLES);
     lhs_pins p = {};
     auto write = [&](uint32_t addr, uint32_t v) {
@@ -253,13 +282,21 @@ extern "C" uint64_t lhs_native_workload(uint64_t nmsgs, uint64_t seed, int *ok) 
         p.mem_ready = 1;
         lhs_cycle(m, &p);
     };
-    write(LHS_REG_TAIL_SIZE, LHS_TAIL_SIZE_MAX);  // the largest ring, never released in this workload
+    write(LHS_REG_TAIL_SIZE, tail_size);  // the benchmark's ring is the largest, never released
     write(LHS_REG_CTRL, LHS_CTRL_ENABLE | LHS_CTRL_LHS_ON);
     uint64_t start = m->cycles;
     uint64_t rng = seed, sent = 0, commits = 0, pending = 0;
+    uint64_t last_commit = m->cycles, held_off = 0;  // cycles since it, and of those with tready low
     std::vector<uint8_t> msg = workload_message(0, rng);
     size_t off = 0;
+    *r = lhs_native_result{};
     while (commits < nmsgs) {
+        // Every wait ends: an entry that does not commit for stall_limit cycles stops the loop.
+        if (m->cycles - last_commit >= stall_limit) {
+            r->stalled = 1;
+            r->held_off = held_off;
+            break;
+        }
         p = lhs_pins{};
         p.mem_ready = 1;
         if (sent < nmsgs) {
@@ -281,6 +318,7 @@ extern "C" uint64_t lhs_native_workload(uint64_t nmsgs, uint64_t seed, int *ok) 
         }
         lhs_cycle(m, &p);
         if (p.mem_valid && p.mem_write) mem.write(p.mem_addr, p.mem_wdata);
+        if (p.msg_valid && !p.msg_ready) held_off++;
         if (p.msg_valid && p.msg_ready) {
             off += 16;
             if (off >= msg.size()) {
@@ -292,10 +330,12 @@ extern "C" uint64_t lhs_native_workload(uint64_t nmsgs, uint64_t seed, int *ok) 
         if (p.ev_commit) {
             commits++;
             pending++;
+            last_commit = m->cycles;
+            held_off = 0;
         }
     }
-    uint64_t cycles = m->cycles - start;
-    *ok = commits == nmsgs;
+    r->cycles = m->cycles - start;
+    r->commits = commits;
+    r->sent = sent;
     lhs_free(m);
-    return cycles;
 }

@@ -16,6 +16,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"unsafe"
 
@@ -31,21 +32,39 @@ type RTL struct {
 	m *C.lhs_model
 }
 
-// New builds a model. With a non-empty tracePath every cycle is recorded to that FST file.
+// New builds a model. With a non-empty tracePath every cycle is recorded to that FST file;
+// a file that cannot be written is an error here, not a silent run without a waveform.
 func New(tracePath string) (*RTL, error) {
-	runtime.LockOSThread()
 	var path *C.char
 	if tracePath != "" {
+		// Verilator's FST writer says nothing when it cannot create the file: find out first.
+		f, err := os.OpenFile(tracePath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("verilator: trace: %w", err)
+		}
+		f.Close()
 		path = C.CString(tracePath)
 		defer C.free(unsafe.Pointer(path))
 	}
-	m := C.lhs_new(path)
+	runtime.LockOSThread()
+	m := C.lhs_new(path, C.uint64_t(TraceFlushCycles))
 	if m == nil {
 		runtime.UnlockOSThread()
+		if tracePath != "" {
+			return nil, fmt.Errorf("verilator: model construction failed (or the trace %s could not be opened)", tracePath)
+		}
 		return nil, errors.New("verilator: model construction failed")
 	}
 	return &RTL{m: m}, nil
 }
+
+// TraceFlushCycles is how often (in cycles) a trace's value changes are written to its file,
+// so that a process that dies mid-run leaves the waveform up to the last flush
+// (FinishTrace completes such a file). docs/waves.md has what it costs.
+var TraceFlushCycles uint64 = 256
+
+// FlushTrace writes the trace's value changes so far to its file (at the next cycle).
+func (r *RTL) FlushTrace() { C.lhs_flush(r.m) }
 
 // Reset holds reset for hw.ResetCycles cycles: board cycle c is RTL cycle c+hw.ResetCycles,
 // at time 10*(c+hw.ResetCycles) ns in the waveform.
@@ -70,13 +89,32 @@ func (r *RTL) Close() error {
 	return nil
 }
 
+// NativeStallLimit is how many cycles the native loop waits for the next LH entry to commit
+// before it gives up: a message of the workload takes at most 17 cycles at the input.
+const NativeStallLimit = 1_000_000
+
 // NativeWorkload runs the benchmark workload (experiment.Workload) in a C++ loop over the
-// Verilated model, with no Go in the loop, and returns the cycles it took.
+// Verilated model, with no Go in the loop, and returns the cycles it took. The loop's tail
+// ring is the largest (hw.TailSizeMax) and never released, as the workload's host does; an
+// entry that does not commit within NativeStallLimit cycles ends it with an error.
 func NativeWorkload(msgs, seed uint64) (uint64, error) {
-	var ok C.int
-	cycles := uint64(C.lhs_native_workload(C.uint64_t(msgs), C.uint64_t(seed), &ok))
-	if ok == 0 {
-		return cycles, fmt.Errorf("verilator: native workload did not commit %d entries", msgs)
+	return nativeWorkload(msgs, seed, hw.TailSizeMax, NativeStallLimit)
+}
+
+func nativeWorkload(msgs, seed uint64, tailSize uint32, stallLimit uint64) (uint64, error) {
+	var r C.lhs_native_result
+	C.lhs_native_workload(C.uint64_t(msgs), C.uint64_t(seed), C.uint32_t(tailSize), C.uint64_t(stallLimit), &r)
+	cycles := uint64(r.cycles)
+	switch {
+	case r.stalled != 0:
+		why := "the input was not held off"
+		if uint64(r.held_off) >= stallLimit {
+			why = "the input was held off all that time: the LH buffer or the tail ring is full"
+		}
+		return cycles, fmt.Errorf("verilator: native workload: waited %d cycles for LH entry %d of %d to commit (%d messages taken whole by the input, %d-byte tail ring never released); %s",
+			stallLimit, uint64(r.commits)+1, msgs, uint64(r.sent), tailSize, why)
+	case uint64(r.commits) != msgs:
+		return cycles, fmt.Errorf("verilator: native workload committed %d of %d entries", uint64(r.commits), msgs)
 	}
 	return cycles, nil
 }
