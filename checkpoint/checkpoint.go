@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/lhsim/lhsim/gosim"
 )
@@ -94,7 +93,8 @@ func (f *File) Encode(w io.Writer) error {
 	return z.Close()
 }
 
-// Decode reads a checkpoint written by Encode.
+// Decode reads a checkpoint written by Encode. A file cut short and a file with bytes after
+// its end are refused, each saying which it is.
 func Decode(r io.Reader) (*File, error) {
 	br := bufio.NewReader(r)
 	head := make([]byte, len(magic))
@@ -102,12 +102,22 @@ func Decode(r io.Reader) (*File, error) {
 		return nil, fmt.Errorf("checkpoint: %w (bad magic)", ErrFormat)
 	}
 	z, err := gzip.NewReader(br)
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("checkpoint: %w (truncated: the file ends after its first line)", ErrFormat)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w: %v", ErrFormat, err)
 	}
+	z.Multistream(false) // one gzip stream: whatever follows it is not the checkpoint's
 	body, err := io.ReadAll(z)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("checkpoint: %w (truncated: the file ends inside its compressed data, after %d bytes of it)", ErrFormat, len(body))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w: %v", ErrFormat, err)
+	}
+	if extra, _ := io.Copy(io.Discard, br); extra > 0 {
+		return nil, fmt.Errorf("checkpoint: %w (%d bytes after the end of the checkpoint)", ErrFormat, extra)
 	}
 	if len(body) < sha256.Size {
 		return nil, fmt.Errorf("checkpoint: %w (truncated)", ErrFormat)
@@ -135,30 +145,65 @@ func Decode(r io.Reader) (*File, error) {
 	return f, nil
 }
 
-// Write saves f to path atomically: a crash while writing leaves any older file whole.
+// Write saves f to path atomically: a crash while writing leaves any older file whole. The
+// file is written as path+".tmp" and renamed into place; a ".tmp" left by a process killed
+// while saving is overwritten by the next save.
 func (f *File) Write(path string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	tmp := path + ".tmp"
+	fh, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+		return fmt.Errorf("checkpoint: cannot write %s: %w", path, pathless(err))
 	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 1<<20)
+	fail := func(err error) error {
+		fh.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("checkpoint: writing %s: %w", path, pathless(err))
+	}
+	w := bufio.NewWriterSize(fh, 1<<20)
 	if err := f.Encode(w); err != nil {
-		tmp.Close()
-		return fmt.Errorf("checkpoint: writing %s: %w", path, err)
+		return fail(err)
 	}
 	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("checkpoint: writing %s: %w", path, err)
+		return fail(err)
 	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("checkpoint: writing %s: %w", path, err)
+	if err := fh.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("checkpoint: writing %s: %w", path, pathless(err))
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("checkpoint: writing %s: %w", path, err)
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("checkpoint: cannot write %s: %w", path, pathless(err))
 	}
-	return os.Rename(tmp.Name(), path)
+	return nil
+}
+
+// CanWrite reports whether Write can save to path (its folder takes the temporary file, and
+// path is not a folder), before a run spends its time; it clears a ".tmp" left by a killed
+// process.
+func CanWrite(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("checkpoint: cannot write %s: it is a folder", path)
+	}
+	tmp := path + ".tmp"
+	fh, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("checkpoint: cannot write %s: %w", path, pathless(err))
+	}
+	fh.Close()
+	return os.Remove(tmp)
+}
+
+// pathless is err without the temporary file's name, which says nothing to the user.
+func pathless(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }
 
 // Read loads a checkpoint file.

@@ -233,6 +233,40 @@ func TestCheckpointRefusals(t *testing.T) {
 			require.ErrorIs(t, err, checkpoint.ErrFormat, "cut at %d", cut)
 		}
 	})
+	t.Run("truncated and over-long say which", func(t *testing.T) {
+		for _, cut := range []int{len("lhsim checkpoint 1\n") + 3, buf.Len() / 2, buf.Len() - 1} {
+			_, err := checkpoint.Decode(bytes.NewReader(buf.Bytes()[:cut]))
+			require.ErrorContains(t, err, "(truncated: the file ends ", "cut at %d", cut)
+		}
+		for _, extra := range [][]byte{{0}, []byte("junk"), bytes.Repeat([]byte{0x1f, 0x8b}, 20), buf.Bytes()} {
+			_, err := checkpoint.Decode(bytes.NewReader(append(bytes.Clone(buf.Bytes()), extra...)))
+			require.ErrorIs(t, err, checkpoint.ErrFormat)
+			require.ErrorContains(t, err, fmt.Sprintf("(%d bytes after the end of the checkpoint)", len(extra)))
+		}
+	})
+	t.Run("unwritable path", func(t *testing.T) {
+		dir := t.TempDir()
+		for _, path := range []string{"/nonexistent/dir/run.ckpt", dir} {
+			err := checkpoint.CanWrite(path)
+			require.ErrorContains(t, err, "checkpoint: cannot write "+path+": ")
+			err = f.Write(path)
+			require.ErrorContains(t, err, "checkpoint: cannot write "+path+": ")
+			require.NotContains(t, err.Error(), ".tmp", "the temporary file means nothing to the user")
+		}
+		// What a process killed while saving leaves is cleared by the next save.
+		path := filepath.Join(dir, "run.ckpt")
+		require.NoError(t, os.WriteFile(path+".tmp", []byte("half a checkpoint"), 0o644))
+		require.NoError(t, checkpoint.CanWrite(path))
+		require.NoFileExists(t, path+".tmp")
+		require.NoError(t, os.WriteFile(path+".tmp", []byte("half a checkpoint"), 0o644))
+		require.NoError(t, f.Write(path))
+		require.NoFileExists(t, path+".tmp")
+		left, err := filepath.Glob(filepath.Join(dir, "*"))
+		require.NoError(t, err)
+		require.Equal(t, []string{path}, left)
+		_, err = checkpoint.Read(path)
+		require.NoError(t, err)
+	})
 	t.Run("other core", func(t *testing.T) {
 		g, err := openBoard(device.Config{Model: device.Model("go")})
 		require.NoError(t, err)

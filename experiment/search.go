@@ -151,35 +151,58 @@ var searchAblationWhat = map[string]string{
 
 var searchAblationOrder = []string{CurveNoLHS, CurveLHSUncached, CurveLHSColdNoPrefeth, CurveLHSColdAdjacent, CurveLHSCold, CurveLHS, CurveQsNet2}
 
-// RunSearch runs the experiment. The RTL must be driven from one goroutine: call it from the
-// goroutine that will not move (the CLI's main).
-func RunSearch(cfg SearchConfig) (*SearchResult, error) {
-	depths := cfg.Depths
+// Plan checks the configuration before any work and returns the depths the search runs and
+// the LH buffer entries they need: every mistake it finds is the user's, not the run's.
+func (cfg SearchConfig) Plan() (depths []int, entries int, err error) {
+	if cfg.MaxDepth < 0 {
+		return nil, 0, fmt.Errorf("search: max depth %d is negative", cfg.MaxDepth)
+	}
+	if cfg.SODIMMReadLatency < 0 {
+		return nil, 0, fmt.Errorf("search: SO-DIMM read latency %d cycles is negative (0: the device's default)", cfg.SODIMMReadLatency)
+	}
+	if err := cfg.Host.Validate(); err != nil {
+		return nil, 0, fmt.Errorf("search: host model: %w", err)
+	}
+	depths = cfg.Depths
 	if len(depths) == 0 {
 		depths = LogDepths(cfg.MaxDepth)
 	}
-	maxD := 0
+	maxD, distinct := 0, map[int]bool{}
 	for _, d := range depths {
 		if d < 0 {
-			return nil, fmt.Errorf("search: negative depth %d", d)
+			return nil, 0, fmt.Errorf("search: negative depth %d", d)
 		}
 		maxD = max(maxD, d)
+		distinct[d] = true
 	}
-	entries := 1024
+	entries = 1024
 	for entries < maxD+1 {
 		entries *= 2
 	}
 	if cfg.Entries != 0 {
 		if cfg.Entries < maxD+1 {
-			return nil, fmt.Errorf("search: depth %d needs %d LH entries; --entries is %d", maxD, maxD+1, cfg.Entries)
+			return nil, 0, fmt.Errorf("search: depth %d needs %d LH entries; --entries is %d", maxD, maxD+1, cfg.Entries)
 		}
 		entries = cfg.Entries
 	}
 	if cfg.Driver.SizePos != 0 && cfg.Driver.SizePos != mpi.SizeOffset {
-		return nil, fmt.Errorf("search: the MPI envelope carries its size at byte %d; SIZE_POS %d would misread it", mpi.SizeOffset, cfg.Driver.SizePos)
+		return nil, 0, fmt.Errorf("search: the MPI envelope carries its size at byte %d; SIZE_POS %d would misread it", mpi.SizeOffset, cfg.Driver.SizePos)
 	}
 	if entries > 1024 && cfg.Model != "go" {
-		return nil, fmt.Errorf("search: depth %d needs %d LH entries; the RTL build has 1024 (use --model go or a smaller --max-depth)", maxD, entries)
+		return nil, 0, fmt.Errorf("search: depth %d needs %d LH entries; the RTL build has 1024 (use --model go or a smaller --max-depth)", maxD, entries)
+	}
+	if len(distinct) < 2 {
+		return nil, 0, fmt.Errorf("search: depths %v: the per-message time is a line fit, which needs two depths or more", depths)
+	}
+	return depths, entries, nil
+}
+
+// RunSearch runs the experiment. The RTL must be driven from one goroutine: call it from the
+// goroutine that will not move (the CLI's main).
+func RunSearch(cfg SearchConfig) (*SearchResult, error) {
+	depths, entries, err := cfg.Plan()
+	if err != nil {
+		return nil, err
 	}
 	res := &SearchResult{
 		Model: cfg.Model, Seed: cfg.Seed, Depths: depths,

@@ -36,6 +36,9 @@ type Config struct {
 	MaxLen   int               // longest message (default 4096)
 	Board    gosim.BoardConfig // the world around the NIC (its Seed is set from Seed)
 	Host     drivers.Config    // how the host programs the NIC (LHS must be on)
+	// Patience is how many cycles the host waits for the next LH entry before the run fails
+	// (0: Patience(), from MaxLen and the input's idle share).
+	Patience uint64 `json:",omitempty"`
 }
 
 // DefaultConfig is a run of n messages on the RTL.
@@ -79,6 +82,7 @@ type Session struct {
 	checker *gosim.Rand
 	digest  hash.Hash
 	resumed uint64 // cycle the run was resumed at (0: started here)
+	waiting uint64 // cycle the host began to wait for the entry it has not got (0: not waiting)
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -88,14 +92,30 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxLen < 16 || c.MaxLen > 65535 {
 		return c, fmt.Errorf("session: longest message %d outside 16..65535", c.MaxLen)
 	}
+	if c.Messages == 0 {
+		return c, fmt.Errorf("session: a run of no messages")
+	}
 	if !c.Host.LHS {
 		return c, fmt.Errorf("session: runs need LHS on")
+	}
+	if i := c.Board.IdlePercent; i < 0 || i > 99 {
+		return c, fmt.Errorf("session: input idle %d%% outside 0..99 (at 100 no message would ever arrive)", i)
 	}
 	if c.Model == "" {
 		c.Model = device.RTL
 	}
 	c.Board.Seed = c.Seed
+	if c.Patience == 0 {
+		c.Patience = c.patience()
+	}
 	return c, nil
+}
+
+// patience is Config.Patience's default: sixteen times what the longest message takes at the
+// input at the configured idle share, and 100,000 cycles more for the host's own work.
+func (c Config) patience() uint64 {
+	beats := uint64(c.MaxLen+15) / 16
+	return 16*beats*100/uint64(100-c.Board.IdlePercent) + 100_000
 }
 
 func open(cfg Config, trace string) (*Session, error) {
@@ -141,6 +161,9 @@ func Resume(path, trace string) (*Session, error) {
 	if err := json.Unmarshal(f.Meta, &cfg); err != nil {
 		return nil, fmt.Errorf("session: %s: %w", path, err)
 	}
+	if cfg, err = cfg.withDefaults(); err != nil {
+		return nil, fmt.Errorf("%s does not describe a run: %w", path, err)
+	}
 	s, err := open(cfg, trace)
 	if err != nil {
 		return nil, err
@@ -166,6 +189,9 @@ func (s *Session) restore(f *checkpoint.File) error {
 	}
 	if err := s.checker.UnmarshalBinary(s.st.Checker); err != nil {
 		return err
+	}
+	if st := s.st; st.Checked > st.Injected || st.Injected > s.cfg.Messages {
+		return fmt.Errorf("session: the run state is not a point of this run: %d messages checked, %d sent, of %d", st.Checked, st.Injected, s.cfg.Messages)
 	}
 	return s.digest.(encoding.BinaryUnmarshaler).UnmarshalBinary(s.st.Digest)
 }
@@ -267,8 +293,15 @@ func (s *Session) step() error {
 	}
 	seq := uint32(s.st.Checked)
 	if prod == seq {
+		// Waiting for the next entry: as long as it may take, and no longer.
+		if s.waiting == 0 {
+			s.waiting = s.board.Cycle() + 1
+		} else if waited := s.board.Cycle() + 1 - s.waiting; waited > s.cfg.Patience {
+			return s.stuck(waited)
+		}
 		return s.board.Run(pollCycles)
 	}
+	s.waiting = 0
 	e, err := s.host.ReadEntry(seq)
 	if err != nil {
 		return err
@@ -301,6 +334,20 @@ func (s *Session) step() error {
 		}
 	}
 	return nil
+}
+
+// stuck is the error of a host that has waited too long for the next entry.
+func (s *Session) stuck(waited uint64) error {
+	size := "?"
+	if st, err := s.checker.MarshalBinary(); err == nil {
+		r := gosim.NewRand(0)
+		if r.UnmarshalBinary(st) == nil {
+			size = fmt.Sprint(len(Message(s.st.Checked, r, s.cfg.MaxLen)))
+		}
+	}
+	return fmt.Errorf("session: waited %d cycles (from cycle %d) for LH entry %d, message %d of %d (%s bytes), to commit; "+
+		"%d messages queued at the input, input idle %d%%, %d cycles of back-pressure so far",
+		waited, s.waiting-1, s.st.Checked, s.st.Checked+1, s.cfg.Messages, size, s.board.Pending(), s.cfg.Board.IdlePercent, s.board.Count.Stalls)
 }
 
 // Result is how a run ended. Two runs of the same configuration, one of them stopped and

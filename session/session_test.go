@@ -2,9 +2,11 @@ package session_test
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"testing"
 
+	"github.com/lhsim/lhsim/checkpoint"
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/session"
 	"github.com/stretchr/testify/require"
@@ -74,4 +76,95 @@ func TestMessagesCoverTheRule(t *testing.T) {
 	require.Positive(t, inline)
 	require.Positive(t, split)
 	require.Positive(t, long)
+}
+
+// A host that waits for an entry longer than the run's patience stops with an error that
+// names what it waited for, rather than running on for ever.
+func TestRunEndsWhenWaitingTooLong(t *testing.T) {
+	cfg := session.DefaultConfig(50)
+	cfg.Model = device.Go
+	cfg.Board.IdlePercent = 95
+	cfg.Patience = 40
+	s, err := session.New(cfg, "")
+	require.NoError(t, err)
+	defer s.Close()
+	done, err := s.Run(context.Background(), ^uint64(0))
+	require.False(t, done)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "session: waited ")
+	require.Regexp(t, `for LH entry \d+, message \d+ of 50 \(\d+ bytes\), to commit; \d+ messages queued at the input, input idle 95%`, err.Error())
+
+	for _, idle := range []int{-1, 100} {
+		cfg := session.DefaultConfig(10)
+		cfg.Board.IdlePercent = idle
+		_, err := session.New(cfg, "")
+		require.ErrorContains(t, err, "outside 0..99", "idle %d", idle)
+	}
+	_, err = session.New(session.DefaultConfig(0), "")
+	require.ErrorContains(t, err, "a run of no messages")
+}
+
+// A checkpoint whose checksum holds but whose contents were edited by hand is refused with
+// an error: a description that is not a run, a state past the run's end.
+func TestResumeRefusesEditedCheckpoints(t *testing.T) {
+	cfg := session.DefaultConfig(100)
+	cfg.Model = device.Go
+	s, err := session.New(cfg, "")
+	require.NoError(t, err)
+	_, err = s.Run(context.Background(), 5000)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.ckpt")
+	require.NoError(t, s.Save(path))
+	require.NoError(t, s.Close())
+	f, err := checkpoint.Read(path)
+	require.NoError(t, err)
+	require.Positive(t, jsonInt(t, f.Run, "Checked"))
+
+	edit := func(name string, change func(f *checkpoint.File)) string {
+		g := *f
+		change(&g)
+		p := filepath.Join(dir, name)
+		require.NoError(t, g.Write(p))
+		return p
+	}
+	for name, c := range map[string]struct {
+		change func(f *checkpoint.File)
+		says   string
+	}{
+		"null meta":    {func(f *checkpoint.File) { f.Meta = json.RawMessage("null") }, "does not describe a run"},
+		"fewer msgs":   {func(f *checkpoint.File) { f.Meta = setField(t, f.Meta, "Messages", 1) }, "not a point of this run"},
+		"zero msgs":    {func(f *checkpoint.File) { f.Meta = setField(t, f.Meta, "Messages", 0) }, "a run of no messages"},
+		"idle 100":     {func(f *checkpoint.File) { f.Meta = setBoardIdle(t, f.Meta, 100) }, "outside 0..99"},
+		"checked > in": {func(f *checkpoint.File) { f.Run = setField(t, f.Run, "Checked", 99) }, "not a point of this run"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := session.Resume(edit(name+".ckpt", c.change), "")
+			require.ErrorContains(t, err, c.says)
+		})
+	}
+}
+
+func jsonInt(t *testing.T, raw []byte, key string) int {
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(raw, &m))
+	return int(m[key].(float64))
+}
+
+func setField(t *testing.T, raw []byte, key string, v any) []byte {
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(raw, &m))
+	m[key] = v
+	out, err := json.Marshal(m)
+	require.NoError(t, err)
+	return out
+}
+
+func setBoardIdle(t *testing.T, raw []byte, idle int) []byte {
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(raw, &m))
+	m["Board"].(map[string]any)["IdlePercent"] = idle
+	out, err := json.Marshal(m)
+	require.NoError(t, err)
+	return out
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -58,6 +60,27 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{[]string{"regress", "--jobs", "-3"}, nil, "--jobs must be positive"},
 		{[]string{"bench", "--repeats", "0"}, nil, "--repeats must be at least 1"},
 		{[]string{"demo", "--out", "/nonexistent/dir/x.json"}, nil, "--out: open /nonexistent/dir/x.json"},
+		// Every flag is checked before any work starts, one line per mistake.
+		{[]string{"search", "--max-depth", "-1"}, nil, "--max-depth -1: want 1 or more"},
+		{[]string{"search", "--max-depth", "0"}, nil, "needs two depths or more"},
+		{[]string{"search", "--max-depth", "5000"}, nil, "the RTL build has 1024 (use --model go"},
+		{[]string{"search", "--depths", "4,-2"}, nil, "--depths: -2 is negative"},
+		{[]string{"search", "--sodimm-latency", "-5"}, nil, "--sodimm-latency -5: want 0"},
+		{[]string{"search", "--cpi", "0"}, nil, "--cpi 0: want a positive number"},
+		{[]string{"search", "--plot", "x.txt"}, nil, `--plot: plot file "x.txt": want .svg or .png`},
+		{[]string{"search", "--plot", "/nonexistent/dir/x.svg"}, nil, "--plot: open /nonexistent/dir/x.svg"},
+		{[]string{"run", "--max-len", "0"}, nil, "--max-len 0: want 16..65535"},
+		{[]string{"run", "--max-len", "70000"}, nil, "--max-len 70000: want 16..65535"},
+		{[]string{"run", "--messages", "0"}, nil, "--messages must be at least 1"},
+		{[]string{"run", "--idle", "100"}, nil, "--idle 100: want 0..99"},
+		{[]string{"run", "--idle", "-1"}, nil, "--idle -1: want 0..99"},
+		{[]string{"run", "--resume", "x.ckpt", "--messages", "5", "--model", "go"}, nil, "--resume takes the run from the checkpoint; leave out --messages, --model"},
+		{[]string{"run", "--resume", "/nonexistent/run.ckpt"}, nil, "--resume: stat /nonexistent/run.ckpt"},
+		{[]string{"run", "--checkpoint", "/nonexistent/dir/run.ckpt", "--checkpoint-at", "100"}, nil, "--checkpoint: checkpoint: cannot write /nonexistent/dir/run.ckpt: no such file or directory"},
+		{[]string{"run", "--trace", "/etc/passwd/x.fst"}, nil, "--trace: open /etc/passwd/x.fst: not a directory"},
+		{[]string{"run", "--model", "go", "--trace", "x.fst"}, nil, "--trace records the Verilated RTL; --model go has none"},
+		{[]string{"demo", "--trace", "/nonexistent/dir/x.fst"}, nil, "--trace: open /nonexistent/dir/x.fst"},
+		{[]string{"demo", "--model", "go", "--trace", "x.fst"}, nil, "--trace records the Verilated RTL; --model go has none"},
 	}
 	for _, c := range cases {
 		code, _, stderr := run(t, c.env, c.args...)
@@ -107,4 +130,40 @@ func TestBarrierCommand(t *testing.T) {
 		code, _, stderr := run(t, nil, append([]string{"barrier"}, bad...)...)
 		require.Equal(t, 2, code, "%v: %s", bad, stderr)
 	}
+}
+
+// --trace writes a waveform that fst2vcd reads; when the plugin dies mid-run the waveform is
+// still there, up to the last flush before the crash, and the report says so.
+func TestDemoTrace(t *testing.T) {
+	fst2vcd, err := exec.LookPath("fst2vcd")
+	if err != nil {
+		t.Skip("fst2vcd (Debian package gtkwave) is not installed: scripts/setup.sh installs it")
+	}
+	dir := t.TempDir()
+	ok := filepath.Join(dir, "demo.fst")
+	code, _, stderr := run(t, nil, "demo", "--trace", ok)
+	require.Equal(t, 0, code, stderr)
+	require.Greater(t, lastVCDTime(t, fst2vcd, ok), uint64(12910), "the demo's 1291 cycles")
+
+	crashed := filepath.Join(dir, "c.fst")
+	code, _, stderr = run(t, []string{"LHSIM_PLUGIN_FAULT=fatal@900"}, "demo", "--bridge", "plugin", "--trace", crashed)
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, "died at cycle 900")
+	require.Contains(t, stderr, "waveform "+crashed+": finished after the crash, up to 7675 ns")
+	require.Equal(t, uint64(7675), lastVCDTime(t, fst2vcd, crashed))
+}
+
+// lastVCDTime is the last time with values in the FST file at path, as fst2vcd reads it.
+func lastVCDTime(t *testing.T, fst2vcd, path string) uint64 {
+	t.Helper()
+	out, err := exec.Command(fst2vcd, path).CombinedOutput()
+	require.NoError(t, err, "fst2vcd %s: %s", path, out[:min(len(out), 500)])
+	vcd := strings.TrimSpace(string(out))
+	last := vcd[strings.LastIndex(vcd, "\n#")+2:]
+	if i := strings.IndexByte(last, '\n'); i >= 0 {
+		last = last[:i]
+	}
+	v, err := strconv.ParseUint(last, 10, 64)
+	require.NoError(t, err)
+	return v
 }

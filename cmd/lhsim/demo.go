@@ -39,6 +39,9 @@ func runDemo(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
+	if err := checkTrace(fs, cfg); err != nil {
+		return err
+	}
 	r, err := experiment.Demo(experiment.DemoConfig{Device: cfg, Host: host})
 	if err != nil {
 		return err

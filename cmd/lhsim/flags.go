@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -91,6 +92,41 @@ func (o *outputFlags) check(fs *flag.FlagSet) error {
 		return badUsage(fs, fmt.Errorf("--out: %w", err))
 	}
 	return f.Close()
+}
+
+// checkTrace finds a --trace that cannot be honoured before any work starts: a model with
+// no RTL to record, a file that cannot be written.
+func checkTrace(fs *flag.FlagSet, cfg device.Config) error {
+	if cfg.Trace == "" {
+		return nil
+	}
+	if cfg.Model == device.Go {
+		return badUsage(fs, errors.New("--trace records the Verilated RTL; --model go has none (use rtl or lockstep)"))
+	}
+	if err := canCreate(cfg.Trace); err != nil {
+		return badUsage(fs, fmt.Errorf("--trace: %w", err))
+	}
+	return nil
+}
+
+// canCreate reports whether a file can be written at path, without leaving one there.
+func canCreate(path string) error {
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return fmt.Errorf("%s is a folder", path)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(path)
 }
 
 // write prints v: JSON with --json, else the table; and writes JSON to --out.

@@ -3,13 +3,16 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
+	"github.com/lhsim/lhsim/checkpoint"
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/session"
 	"github.com/olekukonko/tablewriter"
@@ -28,8 +31,8 @@ func runRun(args []string) error {
 	dev := addDeviceFlags(fs)
 	fs.Uint64Var(&cfg.Messages, "messages", cfg.Messages, "messages in the stream")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the stream and the board")
-	fs.IntVar(&cfg.MaxLen, "max-len", cfg.MaxLen, "longest message in bytes")
-	fs.IntVar(&cfg.Board.IdlePercent, "idle", cfg.Board.IdlePercent, "percent of idle cycles at the network input")
+	fs.IntVar(&cfg.MaxLen, "max-len", cfg.MaxLen, "longest message in bytes (16..65535)")
+	fs.IntVar(&cfg.Board.IdlePercent, "idle", cfg.Board.IdlePercent, "percent of idle cycles at the network input (0..99)")
 	resume := fs.String("resume", "", "go on with the run saved in this checkpoint (the run's own flags are taken from it)")
 	ckpt := fs.String("checkpoint", "", "checkpoint file to write when the run stops early, or every --checkpoint-every cycles")
 	at := fs.Uint64("checkpoint-at", 0, "stop at this cycle (the first point between host operations at or after it) and save --checkpoint")
@@ -39,7 +42,27 @@ func runRun(args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if (*at != 0 || *every != 0) && *ckpt == "" {
+	if *resume != "" {
+		// The run is the checkpoint's: a flag that would change it is a mistake, not ignored.
+		var clash []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "messages", "seed", "max-len", "idle", "model", "entries", "split-pos", "size-pos":
+				clash = append(clash, "--"+f.Name)
+			}
+		})
+		if len(clash) > 0 {
+			return badUsage(fs, fmt.Errorf("--resume takes the run from the checkpoint; leave out %s", strings.Join(clash, ", ")))
+		}
+	}
+	switch {
+	case cfg.Messages == 0:
+		return badUsage(fs, errors.New("--messages must be at least 1"))
+	case cfg.MaxLen < 16 || cfg.MaxLen > 65535:
+		return badUsage(fs, fmt.Errorf("--max-len %d: want 16..65535 bytes", cfg.MaxLen))
+	case cfg.Board.IdlePercent < 0 || cfg.Board.IdlePercent > 99:
+		return badUsage(fs, fmt.Errorf("--idle %d: want 0..99 percent (at 100 no message would ever arrive)", cfg.Board.IdlePercent))
+	case (*at != 0 || *every != 0) && *ckpt == "":
 		return badUsage(fs, errors.New("--checkpoint-at and --checkpoint-every need --checkpoint FILE"))
 	}
 	dc, err := dev.config(fs)
@@ -54,6 +77,22 @@ func runRun(args []string) error {
 		return err
 	}
 	if err := out.check(fs); err != nil {
+		return err
+	}
+	if *resume != "" {
+		if _, err := os.Stat(*resume); err != nil {
+			return badUsage(fs, fmt.Errorf("--resume: %w", err))
+		}
+	}
+	if *ckpt != "" {
+		if err := checkpoint.CanWrite(*ckpt); err != nil {
+			return badUsage(fs, fmt.Errorf("--checkpoint: %w", err))
+		}
+	}
+	if *resume != "" {
+		dc.Model = "" // the checkpoint's; session.Resume checks it against the trace
+	}
+	if err := checkTrace(fs, device.Config{Model: dc.Model, Trace: *trace}); err != nil {
 		return err
 	}
 

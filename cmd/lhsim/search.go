@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -49,7 +50,32 @@ func runSearch(args []string) error {
 			cfg.Depths = append(cfg.Depths, d)
 		}
 	}
+	switch {
+	case cfg.MaxDepth < 0:
+		return badUsage(fs, fmt.Errorf("--max-depth %d: want 1 or more", cfg.MaxDepth))
+	case cfg.SODIMMReadLatency < 0:
+		return badUsage(fs, fmt.Errorf("--sodimm-latency %d: want 0 (the device's default) or more cycles", cfg.SODIMMReadLatency))
+	}
+	for _, d := range cfg.Depths {
+		if d < 0 {
+			return badUsage(fs, fmt.Errorf("--depths: %d is negative", d))
+		}
+	}
+	if *cpi <= 0 || *cpi > 1000 {
+		return badUsage(fs, fmt.Errorf("--cpi %g: want a positive number of cycles per instruction (at most 1000)", *cpi))
+	}
 	cfg.Host.CPIMilli = int64(*cpi*1000 + 0.5)
+	if _, _, err := cfg.Plan(); err != nil {
+		return badUsage(fs, errors.New(strings.TrimPrefix(err.Error(), "search: ")))
+	}
+	if *plotOut != "" {
+		if err := experiment.CheckPlotFile(*plotOut); err != nil {
+			return badUsage(fs, fmt.Errorf("--plot: %s", strings.TrimPrefix(err.Error(), "search: ")))
+		}
+		if err := canCreate(*plotOut); err != nil {
+			return badUsage(fs, fmt.Errorf("--plot: %w", err))
+		}
+	}
 	res, err := experiment.RunSearch(cfg)
 	if err != nil {
 		return err
