@@ -126,8 +126,30 @@ func Build(ctx context.Context, cfg Config) (Config, error) {
 
 var (
 	failLine     = regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)`)
+	runLine      = regexp.MustCompile(`(?m)^=== RUN `)
 	waveformLine = regexp.MustCompile(`waveform: (\S+\.fst)`)
 )
+
+// List returns the top-level tests of the built binary that cfg.Run selects (its part before
+// the first "/"): none means the regression would run nothing and call it a pass.
+func List(ctx context.Context, cfg Config) ([]string, error) {
+	cfg = cfg.withDefaults()
+	bin, _ := filepath.Abs(cfg.Binary)
+	top, _, _ := strings.Cut(cfg.Run, "/")
+	cmd := exec.CommandContext(ctx, bin, "-test.list", top)
+	cmd.Dir = cfg.Package
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("regress: listing the tests of %s: %w", cfg.Package, err)
+	}
+	var names []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "Test") {
+			names = append(names, l)
+		}
+	}
+	return names, nil
+}
 
 // rerunSuffix ends the subtest that runs a failed seed again with waveforms
 // (testbench/waves_test.go); it is not a failure of its own.
@@ -146,6 +168,10 @@ func runSeed(ctx context.Context, cfg Config, seed uint64) SeedResult {
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	r := SeedResult{Seed: seed, Passed: err == nil, Duration: time.Since(start)}
+	if err == nil && !runLine.Match(out) {
+		// go test passes a run that matched no test: here that is a regression that did nothing.
+		r.Passed, err = false, fmt.Errorf("no test matched -run %s", cfg.Run)
+	}
 	if err != nil {
 		r.Output = string(out)
 		for _, m := range failLine.FindAllStringSubmatch(r.Output, -1) {

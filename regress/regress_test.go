@@ -112,3 +112,27 @@ func TestFromTestJSON(t *testing.T) {
 	require.NoError(t, xml.Unmarshal(x.Bytes(), &back))
 	require.Equal(t, 3, back.Failures)
 }
+
+// A -run pattern that matches no test is a failure of every seed, not a pass, and List finds
+// it before any seed runs.
+func TestRegressionOfNoTests(t *testing.T) {
+	cfg := regress.Config{Package: "./testdata/seeded", Run: "NoSuchTest", Jobs: 2, Binary: filepath.Join(t.TempDir(), "seeded.test"),
+		Seeds: []uint64{1, 2}}
+	ctx := context.Background()
+	cfg, err := regress.Build(ctx, cfg)
+	require.NoError(t, err)
+	names, err := regress.List(ctx, cfg)
+	require.NoError(t, err)
+	require.Empty(t, names)
+	cfg.Run = "Random/3"
+	names, err = regress.List(ctx, cfg)
+	require.NoError(t, err)
+	require.Equal(t, []string{"TestRandom"}, names)
+
+	cfg.Run = "NoSuchTest"
+	r, err := regress.Run(ctx, cfg, nil)
+	require.NoError(t, err)
+	require.Equal(t, 0, r.Passed())
+	require.Equal(t, 2, r.Failed())
+	require.Equal(t, []string{"(test binary: no test matched -run NoSuchTest)"}, r.Results[0].Failed)
+}

@@ -167,3 +167,17 @@ func lastVCDTime(t *testing.T, fst2vcd, path string) uint64 {
 	require.NoError(t, err)
 	return v
 }
+
+// lhsim regress with a -run that selects no test stops before the seeds, with exit 2: a
+// regression that ran nothing is not "2 passed".
+func TestRegressRunsNothingIsAMistake(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLhsimProcess$", "-test.count=1")
+	cmd.Dir = "../.." // the repository root: the test binary goes to build/regress/
+	cmd.Env = append(os.Environ(), "LHSIM_ARGS="+strings.Join([]string{"regress", "--seeds", "2", "--run", "NoSuchTest", "--pkg", "./regress/testdata/seeded"}, "\x1f"))
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, "%s", out)
+	require.Equal(t, 2, ee.ExitCode(), "%s", out)
+	require.Contains(t, string(out), "lhsim regress: --run NoSuchTest matches no test in ./regress/testdata/seeded")
+	require.NotContains(t, string(out), "passed")
+}

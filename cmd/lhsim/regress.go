@@ -61,6 +61,11 @@ func runRegress(args []string) error {
 	if err != nil {
 		return err
 	}
+	if names, err := regress.List(ctx, cfg); err != nil {
+		return err
+	} else if len(names) == 0 {
+		return badUsage(fs, fmt.Errorf("--run %s matches no test in %s", *run, *pkg))
+	}
 	r, err := regress.Run(ctx, cfg, progress(os.Stderr))
 	if err != nil && r == nil {
 		return err
