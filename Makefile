@@ -68,14 +68,9 @@ synth: rtl
 	$(GO) run ./cmd/lhsim area -write
 
 # make waves TEST=TestScoreboardRandom/3: run one test with WAVES=1 and open its waveform in
-# GTKWave with its save file (build/waves/<Test>_<Subtest>.fst and .gtkw).
+# GTKWave with its save file (build/waves/<Test>_<Subtest>.fst and .gtkw; scripts/waves.sh).
 waves: rtl
-	@test -n "$(TEST)" || { echo "usage: make waves TEST=TestName[/Subtest] [SEED=n]"; exit 2; }
-	-$(if $(SEED),SEED=$(SEED) )WAVES=1 $(GO) test ./testbench -count=1 -run '^$(subst /,$$/^,$(TEST))$$' -v 2>&1 | tail -n 25
-	@f=build/waves/$(subst /,_,$(TEST)); [ -f "$$f.gtkw" ] || f=$$(ls -t build/waves/$(subst /,_,$(TEST))_*.gtkw 2>/dev/null | head -n 1); f=$${f%.gtkw}; \
-	  [ -f "$$f.gtkw" ] || { echo "waves: no waveform for $(TEST) in build/waves (LHSIM_MODEL=go records none)"; exit 1; }; \
-	  echo "gtkwave $$f.fst $$f.gtkw"; \
-	  if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then gtkwave "$$f.fst" "$$f.gtkw"; else echo "waves: no display here; open the files above where there is one"; fi
+	@$(if $(SEED),SEED=$(SEED) )bash scripts/waves.sh '$(TEST)'
 
 # The randomized tests over SEEDS seeds, a process per seed on every core (JUNIT=path too).
 SEEDS ?= 200
