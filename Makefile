@@ -70,7 +70,7 @@ synth: rtl
 # make waves TEST=TestScoreboardRandom/3: run one test with WAVES=1 and open its waveform in
 # GTKWave with its save file (build/waves/<Test>_<Subtest>.fst and .gtkw; scripts/waves.sh).
 waves: rtl
-	@$(if $(SEED),SEED=$(SEED) )bash scripts/waves.sh '$(TEST)'
+	@$(if $(SEED),SEED=$(SEED) )GO=$(GO) bash scripts/waves.sh '$(TEST)'
 
 # The randomized tests over SEEDS seeds, a process per seed on every core (JUNIT=path too).
 SEEDS ?= 200

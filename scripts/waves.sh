@@ -25,7 +25,7 @@ log=$(mktemp build/waves-log.XXXXXX)
 trap 'rm -f "$log"' EXIT
 run="^${test_name//\//\$/^}\$"
 # A failing test is what waveforms are for: its status does not stop the script.
-WAVES=1 go test ./testbench -count=1 -run "$run" -v >"$log" 2>&1
+WAVES=1 "${GO:-go}" test ./testbench -count=1 -run "$run" -v >"$log" 2>&1
 status=$?
 tail -n 25 "$log"
 top=${test_name%%/*}
