@@ -298,3 +298,29 @@ func TestYosysALPUSmall(t *testing.T) {
 		}
 	}
 }
+
+// Without Yosys, `lhsim area` says so once, before starting anything, points at -cached and
+// names no log: there is none of this run.
+func TestCommandWithoutYosys(t *testing.T) {
+	fail, err := exec.LookPath("false")
+	require.NoError(t, err)
+	t.Setenv("PATH", t.TempDir())
+	var out, log bytes.Buffer
+	err = Command(context.Background(), Options{Dir: "..", Reports: "synth-reports", Families: []Family{XC2VP, XC7}, Parallel: 2}, &out, &log)
+	require.Error(t, err)
+	msg := err.Error()
+	require.Equal(t, 1, strings.Count(msg, "yosys"), msg)
+	require.Contains(t, msg, "no yosys on PATH")
+	require.Contains(t, msg, "lhsim area -cached")
+	require.NotContains(t, msg, "log")
+	require.Empty(t, log.String(), "nothing started")
+	require.Empty(t, out.String())
+
+	// A Yosys that starts and fails: its error once, with the log of this run.
+	r := Runner{Root: "..", Yosys: fail, Out: t.TempDir(), Logs: t.TempDir(), Parallel: 2}
+	require.NoError(t, r.Check())
+	_, err = r.RunAll(context.Background(), Sweep([]Family{XC2VP}), nil)
+	require.Error(t, err)
+	require.Equal(t, 1, strings.Count(err.Error(), "area: yosys on "), err.Error())
+	require.Contains(t, err.Error(), "exit status 1 (log ")
+}

@@ -72,6 +72,9 @@ func Command(ctx context.Context, o Options, stdout, log io.Writer) error {
 			out = reports
 		}
 		r := Runner{Root: root, Out: out, Parallel: o.Parallel}
+		if err := r.Check(); err != nil {
+			return err
+		}
 		jobs := Sweep(o.Families)
 		start := time.Now()
 		fmt.Fprintf(log, "area: %d Yosys runs, %d at a time (logs in build/synth/)\n", len(jobs), max(1, o.Parallel))

@@ -154,6 +154,18 @@ func (r Runner) relRoot(p string) string {
 	return abs
 }
 
+// Check finds the Yosys binary before any run: without it every run would fail the same way.
+func (r Runner) Check() error {
+	yosys := r.Yosys
+	if yosys == "" {
+		yosys = "yosys"
+	}
+	if _, err := exec.LookPath(yosys); err != nil {
+		return fmt.Errorf("area: no %s on PATH: install Yosys (scripts/setup.sh installs Debian's), or print Table 1 from the checked-in reports with `lhsim area -cached`", yosys)
+	}
+	return nil
+}
+
 // Run synthesizes one job and returns its report.
 func (r Runner) Run(ctx context.Context, j Job) (Report, error) {
 	files, err := r.files()
@@ -184,6 +196,10 @@ func (r Runner) Run(ctx context.Context, j Job) (Report, error) {
 	cmd := exec.CommandContext(ctx, yosys, "-q", "-l", logPath, "-s", r.relRoot(prefix+".ys"))
 	cmd.Dir = r.Root
 	if out, err := cmd.CombinedOutput(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) { // Yosys did not start: there is no log of this run
+			return Report{}, fmt.Errorf("area: yosys on %s: %w", j, err)
+		}
 		return Report{}, fmt.Errorf("area: yosys on %s: %w (log %s)\n%s", j, err, logPath, tail(string(out), 2000))
 	}
 	return LoadReport(r.Out, j)
@@ -283,8 +299,12 @@ func (r Runner) RunAll(ctx context.Context, jobs []Job, progress func(Report, ti
 			progress(res.rep, res.dur)
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	switch {
+	case len(errs) == 1:
+		return nil, errs[0]
+	case len(errs) > 1:
+		// The first failure cancels the others: report it, not the cancellations it caused.
+		return nil, fmt.Errorf("%w\n(%d more runs stopped or failed)", errs[0], len(errs)-1)
 	}
 	return out, nil
 }
