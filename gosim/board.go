@@ -230,6 +230,14 @@ func (b *Board) RunUntilIdle(limit uint64) error {
 		ErrNotIdle, limit, b.src.Pending())
 }
 
+// Busy reports whether the board has work in flight: a message queued or streaming at the
+// input, a memory request outstanding, or a host access not yet done. A board that is not
+// busy changes nothing by running (once the last message has had a cycle to commit), so a
+// caller may skip its idle cycles.
+func (b *Board) Busy() bool {
+	return b.src.Pending() > 0 || b.mem.Busy() || len(b.ops) > 0 || len(b.reads) > 0
+}
+
 // Pending is the number of injected messages the NIC has not fully taken.
 func (b *Board) Pending() int { return b.src.Pending() }
 

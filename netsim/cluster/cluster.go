@@ -97,7 +97,8 @@ func New(net *fabric.Network, cfg Config) (*Cluster, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if largest := maxPacket(net.Config()); cfg.MTU > largest {
+	fc := net.Config()
+	if largest := fc.LargestPacket(); cfg.MTU > largest {
 		return nil, fmt.Errorf("cluster: MTU %d bytes: the fabric takes packets of at most %d", cfg.MTU, largest)
 	}
 	c := &Cluster{cfg: cfg, eng: net.Engine(), net: net}
@@ -188,15 +189,6 @@ func (c *Cluster) fail(err error) {
 	c.eng.Stop()
 }
 
-// maxPacket is the largest packet the fabric takes: one that fits a buffer whole.
-func maxPacket(f fabric.Config) int {
-	n := min(f.BufferFlits, f.EjectBufferFlits) * f.FlitBytes
-	if f.MaxPacketBytes > 0 {
-		n = min(n, f.MaxPacketBytes)
-	}
-	return n
-}
-
 // SetNodeLatency changes the node latency for the runs that follow (a sweep reuses one
 // machine).
 func (c *Cluster) SetNodeLatency(t netsim.Time) error {
@@ -204,5 +196,16 @@ func (c *Cluster) SetNodeLatency(t netsim.Time) error {
 		return fmt.Errorf("cluster: node latency %v: want >= 0", t)
 	}
 	c.cfg.NodeLatency = t
+	return nil
+}
+
+// SetReceivePath makes rp take node's MPI eager messages (Send) instead of the DMA to host
+// memory; puts and gets still go by DMA. A Recv at that node returns once rp has taken the
+// message.
+func (c *Cluster) SetReceivePath(node int, rp ReceivePath) error {
+	if node < 0 || node >= len(c.nodes) {
+		return fmt.Errorf("cluster: receive path for node %d of %d", node, len(c.nodes))
+	}
+	c.nodes[node].path = rp
 	return nil
 }

@@ -3,6 +3,8 @@ package cluster
 import (
 	"fmt"
 
+	"github.com/lhsim/lhsim/drivers/mpi"
+
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
 )
@@ -48,6 +50,18 @@ type node struct {
 	// to host memory, and the packets left in the fabric's ejection buffer for want of room.
 	rxUsed int
 	rxWait []*fabric.Packet
+
+	// path, when set, takes the node's MPI eager messages instead of the DMA to memory.
+	path ReceivePath
+}
+
+// ReceivePath is a NIC's message receive path (the LHS device, package lhsnic): it takes a
+// node's arriving MPI eager messages, whole, on its own clock.
+type ReceivePath interface {
+	// Arrive hands over a message whose last packet arrived at now. The path calls done(t)
+	// at the time t it has taken the whole message; until then the last packet stays in the
+	// fabric's ejection buffer (back-pressure).
+	Arrive(now netsim.Time, msg []byte, done func(now netsim.Time)) error
 }
 
 // sendData reads a message's data from host memory, a packet at a time from now, and hands
@@ -98,7 +112,12 @@ func (n *node) Receive(now netsim.Time, p *fabric.Packet) {
 	case kindGetReq: // read the data and send it back
 		n.consume(now, p)
 		n.sendData(now, p.ID, m, n.id, m.src)
-	case kindData: // into the receive buffer when there is room, then to memory by DMA
+	case kindData:
+		if m.kind == msgSend && n.path != nil {
+			n.toPath(now, p, m)
+			return
+		}
+		// Into the receive buffer when there is room, then to memory by DMA.
 		if len(n.rxWait) > 0 || n.rxUsed+p.Bytes > n.c.cfg.RxBufferBytes {
 			n.rxWait = append(n.rxWait, p)
 			return
@@ -152,4 +171,33 @@ func (l lander) Fire(now netsim.Time, _ int64) {
 	case msgSend:
 		n.rank.delivered(now, m)
 	}
+}
+
+// toPath hands a send's packets to the receive path: every packet but the last is taken at
+// once (reassembled in the NIC); the last waits in the fabric until the path has taken the
+// whole message.
+func (n *node) toPath(now netsim.Time, p *fabric.Packet, m *message) {
+	m.landed++
+	if m.landed < m.packets {
+		n.consume(now, p)
+		return
+	}
+	msg := messageBytes(p.ID, m)
+	err := n.path.Arrive(now, msg, func(t netsim.Time) {
+		n.consume(t, p)
+		n.rank.delivered(t, m)
+	})
+	if err != nil {
+		n.c.fail(fmt.Errorf("cluster: node %d: receive path: %w", n.id, err))
+	}
+}
+
+// messageBytes is a send as it reaches the receive path: the MPI envelope (source, tag,
+// communicator 0, size) and a payload that depends on the message's number.
+func messageBytes(id uint64, m *message) []byte {
+	body := make([]byte, max(m.size, mpi.EnvelopeBytes)-mpi.EnvelopeBytes)
+	for i := range body {
+		body[i] = byte(uint64(i) + id)
+	}
+	return mpi.Eager(int32(m.src), int32(m.tag), 0, body)
 }

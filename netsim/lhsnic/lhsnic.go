@@ -1,0 +1,279 @@
+// Package lhsnic puts the LHS receive path (the Verilated RTL or the Go golden model, on its
+// board, through the device layer) inside the network: the MPI eager messages that reach a
+// node become messages on its 128-bit input stream at the NIC clock, and when the receive
+// path holds the stream off (LH buffer or tail ring full), the node keeps the message's last
+// packet in the fabric's ejection buffer, so the back-pressure spreads into the network.
+//
+// Time is kept in step conservatively: device cycle k starts at Base + k*Period on the
+// engine's clock, and the device runs cycle k only once no event can still arrive before
+// the cycle's start (the engine's next event is later). A message that arrives at t enters
+// the input at the first cycle that starts at or after t. While the device has work it is
+// stepped in batches of at most Batch cycles, each batch ending at the engine's next event;
+// idle, it is not stepped at all and its idle cycles are skipped in bulk. What the device
+// tells the network (a message taken whole, so its packet's buffer space is free) is
+// timestamped with the cycle it happened in, so the batch size changes the number of engine
+// events and nothing else (TestBatchInvariance).
+package lhsnic
+
+import (
+	"fmt"
+
+	"github.com/lhsim/lhsim/device"
+	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
+	"github.com/lhsim/lhsim/netsim"
+)
+
+// Config is one node's receive path.
+type Config struct {
+	Device device.Config // the receive path: rtl, go or lockstep, in this process
+	// Period is the NIC clock. source: seed 000 section 5.1, DIMMnet-2's FPGA at 100 MHz.
+	Period netsim.Time
+	// Batch bounds how many cycles run per engine event while the device has work.
+	Batch int
+	// LHS turns the splitter's LHS rule on (off: every message whole into the SO-DIMM ring).
+	LHS bool
+	// HoldReleases is when the host starts taking messages (its receives are posted late,
+	// the unexpected-message case of seed 000): until then nothing is released and the
+	// buffers fill; from then on every LH entry (and its tail) is released the cycle after
+	// it commits.
+	HoldReleases netsim.Time
+}
+
+// DefaultConfig is the RTL at 100 MHz, LHS on, the host taking every message at once.
+func DefaultConfig() Config {
+	return Config{Device: device.Config{Model: device.RTL, Bridge: device.Cgo}, Period: 10 * netsim.Nanosecond, Batch: 256, LHS: true}
+}
+
+// Commit is one message the receive path committed: when, and which.
+type Commit struct {
+	Cycle uint64      // device cycle of ev_commit (ev_msg_done with LHS off)
+	Time  netsim.Time // its start on the engine's clock
+	Size  int         // the message's length
+}
+
+// Node is one network node's receive path.
+type Node struct {
+	cfg   Config
+	eng   *netsim.Engine
+	dev   *device.Local
+	board *gosim.Board
+
+	base    netsim.Time // engine time of device cycle 0 (after reset)
+	next    uint64      // the device cycle to run next
+	stepped uint64      // board cycles at next (next - stepped cycles were skipped idle)
+	settle  int         // quiet cycles still to run before the device counts as idle
+	wakeAt  netsim.Time // the step event scheduled (Never: none)
+	wakeGen int64       // its number: an event with another number was replaced by it
+
+	inputs   []input // messages injected and not yet taken whole, oldest first
+	order    []int   // sizes of the messages injected and not yet committed, oldest first
+	held     []int   // committed messages not yet released (their sizes), before HoldReleases
+	stalled  bool    // the last cycle held the input off
+	entries  int     // LH buffer entries
+	splitPos uint32
+
+	Commits []Commit // every commit, in order
+	Stalls  uint64   // cycles the input was held off (s_msg_tvalid && !s_msg_tready)
+}
+
+type input struct {
+	msg  []byte
+	done func(now netsim.Time)
+}
+
+// New opens the node's receive path and programs it as a host would.
+func New(eng *netsim.Engine, cfg Config) (*Node, error) {
+	if cfg.Period <= 0 || cfg.Batch < 1 {
+		return nil, fmt.Errorf("lhsnic: period %v and batch %d: want both positive", cfg.Period, cfg.Batch)
+	}
+	if cfg.Device.Bridge == device.Plugin {
+		return nil, fmt.Errorf("lhsnic: a network node steps its board cycle by cycle: it needs the cgo bridge")
+	}
+	dev, err := device.OpenLocal(cfg.Device)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{cfg: cfg, eng: eng, dev: dev, board: dev.Board, splitPos: hw.SplitPosReset, entries: cfg.Device.Entries}
+	if n.entries == 0 {
+		n.entries = gosim.DefaultParams.Entries
+	}
+	ctrl := uint32(hw.CtrlEnable)
+	if cfg.LHS {
+		ctrl |= hw.CtrlLHSOn
+	}
+	if err := n.board.WriteReg(hw.RegTailSize, hw.TailSizeMax); err == nil {
+		err = n.board.WriteReg(hw.RegCtrl, ctrl)
+	}
+	if err != nil {
+		dev.Close()
+		return nil, err
+	}
+	n.base, n.wakeAt = eng.Now(), netsim.Never
+	n.stepped = n.board.Cycle()
+	n.board.OnCycle(n.observe)
+	return n, nil
+}
+
+// Device is the receive path, for reading its entries and registers after a run.
+func (n *Node) Device() *device.Local { return n.dev }
+
+// Close frees the device (and reports a lockstep disagreement, if any).
+func (n *Node) Close() error { return n.dev.Close() }
+
+// start is the engine time device cycle c starts.
+func (n *Node) start(c uint64) netsim.Time { return n.base + netsim.Time(c)*n.cfg.Period }
+
+// Arrive hands the node a message whose last packet has arrived at now; done(t) is called at
+// the time t its last beat has been taken by the receive path.
+func (n *Node) Arrive(now netsim.Time, msg []byte, done func(now netsim.Time)) error {
+	n.catchUp(now)
+	if !n.busy() {
+		// Idle: skip to the first cycle that starts at or after now.
+		if c := n.cycleAt(now); c > n.next {
+			n.next = c
+		}
+	}
+	if err := n.board.Inject(msg); err != nil {
+		return fmt.Errorf("lhsnic: %w", err)
+	}
+	n.inputs = append(n.inputs, input{msg, done})
+	n.order = append(n.order, len(msg))
+	n.settle = 3
+	n.wake(now)
+	return nil
+}
+
+// cycleAt is the first cycle starting at or after t.
+func (n *Node) cycleAt(t netsim.Time) uint64 {
+	if t <= n.base {
+		return 0
+	}
+	return uint64((t - n.base + n.cfg.Period - 1) / n.cfg.Period)
+}
+
+// busy: the device has work that running cycles advances.
+func (n *Node) busy() bool { return n.board.Busy() || n.settle > 0 }
+
+// catchUp runs the cycles that start before t, if the device has work.
+func (n *Node) catchUp(t netsim.Time) {
+	for n.busy() && n.start(n.next) < t {
+		n.step()
+	}
+}
+
+// wake schedules a step event: for the next cycle while the device has work, else for the
+// host's first release if some are held.
+func (n *Node) wake(now netsim.Time) {
+	at := netsim.Never
+	switch {
+	case n.busy():
+		at = max(now, n.start(n.next))
+	case len(n.held) > 0:
+		at = max(now, n.cfg.HoldReleases)
+	}
+	if at < n.wakeAt { // replaces a later one, which will find it is stale
+		n.wakeGen++
+		n.wakeAt = at
+		n.eng.At(at, n, n.wakeGen)
+	}
+}
+
+// Fire implements netsim.Handler: run a batch of cycles, none of which starts at or after
+// the engine's next event.
+func (n *Node) Fire(now netsim.Time, gen int64) {
+	if gen != n.wakeGen {
+		return // replaced by an earlier step event
+	}
+	n.wakeAt = netsim.Never
+	if !n.busy() && len(n.held) > 0 && now >= n.cfg.HoldReleases {
+		// Idle until the host's first release: skip to it and release.
+		n.next = max(n.next, n.cycleAt(now))
+		n.release(n.held)
+		n.held = n.held[:0]
+		n.settle = 3
+	}
+	limit := n.eng.NextAt()
+	for i := 0; i < n.cfg.Batch && n.busy() && n.start(n.next) < limit; i++ {
+		n.step()
+		limit = min(limit, n.eng.NextAt()) // a message taken may have scheduled an earlier event
+		if n.waitsForHost() {
+			// Held off until the host's first release, with nothing else moving: the cycles
+			// until then change only the stall count, so they are skipped in bulk.
+			skip := n.cycleAt(n.cfg.HoldReleases) - n.next
+			n.next += skip
+			n.Stalls += skip
+			break
+		}
+	}
+	n.wake(max(now, n.start(n.next)))
+}
+
+// waitsForHost: the input is held off by a full LH buffer, nothing but the host's held
+// releases can change that, and those come later.
+func (n *Node) waitsForHost() bool {
+	return n.cfg.LHS && n.stalled && len(n.held) >= n.entries && n.start(n.next) < n.cfg.HoldReleases &&
+		!n.board.Memory().Busy() && n.board.Pending() > 0
+}
+
+// step runs device cycle n.next.
+func (n *Node) step() {
+	if len(n.held) > 0 && n.start(n.next) >= n.cfg.HoldReleases {
+		n.release(n.held)
+		n.held = n.held[:0]
+	}
+	before := n.board.Pending()
+	n.board.Step()
+	n.next++
+	if after := n.board.Pending(); after < before {
+		in := n.inputs[0]
+		n.inputs = n.inputs[1:]
+		if in.done != nil {
+			in.done(n.start(n.next)) // taken at the end of the cycle
+		}
+	}
+	if !n.board.Busy() && n.settle > 0 {
+		n.settle--
+	}
+}
+
+// observe watches every cycle's ports: commits and stalls.
+func (n *Node) observe(_ uint64, p *gosim.Pins) {
+	n.stalled = p.MsgValid != 0 && p.MsgReady == 0
+	if n.stalled {
+		n.Stalls++
+	}
+	committed := p.EvCommit != 0 || !n.cfg.LHS && p.EvMsgDone != 0
+	if !committed || len(n.order) == 0 {
+		return
+	}
+	size := n.order[0]
+	n.order = n.order[1:]
+	n.Commits = append(n.Commits, Commit{Cycle: n.next, Time: n.start(n.next), Size: size})
+	if n.start(n.next) < n.cfg.HoldReleases {
+		n.held = append(n.held, size)
+		return
+	}
+	n.release([]int{size})
+}
+
+// release gives back the LH entries and tail space of messages of these sizes, as posted
+// host writes (they run on the next cycles).
+func (n *Node) release(sizes []int) {
+	var tail uint32
+	for _, s := range sizes {
+		switch {
+		case s > hw.MaxMsgReset: // too long: no tail kept (LHS on) or dropped whole (off)
+		case !n.cfg.LHS:
+			tail += hw.RingUnits(uint32(s)) * 16
+		case s > hw.InlineMax:
+			tail += hw.TailUnits(uint32(s), n.splitPos) * 16
+		}
+	}
+	if n.cfg.LHS {
+		n.board.Post(hw.RegLHRelease, uint32(len(sizes)))
+	}
+	if tail > 0 {
+		n.board.Post(hw.RegTailRelease, tail)
+	}
+}

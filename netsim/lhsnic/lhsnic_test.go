@@ -1,0 +1,186 @@
+package lhsnic
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lhsim/lhsim/device"
+	"github.com/lhsim/lhsim/hw"
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/cluster"
+	"github.com/lhsim/lhsim/netsim/fabric"
+)
+
+// recorder keeps what reached the receive path, in order.
+type recorder struct {
+	*Node
+	msgs [][]byte
+}
+
+func (r *recorder) Arrive(now netsim.Time, msg []byte, done func(netsim.Time)) error {
+	r.msgs = append(r.msgs, msg)
+	return r.Node.Arrive(now, msg, done)
+}
+
+type run struct {
+	commits  []Commit
+	msgs     [][]byte
+	finished []netsim.Time
+	stalls   uint64
+	got      int
+}
+
+// incast sends `per` messages from every other rank of a crossbar to rank 0, whose receive
+// path is an LHS node, and has rank 0 receive them all.
+func incast(t *testing.T, cfg Config, ranks, per int, seed uint64) run {
+	t.Helper()
+	tp, err := fabric.ParseTopology(fmt.Sprintf("crossbar:%d", ranks))
+	require.NoError(t, err)
+	eng := &netsim.Engine{}
+	net, err := fabric.New(eng, tp, fabric.DefaultConfig())
+	require.NoError(t, err)
+	c, err := cluster.New(net, cluster.DefaultConfig())
+	require.NoError(t, err)
+	node, err := New(eng, cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, node.Close(), "closing the device (lockstep reports here)") })
+	rec := &recorder{Node: node}
+	require.NoError(t, c.SetReceivePath(0, rec))
+	got := 0
+	res, err := c.Run(ranks, func(r *cluster.Rank) {
+		if r.ID() == 0 {
+			for range (ranks - 1) * per {
+				r.Recv(cluster.AnySource, cluster.AnyTag)
+				got++
+			}
+			return
+		}
+		rng := rand.New(rand.NewPCG(seed, uint64(r.ID())))
+		for i := range per {
+			r.Send(0, i, 16+rng.IntN(300))
+		}
+	})
+	require.NoError(t, err, "seed %d", seed)
+	return run{commits: node.Commits, msgs: rec.msgs, finished: res.Finished, stalls: node.Stalls, got: got}
+}
+
+// Every message that reaches an RTL node is committed once, in arrival order, and its LH
+// entry holds its bytes.
+func TestRTLNodeTakesEveryMessage(t *testing.T) {
+	cfg := DefaultConfig()
+	r := incast(t, cfg, 8, 30, 1)
+	require.Equal(t, 7*30, r.got)
+	require.Len(t, r.commits, 7*30)
+	require.Len(t, r.msgs, 7*30)
+	for i, c := range r.commits {
+		require.Equal(t, len(r.msgs[i]), c.Size, "commit %d", i)
+		if i > 0 {
+			require.Greater(t, c.Cycle, r.commits[i-1].Cycle)
+		}
+	}
+}
+
+// The same network run with the RTL, the golden model and both in lockstep commits every
+// message at the same cycle and ends at the same times: the model's agreement with the RTL
+// holds inside the network.
+func TestRTLAndGoModelNodesAgree(t *testing.T) {
+	var runs []run
+	for _, m := range []device.Model{device.RTL, device.Go, device.Lockstep} {
+		cfg := DefaultConfig()
+		cfg.Device.Model = m
+		runs = append(runs, incast(t, cfg, 8, 25, 2))
+	}
+	for _, r := range runs[1:] {
+		require.Equal(t, runs[0].commits, r.commits)
+		require.Equal(t, runs[0].finished, r.finished)
+	}
+}
+
+// The batch of cycles run per engine event changes nothing: not one cycle, not one time.
+func TestBatchInvariance(t *testing.T) {
+	var runs []run
+	for _, b := range []int{1, 7, 4096} {
+		cfg := DefaultConfig()
+		cfg.Device.Model = device.Go
+		cfg.Batch = b
+		runs = append(runs, incast(t, cfg, 6, 40, 3))
+	}
+	for _, r := range runs[1:] {
+		require.Equal(t, runs[0].commits, r.commits)
+		require.Equal(t, runs[0].finished, r.finished)
+		require.Equal(t, runs[0].stalls, r.stalls)
+	}
+}
+
+// A full LH buffer holds the network off: with the host's releases held back, the receive
+// path stalls its input, the fabric keeps the packets, and the senders' messages wait; once
+// the host releases, every message arrives, none lost or duplicated.
+func TestFullLHBufferBackPressure(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Device = device.Config{Model: device.Go, Entries: 16}
+	cfg.HoldReleases = 200 * netsim.Microsecond
+	r := incast(t, cfg, 5, 20, 4)
+	require.Equal(t, 4*20, r.got)
+	require.Len(t, r.commits, 4*20)
+	require.Positive(t, r.stalls, "the input was held off while the buffer was full")
+	full := 0
+	for _, c := range r.commits {
+		if c.Time < cfg.HoldReleases {
+			full++
+		}
+	}
+	require.Equal(t, 16, full, "exactly a buffer's worth committed before the host released")
+	seen := map[string]int{}
+	for _, m := range r.msgs {
+		seen[string(m)]++
+	}
+	for m, n := range seen {
+		require.Equal(t, 1, n, "message % x arrived %d times", []byte(m)[:16], n)
+	}
+	for _, f := range r.finished[1:] {
+		require.Less(t, f, cfg.HoldReleases, "senders finish (eager sends) before the host releases")
+	}
+	require.Greater(t, r.finished[0], cfg.HoldReleases, "the receiver gets the last message after it releases")
+}
+
+// The entries the RTL wrote hold the messages' heads.
+func TestEntriesHoldTheMessages(t *testing.T) {
+	cfg := DefaultConfig()
+	tp, err := fabric.ParseTopology("crossbar:4")
+	require.NoError(t, err)
+	eng := &netsim.Engine{}
+	net, err := fabric.New(eng, tp, fabric.DefaultConfig())
+	require.NoError(t, err)
+	c, err := cluster.New(net, cluster.DefaultConfig())
+	require.NoError(t, err)
+	node, err := New(eng, cfg)
+	require.NoError(t, err)
+	defer node.Close()
+	rec := &recorder{Node: node}
+	require.NoError(t, c.SetReceivePath(0, rec))
+	_, err = c.Run(4, func(r *cluster.Rank) {
+		if r.ID() == 0 {
+			for range 30 {
+				r.Recv(cluster.AnySource, cluster.AnyTag)
+			}
+			return
+		}
+		for i := range 10 {
+			r.Send(0, i, 16+37*i)
+		}
+	})
+	require.NoError(t, err)
+	for i, m := range rec.msgs {
+		e := make([]byte, hw.EntryBytes)
+		require.NoError(t, node.Device().ReadBlock(hw.LHBase+uint32(i*hw.EntryBytes), e))
+		head := m[:min(len(m), hw.InlineMax)]
+		if len(m) > hw.InlineMax {
+			head = m[:hw.SplitPosReset]
+		}
+		require.True(t, bytes.Equal(head, e[:len(head)]), "entry %d: % x, sent % x", i, e[:len(head)], head)
+	}
+}
