@@ -57,7 +57,7 @@ demo: rtl
 	$(GO) run ./cmd/lhsim demo
 
 bench: rtl
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./testbench/... ./experiment/...
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./testbench/... ./experiment/... ./netsim/...
 
 soak: rtl
 	SOAK=1 $(GO) test -run TestSoak -timeout 60m -v ./testbench/

@@ -8,6 +8,7 @@ import (
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/collective"
+	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 func init() {
@@ -30,6 +31,14 @@ func runBarrier(args []string) error {
 		return err
 	}
 	cfg.Topologies = splitList(*topos)
+	var sizes []int
+	for _, ts := range cfg.Topologies {
+		topo, err := fabric.ParseTopology(ts)
+		if err != nil {
+			return badUsage(fs, fmt.Errorf("--topology: %w", err))
+		}
+		sizes = append(sizes, topo.Nodes())
+	}
 	cfg.Algorithms = nil
 	for _, a := range splitList(*algs) {
 		alg, err := collective.ParseAlgorithm(a)
@@ -42,6 +51,11 @@ func runBarrier(args []string) error {
 		p, err := strconv.Atoi(s)
 		if err != nil || p < 2 {
 			return badUsage(fs, fmt.Errorf("--processes: %q: want whole numbers of at least 2", s))
+		}
+		for i, n := range sizes {
+			if p > n {
+				return badUsage(fs, fmt.Errorf("--processes: %d processes on %s (%d nodes)", p, cfg.Topologies[i], n))
+			}
 		}
 		cfg.Processes = append(cfg.Processes, p)
 	}

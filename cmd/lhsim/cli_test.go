@@ -31,7 +31,7 @@ func run(t *testing.T, env []string, args ...string) (code int, stdout, stderr s
 
 // Help is asked for in every way users try, and answers on stdout with status 0.
 func TestHelpExitsZero(t *testing.T) {
-	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}, {"help", "demo"}, {"demo", "-h"}, {"run", "--help"}, {"search", "-h"}, {"area", "-h"}} {
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}, {"help", "demo"}, {"demo", "-h"}, {"run", "--help"}, {"search", "-h"}, {"area", "-h"}, {"barrier", "-h"}, {"traffic", "-h"}} {
 		code, out, _ := run(t, nil, args...)
 		require.Equal(t, 0, code, "lhsim %v", args)
 		require.Contains(t, out, "usage: lhsim", "lhsim %v", args)
@@ -60,6 +60,8 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{[]string{"regress", "--jobs", "-3"}, nil, "--jobs must be positive"},
 		{[]string{"bench", "--repeats", "0"}, nil, "--repeats must be at least 1"},
 		{[]string{"demo", "--out", "/nonexistent/dir/x.json"}, nil, "--out: open /nonexistent/dir/x.json"},
+		{[]string{"traffic", "--topology", "torus:0"}, nil, "torus:0"},
+		{[]string{"barrier", "--topology", "ring:8"}, nil, "ring:8"},
 		// Every flag is checked before any work starts, one line per mistake.
 		{[]string{"search", "--max-depth", "-1"}, nil, "--max-depth -1: want 1 or more"},
 		{[]string{"search", "--max-depth", "0"}, nil, "needs two depths or more"},
