@@ -13,6 +13,7 @@ import (
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/hw"
+	"github.com/lhsim/lhsim/verilator"
 	"github.com/lhsim/lhsim/waves"
 	"github.com/stretchr/testify/require"
 )
@@ -122,6 +123,7 @@ func (r *recording) watch(b *gosim.Board, cfg drivers.Config) {
 	}
 	r.events = waves.NewEvents(waves.Rule{LHS: cfg.LHS, SizePos: cfg.SizePos, MaxMsg: cfg.MaxMsg})
 	b.OnCycle(r.events.Observe)
+	r.events.WatchLockstep(b) // a failed lockstep comparison opens at its first mismatch
 }
 
 // finish writes the save file once the device is closed (its dump complete) and, if the test
@@ -221,8 +223,53 @@ func TestWavesOnFailure(t *testing.T) {
 	require.Positive(t, st.Size())
 	save, err := os.ReadFile(filepath.Join(dir, "TestWavesOnFailureHelper_2.gtkw"))
 	require.NoError(t, err)
-	require.Contains(t, string(save), "[markername] Afirst split message\n")
+	require.Regexp(t, `\[markername\] [A-Z].*first split message`, string(save))
 	require.Contains(t, string(save), "end of the failed test\n")
 	_, err = os.Stat(filepath.Join(dir, "TestWavesOnFailureHelper_1.fst"))
 	require.True(t, os.IsNotExist(err), "a passing seed records no waveform")
+}
+
+// failedTB is a test that has failed, for finish.
+type failedTB struct{ testing.TB }
+
+func (failedTB) Failed() bool { return true }
+
+// brokenModel is the golden model with s_msg_tready wrong from cycle from on.
+type brokenModel struct {
+	*gosim.Model
+	cycle, from uint64
+}
+
+func (m *brokenModel) Cycle(p *gosim.Pins) {
+	m.Model.Cycle(p)
+	if m.cycle >= m.from {
+		p.MsgReady ^= 1
+	}
+	m.cycle++
+}
+
+// A failed lockstep test's save file has a marker at the first cycle the RTL and the model
+// disagreed, and opens there.
+func TestWavesOpenAtFirstMismatch(t *testing.T) {
+	if model() == "go" {
+		t.Skip("the go model has no RTL to record")
+	}
+	dir := t.TempDir()
+	r := &recording{dump: filepath.Join(dir, "m.fst"), save: filepath.Join(dir, "m.gtkw")}
+	rtl, err := verilator.New(r.dump)
+	require.NoError(t, err)
+	m, err := gosim.NewModel(gosim.DefaultParams)
+	require.NoError(t, err)
+	b := gosim.NewBoard(&gosim.Lockstep{A: rtl, B: &brokenModel{Model: m, from: 300}}, gosim.BoardConfig{Seed: 1})
+	r.watch(b, drivers.Config{LHS: true, SizePos: 12, MaxMsg: 65535})
+	require.NoError(t, b.Inject(envelope(1, 2, 3, 300)))
+	require.NoError(t, b.Run(400))
+	require.ErrorContains(t, b.Close(), "lockstep: cycle 300 after reset")
+	r.finish(failedTB{t})
+	save, err := os.ReadFile(r.save)
+	require.NoError(t, err)
+	at := (300 + hw.ResetCycles) * waves.CycleTime
+	require.Contains(t, string(save), fmt.Sprintf("*-6.500000 %d %d ", at, at), "the cursor on the mismatch, marker A")
+	require.Contains(t, string(save), "[markername] A"+waves.FirstMismatch+"\n")
+	require.Contains(t, string(save), fmt.Sprintf("[timestart] %d\n", at-8*waves.CycleTime))
 }

@@ -90,14 +90,16 @@ type Rule struct {
 
 // Marker names, in the order they take letters.
 const (
-	FirstSplit  = "first split message"
-	FirstStall  = "first back-pressure"
-	FirstCommit = "first LH entry committed"
-	FirstVL     = "first VL"
-	FirstVS     = "first VS"
+	// FirstMismatch is the first cycle the RTL and the golden model disagreed (lockstep).
+	FirstMismatch = "first RTL/model mismatch"
+	FirstSplit    = "first split message"
+	FirstStall    = "first back-pressure"
+	FirstCommit   = "first LH entry committed"
+	FirstVL       = "first VL"
+	FirstVS       = "first VS"
 )
 
-var eventOrder = []string{FirstSplit, FirstStall, FirstCommit, FirstVL, FirstVS}
+var eventOrder = []string{FirstMismatch, FirstSplit, FirstStall, FirstCommit, FirstVL, FirstVS}
 
 // Events watches a board's ports (Observe is a gosim.Board.OnCycle callback) and keeps the
 // cycle of the first of each telling event: a split message's first beat, the first cycle the
@@ -187,14 +189,44 @@ func (e *Events) Markers(offset uint64) []Marker {
 }
 
 // ForRun is the save file for an lhs_top dump: the layout, the run's markers, and the view
-// opened at the first split message (or the first event there is).
+// opened at the first disagreement between the RTL and the golden model when there was one
+// (FirstMismatch), else at the first marker (the first split message when there was one),
+// eight cycles before it and with its label in view.
 func ForRun(dump string, p gosim.ModelParams, markers []Marker) *SaveFile {
 	// Zoom -6.5: about 90 ns per 200 pixels, some 45 cycles across a 1600-pixel window.
-	s := &SaveFile{Dump: dump, Groups: Layout(p), Markers: markers, Cursor: -1, Zoom: -6.5, Width: 1600, Height: 1200}
-	if len(markers) > 0 {
-		at := markers[0].Time
-		s.Cursor = int64(at)
-		s.Start = at - min(at, 8*CycleTime)
+	s := &SaveFile{Dump: dump, Groups: Layout(p), Markers: markers, Cursor: -1, Zoom: -6.5, Unit: "ns", Width: 1600, Height: 1200}
+	if len(markers) == 0 {
+		return s
+	}
+	anchor := 0
+	for i, m := range markers {
+		if m.Name == FirstMismatch {
+			anchor = i
+			break
+		}
+	}
+	at := markers[anchor].Time
+	s.Cursor = int64(at)
+	s.Start = at - min(at, 8*CycleTime)
+	// Names are centred over their markers, and close markers share one label: keep the
+	// anchor's label whole on the screen.
+	labels := s.Labels()
+	if left := labels[labels[anchor].Head].Left / s.PixelsPerUnit(); left < float64(s.Start) {
+		s.Start = uint64(max(0, left-CycleTime))
 	}
 	return s
+}
+
+// WatchLockstep marks FirstMismatch at the first cycle a lockstep board's RTL and golden
+// model disagree (b's core must be a *gosim.Lockstep; otherwise it does nothing).
+func (e *Events) WatchLockstep(b *gosim.Board) {
+	l, ok := b.Core().(*gosim.Lockstep)
+	if !ok {
+		return
+	}
+	b.OnCycle(func(cycle uint64, _ *gosim.Pins) {
+		if l.Mismatch != nil {
+			e.mark(FirstMismatch, cycle)
+		}
+	})
 }

@@ -8,8 +8,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -71,8 +73,89 @@ type SaveFile struct {
 	Cursor  int64 // primary marker time, -1 for none
 	Start   uint64
 	Zoom    float64 // GTKWave's zoom: 0 shows one time unit per 200 pixels; each -1 doubles that
+	Unit    string  // the dump's time unit, for marker labels ("ns")
 	Width   int     // window size in pixels
 	Height  int
+}
+
+// GTKWave draws a named marker's name centred over it, in a font about labelCharPx wide per
+// character (measured on GTKWave 3.3.118's screenshots); labelGapPx keeps two labels apart.
+const (
+	labelCharPx = 5
+	labelGapPx  = 12
+)
+
+// Label is what the save file names a marker in GTKWave, and where that text sits in pixels
+// at the save file's zoom (0 at time 0).
+type Label struct {
+	Text        string // " " for a marker whose event another marker's label tells
+	Head        int    // the marker whose label tells this one's event (itself when it has its own)
+	Left, Right float64
+}
+
+// PixelsPerUnit is how many pixels one dump time unit takes at the save file's zoom.
+func (s *SaveFile) PixelsPerUnit() float64 { return 200 / math.Pow(2, -s.Zoom) }
+
+// Labels lays out the markers' names so that none overlaps another at the save file's zoom:
+// markers whose names would collide share one label, on the earliest of them, that names
+// each with its letter (and its time, where it differs); the others show a blank, which
+// GTKWave draws as nothing. Without this, markers a cycle or two apart (the first commit
+// and the first back-pressure often fall in the same cycle) print their names over each
+// other.
+func (s *SaveFile) Labels() []Label {
+	order := make([]int, len(s.Markers))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return s.Markers[order[a]].Time < s.Markers[order[b]].Time })
+	px := s.PixelsPerUnit()
+	// A cluster is markers (indexes, in time order) under one label, centred on the first.
+	text := func(c []int) string {
+		first := s.Markers[c[0]]
+		if len(c) == 1 {
+			return first.Name
+		}
+		parts := make([]string, len(c))
+		for k, i := range c {
+			m := s.Markers[i]
+			parts[k] = fmt.Sprintf("%c %s", 'A'+i, m.Name)
+			if m.Time != first.Time {
+				parts[k] += " " + strings.TrimSpace(fmt.Sprintf("(at %d %s", m.Time, s.Unit)) + ")"
+			}
+		}
+		return strings.Join(parts, ", ")
+	}
+	extent := func(c []int) (float64, float64) {
+		x, half := float64(s.Markers[c[0]].Time)*px, float64(len(text(c))*labelCharPx)/2
+		return x - half, x + half
+	}
+	var clusters [][]int
+	for _, i := range order {
+		clusters = append(clusters, []int{i})
+	}
+	for merged := true; merged; {
+		merged = false
+		for k := 0; k+1 < len(clusters); k++ {
+			_, right := extent(clusters[k])
+			left, _ := extent(clusters[k+1])
+			if left < right+labelGapPx {
+				clusters[k] = append(clusters[k], clusters[k+1]...)
+				clusters = append(clusters[:k+1], clusters[k+2:]...)
+				merged = true
+				break
+			}
+		}
+	}
+	out := make([]Label, len(s.Markers))
+	for _, c := range clusters {
+		l, r := extent(c)
+		out[c[0]] = Label{Text: text(c), Head: c[0], Left: l, Right: r}
+		for _, i := range c[1:] {
+			x := float64(s.Markers[i].Time) * px
+			out[i] = Label{Text: " ", Head: c[0], Left: x, Right: x}
+		}
+	}
+	return out
 }
 
 // Signals is every trace the save file shows, by name.
@@ -124,8 +207,8 @@ func (s *SaveFile) write(w io.Writer, dir string) (int64, error) {
 		named[i] = fmt.Sprint(m.Time)
 	}
 	fmt.Fprintf(&b, "*%f %d %s\n", s.Zoom, s.Cursor, strings.Join(named, " "))
-	for i, m := range s.Markers {
-		fmt.Fprintf(&b, "[markername] %c%s\n", 'A'+i, m.Name)
+	for i, l := range s.Labels() {
+		fmt.Fprintf(&b, "[markername] %c%s\n", 'A'+i, l.Text)
 	}
 	fmt.Fprintf(&b, "[sst_width] 200\n[signals_width] 290\n[sst_expanded] 0\n")
 	filter := 0

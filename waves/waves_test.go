@@ -146,3 +146,83 @@ func TestEvents(t *testing.T) {
 	require.False(t, ok)
 	require.Equal(t, []waves.Marker{{waves.FirstSplit, 70}, {waves.FirstStall, 60}, {waves.FirstVS, 80}, {"custom", 50}}, ev.Markers(4))
 }
+
+// The markers of `lhsim trace` (three of them within 10 ns) get labels that do not overlap
+// at the zoom the save file opens at; every event is named in some label, with its letter
+// where a label names several; the label of the marker the view opens on is in view.
+func TestMarkerLabelsDoNotOverlap(t *testing.T) {
+	markers := []waves.Marker{{waves.FirstSplit, 460}, {waves.FirstStall, 450}, {waves.FirstCommit, 450},
+		{waves.FirstVL, 2520}, {waves.FirstVS, 470150}, {waves.LHFull, 50810}}
+	s := waves.ForRun("/w/run.fst", gosim.DefaultParams, markers)
+	labels := s.Labels()
+	require.Len(t, labels, len(markers))
+	type span struct{ l, r float64 }
+	var shown []span
+	all := ""
+	for i, l := range labels {
+		if l.Text == " " {
+			require.NotEqual(t, i, l.Head, "a blank label is told by another")
+			continue
+		}
+		require.Equal(t, i, l.Head)
+		for _, o := range shown {
+			require.True(t, l.Right+5 < o.l || o.r+5 < l.Left, "label %q overlaps another", l.Text)
+		}
+		shown = append(shown, span{l.Left, l.Right})
+		all += l.Text + "\n"
+	}
+	for i, m := range markers {
+		require.Contains(t, all, m.Name)
+		if labels[i].Head != i || strings.Contains(labels[i].Text, ", ") {
+			require.Contains(t, all, string(rune('A'+i))+" "+m.Name, "a shared label gives each event its letter")
+		}
+	}
+	require.Equal(t, "B first back-pressure, C first LH entry committed, A first split message (at 460 ns)", labels[1].Text)
+	require.Equal(t, int64(460), s.Cursor)
+	require.LessOrEqual(t, float64(s.Start)*s.PixelsPerUnit(), labels[1].Left, "the shared label starts in view")
+
+	var b strings.Builder
+	_, err := s.WriteTo(&b)
+	require.NoError(t, err)
+	require.Contains(t, b.String(), "[markername] A \n[markername] BB first back-pressure, C first LH entry committed, A first split message (at 460 ns)\n[markername] C \n[markername] Dfirst VL\n")
+}
+
+// brokenModel is the golden model with one output wrong from a given cycle on.
+type brokenModel struct {
+	*gosim.Model
+	cycle, from uint64
+}
+
+func (m *brokenModel) Cycle(p *gosim.Pins) {
+	m.Model.Cycle(p)
+	if m.cycle >= m.from {
+		p.MsgReady ^= 1
+	}
+	m.cycle++
+}
+
+// A lockstep board whose two cores disagree gets a marker at the first disagreement, lettered
+// first, and its save file opens there.
+func TestMismatchMarker(t *testing.T) {
+	a, err := gosim.NewModel(gosim.DefaultParams)
+	require.NoError(t, err)
+	b, err := gosim.NewModel(gosim.DefaultParams)
+	require.NoError(t, err)
+	l := &gosim.Lockstep{A: a, B: &brokenModel{Model: b, from: 37}}
+	board := gosim.NewBoard(l, gosim.BoardConfig{Seed: 1})
+	ev := waves.NewEvents(waves.Rule{LHS: true, SizePos: 12, MaxMsg: 65535})
+	board.OnCycle(ev.Observe)
+	ev.WatchLockstep(board)
+	require.NoError(t, board.Inject(make([]byte, 300)))
+	require.NoError(t, board.Run(100))
+	c, ok := ev.First(waves.FirstMismatch)
+	require.True(t, ok)
+	require.EqualValues(t, 37, c)
+	require.ErrorContains(t, board.Close(), "lockstep: cycle 37 after reset: s_msg_tready")
+	markers := ev.Markers(hw.ResetCycles)
+	require.Equal(t, waves.Marker{Name: waves.FirstMismatch, Time: (37 + hw.ResetCycles) * waves.CycleTime}, markers[0])
+	s := waves.ForRun("/w/run.fst", gosim.DefaultParams, markers)
+	require.EqualValues(t, markers[0].Time, s.Cursor, "the view opens at the mismatch")
+	require.LessOrEqual(t, s.Start, markers[0].Time-8*waves.CycleTime)
+	require.Greater(t, s.Start+45*waves.CycleTime, markers[0].Time)
+}
