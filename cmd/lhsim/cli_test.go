@@ -183,3 +183,18 @@ func TestRegressRunsNothingIsAMistake(t *testing.T) {
 	require.Contains(t, string(out), "lhsim regress: --run NoSuchTest matches no test in ./regress/testdata/seeded")
 	require.NotContains(t, string(out), "passed")
 }
+
+// lhsim goal runs a schedule file; a missing or malformed one is a clear error.
+func TestGoalCommand(t *testing.T) {
+	code, out, stderr := run(t, nil, "goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal", "--topology", "crossbar:4")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "3 ranks, last done at")
+	code, _, stderr = run(t, nil, "goal")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "--schedule FILE is required")
+	bad := t.TempDir() + "/bad.goal"
+	require.NoError(t, os.WriteFile(bad, []byte("num_ranks 2\nrank 0 {\nl1: put 8b to 1 tag 0\n}\n"), 0o644))
+	code, _, stderr = run(t, nil, "goal", "--schedule", bad)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, `line 3`)
+}
