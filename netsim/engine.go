@@ -61,7 +61,7 @@ func (a *event) before(b *event) bool {
 
 // Engine runs events in time order. The zero value is ready to use.
 type Engine struct {
-	q     []event // a binary min-heap on (at, seq)
+	q     []event // a 4-ary min-heap on (at, seq): shallower than a binary one, fewer cache misses
 	now   Time
 	seq   uint64
 	fired uint64
@@ -129,7 +129,7 @@ func (e *Engine) NextAt() Time {
 func (e *Engine) up(i int) {
 	q := e.q
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / 4
 		if !q[i].before(&q[p]) {
 			break
 		}
@@ -142,13 +142,15 @@ func (e *Engine) down(i int) {
 	q := e.q
 	n := len(q)
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := 4*i + 1
+		if c >= n {
 			return
 		}
-		m := l
-		if r := l + 1; r < n && q[r].before(&q[l]) {
-			m = r
+		m := c
+		for k := c + 1; k < c+4 && k < n; k++ {
+			if q[k].before(&q[m]) {
+				m = k
+			}
 		}
 		if !q[m].before(&q[i]) {
 			return
