@@ -100,7 +100,7 @@ func (c Config) Validate() error {
 	if _, err := ParseBridge(string(c.Bridge)); err != nil {
 		return fmt.Errorf("device: %w", err)
 	}
-	p := c.params()
+	p := c.Params()
 	if err := p.Check(); err != nil {
 		return fmt.Errorf("device: %w", err)
 	}
@@ -117,8 +117,8 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// params are the golden model's parameters for this Config.
-func (c Config) params() gosim.ModelParams {
+// Params are the golden model's parameters for this Config (the RTL build's are the defaults).
+func (c Config) Params() gosim.ModelParams {
 	p := gosim.DefaultParams
 	if c.Entries != 0 {
 		p.Entries = c.Entries

@@ -28,7 +28,7 @@ func OpenLocal(cfg Config) (*Local, error) {
 	var core gosim.Core
 	switch cfg.Model {
 	case Go:
-		m, err := gosim.NewModel(cfg.params())
+		m, err := gosim.NewModel(cfg.Params())
 		if err != nil {
 			return nil, err
 		}
@@ -40,7 +40,7 @@ func OpenLocal(cfg Config) (*Local, error) {
 		}
 		core = r
 		if cfg.Model == Lockstep {
-			m, err := gosim.NewModel(cfg.params())
+			m, err := gosim.NewModel(cfg.Params())
 			if err != nil {
 				r.Close()
 				return nil, err

@@ -238,6 +238,9 @@ func (b *Board) Busy() bool {
 	return b.src.Pending() > 0 || b.mem.Busy() || len(b.ops) > 0 || len(b.reads) > 0
 }
 
+// HostBusy reports whether a host access is queued or waiting for its answer.
+func (b *Board) HostBusy() bool { return len(b.ops) > 0 || len(b.reads) > 0 }
+
 // Pending is the number of injected messages the NIC has not fully taken.
 func (b *Board) Pending() int { return b.src.Pending() }
 

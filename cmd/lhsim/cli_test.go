@@ -198,3 +198,16 @@ func TestGoalCommand(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, `line 3`)
 }
+
+// lhsim incast: JSON with LHS on and off; bad receiver lists exit 2.
+func TestIncastCommand(t *testing.T) {
+	code, js, stderr := run(t, nil, "incast", "--topology", "crossbar:4", "--messages", "10", "--post-at", "5", "--json")
+	require.Equal(t, 0, code, stderr)
+	for _, k := range []string{`"lhs_on"`, `"lhs_off"`, `"mean_receive_us"`, `"max_queue_depth"`, `"stall_cycles"`, `"events_per_s"`} {
+		require.Contains(t, js, k)
+	}
+	for _, bad := range [][]string{{"--receivers", "4", "--topology", "crossbar:4"}, {"--rtl-nodes", "3"}, {"--messages", "0"}} {
+		code, _, stderr := run(t, nil, append([]string{"incast"}, bad...)...)
+		require.Equal(t, 2, code, "%v: %s", bad, stderr)
+	}
+}

@@ -38,6 +38,16 @@ type Config struct {
 	// buffers fill; from then on every LH entry (and its tail) is released the cycle after
 	// it commits.
 	HoldReleases netsim.Time
+	// Host, when set, takes every committed message instead (HoldReleases is then unused):
+	// a host model that receives them and gives their space back with Node.Release.
+	Host Host
+}
+
+// Host is the software at the node: it learns of each message the receive path committed,
+// at the time of its commit, and releases entries with Node.Release when it has consumed
+// them.
+type Host interface {
+	Committed(now netsim.Time, c Commit, msg []byte)
 }
 
 // DefaultConfig is the RTL at 100 MHz, LHS on, the host taking every message at once.
@@ -66,11 +76,11 @@ type Node struct {
 	wakeAt  netsim.Time // the step event scheduled (Never: none)
 	wakeGen int64       // its number: an event with another number was replaced by it
 
-	inputs   []input // messages injected and not yet taken whole, oldest first
-	order    []int   // sizes of the messages injected and not yet committed, oldest first
-	held     []int   // committed messages not yet released (their sizes), before HoldReleases
-	stalled  bool    // the last cycle held the input off
-	entries  int     // LH buffer entries
+	inputs   []input  // messages injected and not yet taken whole, oldest first
+	order    [][]byte // the messages injected and not yet committed, oldest first
+	held     []int    // committed messages not yet released (their sizes), before HoldReleases
+	stalled  bool     // the last cycle held the input off
+	entries  int      // LH buffer entries
 	splitPos uint32
 
 	Commits []Commit // every commit, in order
@@ -138,7 +148,7 @@ func (n *Node) Arrive(now netsim.Time, msg []byte, done func(now netsim.Time)) e
 		return fmt.Errorf("lhsnic: %w", err)
 	}
 	n.inputs = append(n.inputs, input{msg, done})
-	n.order = append(n.order, len(msg))
+	n.order = append(n.order, msg)
 	n.settle = 3
 	n.wake(now)
 	return nil
@@ -206,7 +216,17 @@ func (n *Node) Fire(now netsim.Time, gen int64) {
 			break
 		}
 	}
+	if n.deadlocked() {
+		return // nothing can ever take the input again: the run ends with its waiting ranks
+	}
 	n.wake(max(now, n.start(n.next)))
+}
+
+// deadlocked: the input is held off, nothing moves inside the device, and no event at all
+// is left that could release it.
+func (n *Node) deadlocked() bool {
+	return n.stalled && n.eng.NextAt() == netsim.Never && !n.board.Memory().Busy() &&
+		!n.board.HostBusy() && n.board.Pending() > 0 && len(n.held) == 0
 }
 
 // waitsForHost: the input is held off by a full LH buffer, nothing but the host's held
@@ -247,14 +267,32 @@ func (n *Node) observe(_ uint64, p *gosim.Pins) {
 	if !committed || len(n.order) == 0 {
 		return
 	}
-	size := n.order[0]
+	msg := n.order[0]
 	n.order = n.order[1:]
-	n.Commits = append(n.Commits, Commit{Cycle: n.next, Time: n.start(n.next), Size: size})
+	size := len(msg)
+	c := Commit{Cycle: n.next, Time: n.start(n.next), Size: size}
+	n.Commits = append(n.Commits, c)
+	if n.cfg.Host != nil {
+		n.cfg.Host.Committed(c.Time, c, msg)
+		return
+	}
 	if n.start(n.next) < n.cfg.HoldReleases {
 		n.held = append(n.held, size)
 		return
 	}
 	n.release([]int{size})
+}
+
+// Release gives back the LH entries and tail space of consumed messages of these sizes, at
+// now: the host's writes to LH_RELEASE and TAIL_RELEASE, run on the cycles from now.
+func (n *Node) Release(now netsim.Time, sizes []int) {
+	n.catchUp(now)
+	if !n.busy() {
+		n.next = max(n.next, n.cycleAt(now))
+	}
+	n.release(sizes)
+	n.settle = 3
+	n.wake(now)
 }
 
 // release gives back the LH entries and tail space of messages of these sizes, as posted

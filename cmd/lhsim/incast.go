@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
+)
+
+func init() {
+	register("incast", incastSummary, runIncast)
+}
+
+const incastSummary = "many senders to LHS receive paths (RTL) in the network, receives posted late: LHS on against off (seed 000)"
+
+func runIncast(args []string) error {
+	cfg := experiment.DefaultIncast()
+	fs := newFlags("incast", incastSummary)
+	fs.StringVar(&cfg.Topology, "topology", cfg.Topology, "crossbar:N, fattree:KxN or torus:XxYxZ")
+	fs.IntVar(&cfg.Receivers, "receivers", cfg.Receivers, "ranks 0..N-1 receive; every other rank sends to each of them")
+	rtl := fs.String("rtl-nodes", "all", "receivers whose receive path is the Verilated RTL (comma-separated, or all); the others run the golden model")
+	fs.IntVar(&cfg.Messages, "messages", cfg.Messages, "messages from each sender to each receiver")
+	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the message sizes")
+	post := fs.Float64("post-at", cfg.PostAt.Microseconds(), "when the receivers post their receives, µs")
+	out := addOutputFlags(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	topo, err := fabric.ParseTopology(cfg.Topology)
+	if err != nil {
+		return badUsage(fs, fmt.Errorf("--topology: %w", err))
+	}
+	if cfg.Receivers < 1 || cfg.Receivers >= topo.Nodes() {
+		return badUsage(fs, fmt.Errorf("--receivers %d: want 1 to %d", cfg.Receivers, topo.Nodes()-1))
+	}
+	if cfg.Messages < 1 || *post < 0 {
+		return badUsage(fs, errMsg("--messages must be at least 1 and --post-at at least 0"))
+	}
+	cfg.PostAt = netsim.NS(*post * 1000)
+	if *rtl != "all" {
+		cfg.RTLNodes = []int{}
+		for _, s := range splitList(*rtl) {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 || n >= cfg.Receivers {
+				return badUsage(fs, fmt.Errorf("--rtl-nodes: %q is not a receiver (0..%d)", s, cfg.Receivers-1))
+			}
+			cfg.RTLNodes = append(cfg.RTLNodes, n)
+		}
+	}
+	if err := out.check(fs); err != nil {
+		return err
+	}
+	r, err := experiment.RunIncast(cfg)
+	if err != nil {
+		return err
+	}
+	return out.write(r, r.WriteTable)
+}

@@ -1,0 +1,364 @@
+package experiment
+
+// lhsim incast: many senders, one or more receivers whose receive path is the LHS RTL (or
+// the golden model) inside the network, receives posted late (the unexpected-message case
+// that motivates seed 000), LHS on against LHS off.
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/lhsim/lhsim/device"
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/cluster"
+	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/lhsnic"
+)
+
+// IncastConfig is what the user chose.
+type IncastConfig struct {
+	Topology  string
+	Receivers int   // ranks 0..Receivers-1 receive; every other rank sends
+	RTLNodes  []int // receivers whose receive path is the RTL; the others run the golden model (nil: all RTL)
+	Messages  int   // per sender and receiver
+	Entries   int   // LH entries of the golden-model receivers (0: the RTL build's 1024)
+	Seed      uint64
+	PostAt    netsim.Time // when the receivers' host posts its receives
+	// SearchPerMessage is the host's cost to compare one queued message, with and without
+	// LHS. source: lhsim search (simulated; docs/search.md): 15.05 ns reading LH entries by
+	// PIO, 576.92 ns walking the SO-DIMM ring with 16-byte VLs.
+	SearchPerMessage map[bool]netsim.Time
+	// Fetch is the host's cost to bring a matched message's body that is not in an LH entry
+	// (the tail of a split message; with LHS off, every body): one VL as the host sees it.
+	// source: docs/design.md, a 16-byte VL is 566 ns from the host (the paper: about 600 ns).
+	Fetch   netsim.Time
+	Period  netsim.Time // NIC clock (seed 000: 100 MHz)
+	Fabric  fabric.Config
+	Cluster cluster.Config
+}
+
+// DefaultIncast is 15 senders to one RTL receiver on a 16-port crossbar, 100 messages each,
+// receives posted 100 µs after the start.
+func DefaultIncast() IncastConfig {
+	return IncastConfig{
+		Topology: "crossbar:16", Receivers: 1, Messages: 100, Seed: 1, PostAt: 100 * netsim.Microsecond,
+		SearchPerMessage: map[bool]netsim.Time{true: netsim.NS(15.05), false: netsim.NS(576.92)},
+		Fetch:            566 * netsim.Nanosecond,
+		Period:           10 * netsim.Nanosecond,
+		Fabric:           fabric.DefaultConfig(),
+		Cluster:          cluster.DefaultConfig(),
+	}
+}
+
+// IncastRun is one run (LHS on or off).
+type IncastRun struct {
+	LHS            bool    `json:"lhs"`
+	Messages       int     `json:"messages"`
+	MeanReceiveUs  float64 `json:"mean_receive_us"` // receive completion, from the start of the run
+	LastReceiveUs  float64 `json:"last_receive_us"`
+	MeanDepth      float64 `json:"mean_search_depth"`
+	MaxQueueDepth  int     `json:"max_queue_depth"` // unexpected messages waiting at a receiver
+	CopiedToHost   int     `json:"copied_to_host"`  // moved off a full LH buffer to host memory
+	StallCycles    uint64  `json:"stall_cycles"`    // cycles a receive path held its input off
+	PacketsHeldMax int     `json:"packets_in_network_max"`
+	Events         uint64  `json:"events"`
+	WallSeconds    float64 `json:"wall_seconds"`
+	EventsPerS     float64 `json:"events_per_s"`
+	SimNsPerWallS  float64 `json:"sim_ns_per_wall_s"`
+}
+
+// IncastResult is LHS on against LHS off.
+type IncastResult struct {
+	Topology  string    `json:"topology"`
+	Receivers int       `json:"receivers"`
+	RTLNodes  []int     `json:"rtl_nodes"`
+	Senders   int       `json:"senders"`
+	PostAtUs  float64   `json:"post_at_us"`
+	On        IncastRun `json:"lhs_on"`
+	Off       IncastRun `json:"lhs_off"`
+}
+
+// key names a message by sender and tag.
+type key struct{ src, tag int }
+
+// receiverHost is a receiving node's software: from PostAt it posts a receive for every
+// expected message, in the order of sender and tag (so that messages that arrived
+// interleaved from many senders sit ahead of the one wanted: deep searches), and completes
+// each one after searching the unexpected queue: depth x the per-message cost, plus the fetch
+// of a body not in the entry. Consumed entries go back to the NIC oldest first, as
+// drivers/mpi's host driver releases them.
+type receiverHost struct {
+	eng      *netsim.Engine
+	node     *lhsnic.Node
+	lhs      bool
+	cfg      *IncastConfig
+	want     []key       // the receives, in posting order
+	next     int         // the next receive to complete
+	busy     netsim.Time // the host is busy until then
+	queue    []queued    // unexpected: committed, not received, in arrival order
+	consumed []bool      // by commit number
+	sizes    []int       // by commit number
+	released int         // commits released so far (a prefix)
+	pending  bool        // a completion or copy event is scheduled
+	entries  int         // the receive path's LH entries
+	copies   int
+	done     []netsim.Time
+	depths   []int
+	maxQueue int
+}
+
+type queued struct {
+	k      key
+	seq    int // commit number
+	size   int
+	split  bool
+	copied bool // moved to host memory, its entry released
+}
+
+// Committed implements lhsnic.Host.
+func (h *receiverHost) Committed(now netsim.Time, c lhsnic.Commit, msg []byte) {
+	k := key{int(binary.LittleEndian.Uint32(msg[0:])), int(binary.LittleEndian.Uint32(msg[4:]))}
+	h.queue = append(h.queue, queued{k: k, seq: len(h.sizes), size: len(msg), split: len(msg) > 56})
+	h.sizes = append(h.sizes, len(msg))
+	h.consumed = append(h.consumed, false)
+	h.maxQueue = max(h.maxQueue, len(h.queue))
+	h.try(now)
+}
+
+// try schedules the next receive's completion if its message is here. If it is not, and
+// the LH buffer is full of messages received later, the host copies the oldest of them to
+// host memory and releases its entry (as an MPI library moves unexpected messages off the
+// NIC), so that the one it waits for can come in.
+func (h *receiverHost) try(now netsim.Time) {
+	if h.pending || h.next >= len(h.want) {
+		return
+	}
+	start := max(now, h.busy, h.cfg.PostAt)
+	for d, q := range h.queue {
+		if q.k != h.want[h.next] {
+			continue
+		}
+		cost := netsim.Time(d+1) * h.cfg.SearchPerMessage[h.lhs]
+		if (!h.lhs || q.split) && !q.copied {
+			cost += h.cfg.Fetch
+		}
+		h.pending = true
+		h.depths = append(h.depths, d)
+		h.eng.At(start+cost, h, int64(d))
+		return
+	}
+	if h.lhs && len(h.sizes)-h.released >= h.entries {
+		for i, q := range h.queue {
+			if !q.copied {
+				h.pending = true
+				h.eng.At(start+h.cfg.Fetch, h, -1-int64(i))
+				return
+			}
+		}
+	}
+}
+
+// Fire completes the receive whose message sits at depth arg, or (arg < 0) the copy of the
+// queued message -1-arg to host memory.
+func (h *receiverHost) Fire(now netsim.Time, arg int64) {
+	h.pending = false
+	h.busy = now
+	if arg < 0 {
+		q := &h.queue[-1-arg]
+		q.copied = true
+		h.copies++
+		h.consumed[q.seq] = true
+		h.releaseConsumed(now)
+		h.try(now)
+		return
+	}
+	q := h.queue[arg]
+	h.queue = slices.Delete(h.queue, int(arg), int(arg)+1)
+	h.done = append(h.done, now)
+	h.next++
+	h.consumed[q.seq] = true
+	h.releaseConsumed(now)
+	h.try(now)
+}
+
+// releaseConsumed gives the NIC back the oldest run of consumed entries.
+func (h *receiverHost) releaseConsumed(now netsim.Time) {
+	var sizes []int
+	for h.released < len(h.consumed) && h.consumed[h.released] {
+		sizes = append(sizes, h.sizes[h.released])
+		h.released++
+	}
+	if len(sizes) > 0 {
+		h.node.Release(now, sizes)
+	}
+}
+
+// RunIncast runs the experiment with LHS on and with LHS off.
+func RunIncast(cfg IncastConfig) (*IncastResult, error) {
+	topo, err := fabric.ParseTopology(cfg.Topology)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Receivers < 1 || cfg.Receivers >= topo.Nodes() {
+		return nil, fmt.Errorf("incast: %d receivers on %d nodes: want at least 1 and a sender", cfg.Receivers, topo.Nodes())
+	}
+	if cfg.Messages < 1 {
+		return nil, fmt.Errorf("incast: %d messages per sender: want at least 1", cfg.Messages)
+	}
+	rtl := cfg.RTLNodes
+	if rtl == nil {
+		for i := range cfg.Receivers {
+			rtl = append(rtl, i)
+		}
+	}
+	for _, r := range rtl {
+		if r < 0 || r >= cfg.Receivers {
+			return nil, fmt.Errorf("incast: RTL node %d is not a receiver (0..%d)", r, cfg.Receivers-1)
+		}
+	}
+	res := &IncastResult{Topology: cfg.Topology, Receivers: cfg.Receivers, RTLNodes: rtl, Senders: topo.Nodes() - cfg.Receivers,
+		PostAtUs: cfg.PostAt.Microseconds()}
+	for _, lhs := range []bool{true, false} {
+		run, err := incastOnce(cfg, topo, rtl, lhs)
+		if err != nil {
+			return nil, err
+		}
+		if lhs {
+			res.On = run
+		} else {
+			res.Off = run
+		}
+	}
+	return res, nil
+}
+
+func incastOnce(cfg IncastConfig, topo fabric.Topology, rtl []int, lhs bool) (IncastRun, error) {
+	run := IncastRun{LHS: lhs}
+	eng := &netsim.Engine{}
+	net, err := fabric.New(eng, topo, cfg.Fabric)
+	if err != nil {
+		return run, err
+	}
+	c, err := cluster.New(net, cfg.Cluster)
+	if err != nil {
+		return run, err
+	}
+	senders := topo.Nodes() - cfg.Receivers
+	var hosts []*receiverHost
+	var nodes []*lhsnic.Node
+	defer func() {
+		for _, n := range nodes {
+			n.Close()
+		}
+	}()
+	for r := range cfg.Receivers {
+		h := &receiverHost{eng: eng, lhs: lhs, cfg: &cfg}
+		for s := cfg.Receivers; s < topo.Nodes(); s++ {
+			for t := range cfg.Messages {
+				h.want = append(h.want, key{s, t})
+			}
+		}
+		dc := device.Config{Model: device.Go, Bridge: device.Cgo, Entries: cfg.Entries}
+		if slices.Contains(rtl, r) {
+			dc = device.Config{Model: device.RTL, Bridge: device.Cgo}
+		}
+		h.entries = dc.Params().Entries
+		nc := lhsnic.Config{Device: dc, Period: cfg.Period, Batch: 256, LHS: lhs, Host: h}
+		node, err := lhsnic.New(eng, nc)
+		if err != nil {
+			return run, err
+		}
+		nodes = append(nodes, node)
+		h.node = node
+		hosts = append(hosts, h)
+		if err := c.SetReceivePath(r, node); err != nil {
+			return run, err
+		}
+	}
+	wall := time.Now()
+	maxHeld := 0
+	_, err = c.Run(topo.Nodes(), func(rk *cluster.Rank) {
+		if rk.ID() < cfg.Receivers {
+			for range senders * cfg.Messages {
+				rk.Recv(cluster.AnySource, cluster.AnyTag) // returns as the receive path takes each
+			}
+			return
+		}
+		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(rk.ID())))
+		for t := range cfg.Messages {
+			for r := range cfg.Receivers {
+				rk.Send(r, t, 16+rng.IntN(241))
+				maxHeld = max(maxHeld, net.InFlight())
+			}
+		}
+	})
+	if err != nil {
+		return run, err
+	}
+	eng.Run(netsim.Never) // the hosts' last receives
+	run.WallSeconds = time.Since(wall).Seconds()
+	run.Events = eng.Fired()
+	run.EventsPerS = float64(run.Events) / run.WallSeconds
+	var sum, depth float64
+	for _, h := range hosts {
+		if len(h.done) != len(h.want) {
+			return run, fmt.Errorf("incast: a receiver completed %d of %d receives", len(h.done), len(h.want))
+		}
+		for i, t := range h.done {
+			sum += t.Microseconds()
+			depth += float64(h.depths[i])
+			run.LastReceiveUs = max(run.LastReceiveUs, t.Microseconds())
+		}
+		run.Messages += len(h.done)
+		run.MaxQueueDepth = max(run.MaxQueueDepth, h.maxQueue)
+		run.CopiedToHost += h.copies
+	}
+	for _, n := range nodes {
+		run.StallCycles += n.Stalls
+	}
+	run.MeanReceiveUs = sum / float64(run.Messages)
+	run.MeanDepth = depth / float64(run.Messages)
+	run.PacketsHeldMax = maxHeld
+	run.SimNsPerWallS = eng.Now().Nanoseconds() / run.WallSeconds
+	return run, nil
+}
+
+// WriteTable prints LHS on against LHS off.
+func (r *IncastResult) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "incast on %s: %d senders -> %d receivers (RTL at %v, golden model elsewhere), receives posted at %.1f µs\n",
+		r.Topology, r.Senders, r.Receivers, r.RTLNodes, r.PostAtUs)
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header("", "LHS on", "LHS off")
+	rows := []struct {
+		name string
+		f    func(IncastRun) string
+	}{
+		{"messages received", func(x IncastRun) string { return fmt.Sprint(x.Messages) }},
+		{"mean receive completion (µs)", func(x IncastRun) string { return fmt.Sprintf("%.2f", x.MeanReceiveUs) }},
+		{"last receive completion (µs)", func(x IncastRun) string { return fmt.Sprintf("%.2f", x.LastReceiveUs) }},
+		{"mean search depth", func(x IncastRun) string { return fmt.Sprintf("%.1f", x.MeanDepth) }},
+		{"largest unexpected queue", func(x IncastRun) string { return fmt.Sprint(x.MaxQueueDepth) }},
+		{"input stall cycles (back-pressure)", func(x IncastRun) string { return fmt.Sprint(x.StallCycles) }},
+		{"copied off a full LH buffer", func(x IncastRun) string { return fmt.Sprint(x.CopiedToHost) }},
+		{"events", func(x IncastRun) string { return fmt.Sprint(x.Events) }},
+		{"events per wall second", func(x IncastRun) string { return fmt.Sprintf("%.3g", x.EventsPerS) }},
+		{"simulated ns per wall second", func(x IncastRun) string { return fmt.Sprintf("%.3g", x.SimNsPerWallS) }},
+	}
+	for _, row := range rows {
+		if err := t.Append(row.name, row.f(r.On), row.f(r.Off)); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "search cost per queued message: input, from lhsim search (simulated): 15.05 ns with LHS, 576.92 ns without; body fetch by VL: 566 ns (docs/design.md)")
+	return err
+}

@@ -1,0 +1,63 @@
+package experiment
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lhsim/lhsim/netsim"
+)
+
+func smallIncast() IncastConfig {
+	cfg := DefaultIncast()
+	cfg.Topology = "crossbar:4"
+	cfg.Messages = 30
+	cfg.PostAt = 20 * netsim.Microsecond
+	return cfg
+}
+
+// Every message is received once, LHS on and off; with LHS the receives complete sooner; the
+// RTL and the golden model as receive paths give the same times.
+func TestIncast(t *testing.T) {
+	cfg := smallIncast()
+	rtl, err := RunIncast(cfg)
+	require.NoError(t, err)
+	for _, run := range []IncastRun{rtl.On, rtl.Off} {
+		require.Equal(t, 3*30, run.Messages)
+		require.Positive(t, run.MaxQueueDepth)
+	}
+	require.Less(t, rtl.On.MeanReceiveUs, rtl.Off.MeanReceiveUs)
+	cfg.RTLNodes = []int{}
+	gm, err := RunIncast(cfg)
+	require.NoError(t, err)
+	for _, p := range [][2]IncastRun{{rtl.On, gm.On}, {rtl.Off, gm.Off}} {
+		require.Equal(t, p[0].MeanReceiveUs, p[1].MeanReceiveUs)
+		require.Equal(t, p[0].LastReceiveUs, p[1].LastReceiveUs)
+		require.Equal(t, p[0].StallCycles, p[1].StallCycles)
+	}
+}
+
+// A small LH buffer fills with unexpected messages: the receive path holds the network off,
+// the host moves messages to its memory to let the wanted one in, and nothing is lost.
+func TestIncastLHFull(t *testing.T) {
+	cfg := smallIncast()
+	cfg.RTLNodes = []int{}
+	cfg.Entries = 16
+	r, err := RunIncast(cfg)
+	require.NoError(t, err)
+	require.Equal(t, 3*30, r.On.Messages)
+	require.Positive(t, r.On.StallCycles, "back-pressure from the full LH buffer")
+	require.Positive(t, r.On.CopiedToHost)
+	require.Zero(t, r.Off.StallCycles, "the SO-DIMM ring does not fill")
+}
+
+func TestIncastBadInput(t *testing.T) {
+	cfg := smallIncast()
+	cfg.Receivers = 4
+	_, err := RunIncast(cfg)
+	require.ErrorContains(t, err, "4 receivers on 4 nodes")
+	cfg = smallIncast()
+	cfg.RTLNodes = []int{3}
+	_, err = RunIncast(cfg)
+	require.ErrorContains(t, err, "RTL node 3 is not a receiver")
+}
