@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/lhsim/lhsim/device"
 	"io"
 	"os"
 	"os/exec"
@@ -20,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jstemmer/go-junit-report/v2/junit"
+	"github.com/lhsim/lhsim/device"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -322,20 +323,22 @@ func (r *Report) Print(w io.Writer) error {
 }
 
 // JUnit is the regression as a JUnit report: a case per seed.
-func (r *Report) JUnit() *JUnitSuites {
-	s := JUnitSuite{Name: "regress " + r.Config.Package + " -run " + r.Config.Run, Time: r.Elapsed.Seconds(),
-		Timestamp: time.Now().UTC().Format(time.RFC3339)}
+func (r *Report) JUnit() *JUnit {
+	s := junit.Testsuite{Name: "regress " + r.Config.Package + " -run " + r.Config.Run,
+		Time: fmt.Sprintf("%.3f", r.Elapsed.Seconds())}
+	s.SetTimestamp(time.Now().UTC())
 	for _, res := range r.Results {
-		c := JUnitCase{Classname: "regress." + strings.Trim(filepath.Base(r.Config.Package), "./"),
-			Name: fmt.Sprintf("seed %d", res.Seed), Time: res.Duration.Seconds()}
+		c := junit.Testcase{Classname: "regress." + strings.Trim(filepath.Base(r.Config.Package), "./"),
+			Name: fmt.Sprintf("seed %d", res.Seed), Time: fmt.Sprintf("%.3f", res.Duration.Seconds())}
 		if !res.Passed {
 			var body bytes.Buffer
 			fmt.Fprintf(&body, "replay: %s\n\n%s", r.Replay(res), res.Output)
-			c.Failure = &JUnitMessage{Message: "failed: " + strings.Join(res.Failed, " "), Body: body.String()}
+			c.Failure = &junit.Result{Message: "failed: " + strings.Join(res.Failed, " "), Data: body.String()}
 		}
-		s.add(c)
+		s.AddTestcase(c)
 	}
-	out := &JUnitSuites{Suites: []JUnitSuite{s}}
-	out.total()
+	out := &JUnit{}
+	out.AddSuite(s)
+	out.Time = s.Time
 	return out
 }

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/jstemmer/go-junit-report/v2/junit"
 	"github.com/lhsim/lhsim/regress"
 	"github.com/stretchr/testify/require"
 )
@@ -52,87 +55,63 @@ func TestRegression(t *testing.T) {
 	require.Contains(t, table, "SEED=9 WAVES=1 go test ./testdata/seeded -run '^TestRandom$/^9$' -v")
 
 	var x bytes.Buffer
-	require.NoError(t, r.JUnit().Write(&x))
-	var j regress.JUnitSuites
+	require.NoError(t, regress.WriteJUnit(&x, r.JUnit()))
+	var j junit.Testsuites
 	require.NoError(t, xml.Unmarshal(x.Bytes(), &j))
 	require.Equal(t, 10, j.Tests)
 	require.Equal(t, 4, j.Failures)
-	require.Equal(t, "seed 3", j.Suites[0].Cases[2].Name)
-	require.Contains(t, j.Suites[0].Cases[2].Failure.Body, "seed 3 fails")
+	require.Equal(t, "seed 3", j.Suites[0].Testcases[2].Name)
+	require.Contains(t, j.Suites[0].Testcases[2].Failure.Data, "seed 3 fails")
 }
 
+// `go test -json` of real packages — passes, a skip, a failed subtest, a 100 KiB output line,
+// a package that does not build and one whose binary exits before its tests — becomes a JUnit
+// report in which nothing that failed reads as green, with progress echoed as go test prints.
 func TestFromTestJSON(t *testing.T) {
-	stream := strings.Join([]string{
-		`{"Action":"start","Package":"p/a"}`,
-		`{"Action":"run","Package":"p/a","Test":"TestX"}`,
-		`{"Action":"output","Package":"p/a","Test":"TestX","Output":"=== RUN   TestX\n"}`,
-		`{"Action":"run","Package":"p/a","Test":"TestX/1"}`,
-		`{"Action":"output","Package":"p/a","Test":"TestX/1","Output":"    x_test.go:9: bytes differ\n"}`,
-		`{"Action":"fail","Package":"p/a","Test":"TestX/1","Elapsed":0.5}`,
-		`{"Action":"output","Package":"p/a","Test":"TestX","Output":"--- FAIL: TestX (0.50s)\n"}`,
-		`{"Action":"fail","Package":"p/a","Test":"TestX","Elapsed":0.5}`,
-		`{"Action":"run","Package":"p/a","Test":"TestY"}`,
-		`{"Action":"output","Package":"p/a","Test":"TestY","Output":"    y_test.go:3: needs gtkwave\n"}`,
-		`{"Action":"skip","Package":"p/a","Test":"TestY","Elapsed":0}`,
-		`{"Action":"run","Package":"p/a","Test":"TestZ"}`,
-		`{"Action":"pass","Package":"p/a","Test":"TestZ","Elapsed":0.25}`,
-		`{"Action":"output","Package":"p/a","Output":"FAIL\tp/a\t1.0s\n"}`,
-		`{"Action":"fail","Package":"p/a","Elapsed":1.0}`,
-		`# p/b`,
-		`b.go:3:1: syntax error`,
-		`{"Action":"start","Package":"p/b"}`,
-		`{"Action":"output","Package":"p/b","Output":"FAIL\tp/b [build failed]\n"}`,
-		`{"Action":"fail","Package":"p/b","Elapsed":0}`,
-		`{"Action":"output","Package":"p/c","Output":"ok  \tp/c\t0.1s\n"}`,
-		`{"Action":"pass","Package":"p/c","Elapsed":0.1}`,
-	}, "\n")
+	cmd := exec.Command("go", "test", "-count=1", "-json", "./testdata/junitcases/...")
+	stream, err := cmd.Output()
+	require.Error(t, err, "the stand-in packages fail")
 	var echo bytes.Buffer
-	r, err := regress.FromTestJSON(strings.NewReader(stream), &echo)
+	r, err := regress.FromTestJSON(bytes.NewReader(stream), &echo)
 	require.NoError(t, err)
-	require.Equal(t, 5, r.Tests, "TestX, TestX/1, TestY, TestZ and p/b's build")
-	require.Equal(t, 3, r.Failures)
-	require.Equal(t, 1, r.Skipped)
-	a := r.Suites[0]
-	require.Equal(t, "p/a", a.Name)
-	require.Equal(t, "TestX/1", a.Cases[1].Name)
-	require.Contains(t, a.Cases[1].Failure.Body, "bytes differ")
-	require.Equal(t, "needs gtkwave", a.Cases[2].Skipped.Message)
-	require.Nil(t, a.Cases[3].Failure)
-	b := r.Suites[1]
-	require.Equal(t, "[package]", b.Cases[0].Name)
-	require.Len(t, r.Suites, 2, "a package without tests that passed is left out")
-	require.Contains(t, echo.String(), "--- FAIL: TestX")
-	require.Contains(t, echo.String(), "b.go:3:1: syntax error")
-	require.Contains(t, echo.String(), "ok  \tp/c")
+	tests, failed, skipped := regress.Counts(r)
+	require.Equal(t, 8, tests, "six in mixed, the build failure, the crash")
+	require.Equal(t, 5, failed, "TestSub, TestSub/bad, TestLongLine, the build, the crash")
+	require.Equal(t, 1, skipped)
+
+	suites := map[string]junit.Testsuite{}
+	for _, s := range r.Suites {
+		suites[path.Base(s.Name)] = s
+	}
+	require.Len(t, suites, 3)
+	cases := map[string]junit.Testcase{}
+	for _, c := range suites["mixed"].Testcases {
+		cases[c.Name] = c
+	}
+	require.Nil(t, cases["TestPass"].Failure)
+	require.Contains(t, cases["TestSkip"].Skipped.Data, "needs gtkwave")
+	require.Contains(t, cases["TestSub/bad"].Failure.Data, "bytes differ")
+	require.NotNil(t, cases["TestSub"].Failure, "a parent fails with its subtest")
+	require.Nil(t, cases["TestSub/ok"].Failure)
+	require.Contains(t, cases["TestLongLine"].Failure.Data, "a failure after a 100 KiB line")
+	require.GreaterOrEqual(t, strings.Count(cases["TestLongLine"].Failure.Data, "x"), 100<<10, "the long line whole (test2json cuts it in 4 KiB pieces)")
+	require.Equal(t, "Build error", suites["broken"].Testcases[0].Error.Message)
+	require.Contains(t, suites["broken"].Testcases[0].Error.Data, "undefined: undefined")
+	require.Equal(t, "Runtime error", suites["crash"].Testcases[0].Error.Message)
+	require.Contains(t, suites["crash"].Testcases[0].Error.Data, "crashed before the tests")
+
+	e := echo.String()
+	require.Contains(t, e, "--- FAIL: TestSub/bad")
+	require.Contains(t, e, "undefined: undefined")
+	require.Contains(t, e, "FAIL\tgithub.com/lhsim/lhsim/regress/testdata/junitcases/crash")
+	require.NotContains(t, e, "=== RUN")
+	require.NotContains(t, e, "--- PASS: TestPass", "passing tests are quiet, as in go test")
 
 	var x bytes.Buffer
-	require.NoError(t, r.Write(&x))
+	require.NoError(t, regress.WriteJUnit(&x, r))
 	require.True(t, strings.HasPrefix(x.String(), xml.Header))
-	var back regress.JUnitSuites
+	var back junit.Testsuites
 	require.NoError(t, xml.Unmarshal(x.Bytes(), &back))
 	require.Equal(t, 3, back.Failures)
-}
-
-// A -run pattern that matches no test is a failure of every seed, not a pass, and List finds
-// it before any seed runs.
-func TestRegressionOfNoTests(t *testing.T) {
-	cfg := regress.Config{Package: "./testdata/seeded", Run: "NoSuchTest", Jobs: 2, Binary: filepath.Join(t.TempDir(), "seeded.test"),
-		Seeds: []uint64{1, 2}}
-	ctx := context.Background()
-	cfg, err := regress.Build(ctx, cfg)
-	require.NoError(t, err)
-	names, err := regress.List(ctx, cfg)
-	require.NoError(t, err)
-	require.Empty(t, names)
-	cfg.Run = "Random/3"
-	names, err = regress.List(ctx, cfg)
-	require.NoError(t, err)
-	require.Equal(t, []string{"TestRandom"}, names)
-
-	cfg.Run = "NoSuchTest"
-	r, err := regress.Run(ctx, cfg, nil)
-	require.NoError(t, err)
-	require.Equal(t, 0, r.Passed())
-	require.Equal(t, 2, r.Failed())
-	require.Equal(t, []string{"(test binary: no test matched -run NoSuchTest)"}, r.Results[0].Failed)
+	require.Equal(t, 2, back.Errors)
 }

@@ -211,3 +211,26 @@ func TestIncastCommand(t *testing.T) {
 		require.Equal(t, 2, code, "%v: %s", bad, stderr)
 	}
 }
+
+// JUNIT=path make test pipes `go test -json` into `lhsim junit`: the same pipeline, on
+// stand-in packages, writes the report, prints its totals and fails when a test failed.
+func TestJUnitPipeline(t *testing.T) {
+	for _, c := range []struct {
+		pkgs, env, says string
+		ok              bool
+	}{
+		{"./regress/testdata/seeded -run TestRandom", "SEED=1", "2 tests, 0 failed, 0 skipped", true},
+		{"./regress/testdata/junitcases/...", "", "8 tests, 5 failed, 1 skipped", false},
+	} {
+		out := filepath.Join(t.TempDir(), "junit.xml")
+		cmd := exec.Command("bash", "-c", "set -o pipefail; go test -count=1 -json "+c.pkgs+` | "$LHSIM" -test.run='^TestLhsimProcess$' -test.count=1`)
+		cmd.Dir = "../.."
+		cmd.Env = append(os.Environ(), "LHSIM="+os.Args[0], "LHSIM_ARGS=junit\x1f--out\x1f"+out, c.env)
+		got, err := cmd.CombinedOutput()
+		require.Equal(t, c.ok, err == nil, "%s: %v\n%s", c.pkgs, err, got)
+		require.Contains(t, string(got), "JUnit report "+out+": "+c.says, c.pkgs)
+		x, err := os.ReadFile(out)
+		require.NoError(t, err)
+		require.Contains(t, string(x), "<testsuites ")
+	}
+}

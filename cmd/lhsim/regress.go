@@ -125,7 +125,7 @@ func progress(w *os.File) regress.Progress {
 	}
 }
 
-func writeJUnit(path string, r *regress.JUnitSuites) error {
+func writeJUnit(path string, r *regress.JUnit) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func writeJUnit(path string, r *regress.JUnitSuites) error {
 	if err != nil {
 		return err
 	}
-	if err := r.Write(f); err != nil {
+	if err := regress.WriteJUnit(f, r); err != nil {
 		f.Close()
 		return err
 	}
@@ -153,9 +153,10 @@ func runJUnit(args []string) error {
 	if err := writeJUnit(*out, r); err != nil {
 		return err
 	}
-	fmt.Printf("JUnit report %s: %d tests, %d failed, %d skipped\n", *out, r.Tests, r.Failures, r.Skipped)
-	if r.Failures > 0 {
-		return fmt.Errorf("%d tests failed", r.Failures)
+	tests, failed, skipped := regress.Counts(r)
+	fmt.Printf("JUnit report %s: %d tests, %d failed, %d skipped\n", *out, tests, failed, skipped)
+	if failed > 0 {
+		return fmt.Errorf("%d tests failed", failed)
 	}
 	return nil
 }
