@@ -4,11 +4,14 @@ package experiment
 
 import (
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/lhsim/lhsim/cputime"
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/gosim/tlm"
 	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/verilator"
 )
@@ -160,11 +163,65 @@ type BenchResult struct {
 	Cgo      Speed  `json:"cgo"`     // Go board, Verilated model through cgo
 	GoModel  Speed  `json:"gomodel"` // Go board, golden model
 	Plugin   Speed  `json:"plugin"`  // board and RTL in the plugin process, batches of 1024 messages a call
-	// CgoVsNative is cgo cycles/s over native cycles/s; GoModelVsCgo and PluginVsCgo are
-	// messages/s over cgo's.
+	TLM      Speed  `json:"tlm"`     // transaction-level model (gosim/tlm); its clock stops while messages are built
+	// CgoVsNative is cgo cycles/s over native cycles/s; GoModelVsCgo, PluginVsCgo and
+	// TLMVsCgo are messages/s over cgo's.
 	CgoVsNative  float64 `json:"cgo_vs_native"`
 	GoModelVsCgo float64 `json:"gomodel_vs_cgo"`
 	PluginVsCgo  float64 `json:"plugin_vs_cgo"`
+	TLMVsCgo     float64 `json:"tlm_vs_cgo"`
+}
+
+// tlmBatch is how many messages BenchTLM builds at a time: enough that the model's clock
+// starts and stops a dozen times a run, few enough that they stay in cache, as the device
+// paths' batches of DefaultBatch do.
+const tlmBatch = 8192
+
+// BenchTLM times the workload on the transaction-level model (docs/tlm.md), repeats times on
+// a fresh model each, keeping the fastest. Its clock runs only while the model takes
+// messages: they are built tlmBatch at a time between, since building one takes several
+// times longer than the model takes to receive it. The cycles are the device paths'
+// (tlm.NIC.Feed is the same host as device.Receiver.Feed).
+func BenchTLM(msgs, seed uint64, repeats int) (Speed, error) {
+	cfg := tlm.DefaultConfig()
+	cfg.TailSize = 0x0800_0000 // as workloadSetup programs the device
+	return fastest(repeats, func() (Speed, error) {
+		n, err := tlm.New(cfg)
+		if err != nil {
+			return Speed{}, err
+		}
+		// No collection while the clock runs: the garbage is the message builder's, not the
+		// model's (a run makes 15 MB of it).
+		runtime.GC()
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+		rng := gosim.NewRand(seed)
+		batch := make([][]byte, 0, tlmBatch)
+		var cycles uint64
+		var cpuT, wallT time.Duration
+		for i := uint64(0); i < msgs; {
+			batch = batch[:0]
+			for ; i < msgs && len(batch) < tlmBatch; i++ {
+				batch = append(batch, WorkloadMessage(i, rng))
+			}
+			cpu0, err := cputime.Process()
+			if err != nil {
+				return Speed{}, err
+			}
+			wall := time.Now()
+			if cycles, err = n.Feed(0, batch); err != nil {
+				return Speed{}, fmt.Errorf("bench: tlm: %w", err)
+			}
+			wallT += time.Since(wall)
+			cpu1, err := cputime.Process()
+			if err != nil {
+				return Speed{}, err
+			}
+			cpuT += cpu1 - cpu0
+		}
+		s := max(cpuT.Seconds(), 1e-6) // rusage counts in microseconds
+		return Speed{Cycles: cycles, Seconds: s, WallSeconds: wallT.Seconds(),
+			CyclesPerS: float64(cycles) / s, MessagesPer: float64(msgs) / s}, nil
+	})
 }
 
 // BenchNative times the workload in the C++ loop.
@@ -200,8 +257,9 @@ func fastest(repeats int, f func() (Speed, error)) (Speed, error) {
 	return best, nil
 }
 
-// Bench runs the workload natively, through cgo, on the Go model and through the plugin
-// bridge, each repeats times (keeping the fastest), and checks that all took the same cycles.
+// Bench runs the workload natively, through cgo, on the Go model, through the plugin bridge
+// and on the transaction-level model, each repeats times (keeping the fastest), and checks
+// that all took the same cycles.
 func Bench(msgs, seed uint64, repeats int) (BenchResult, error) {
 	r := BenchResult{Messages: msgs, Seed: seed}
 	var err error
@@ -217,12 +275,17 @@ func Bench(msgs, seed uint64, repeats int) (BenchResult, error) {
 	if r.Plugin, err = BenchDevice(device.Config{Model: device.RTL, Bridge: device.Plugin}, msgs, seed, repeats, 0); err != nil {
 		return r, err
 	}
-	if r.Native.Cycles != r.Cgo.Cycles || r.Cgo.Cycles != r.GoModel.Cycles || r.Cgo.Cycles != r.Plugin.Cycles {
-		return r, fmt.Errorf("bench: cycle counts differ: native %d, cgo %d, Go model %d, plugin %d",
-			r.Native.Cycles, r.Cgo.Cycles, r.GoModel.Cycles, r.Plugin.Cycles)
+	if r.TLM, err = BenchTLM(msgs, seed, repeats); err != nil {
+		return r, err
+	}
+	if r.Native.Cycles != r.Cgo.Cycles || r.Cgo.Cycles != r.GoModel.Cycles || r.Cgo.Cycles != r.Plugin.Cycles ||
+		r.Cgo.Cycles != r.TLM.Cycles {
+		return r, fmt.Errorf("bench: cycle counts differ: native %d, cgo %d, Go model %d, plugin %d, tlm %d",
+			r.Native.Cycles, r.Cgo.Cycles, r.GoModel.Cycles, r.Plugin.Cycles, r.TLM.Cycles)
 	}
 	r.CgoVsNative = r.Cgo.CyclesPerS / r.Native.CyclesPerS
 	r.GoModelVsCgo = r.GoModel.MessagesPer / r.Cgo.MessagesPer
 	r.PluginVsCgo = r.Plugin.MessagesPer / r.Cgo.MessagesPer
+	r.TLMVsCgo = r.TLM.MessagesPer / r.Cgo.MessagesPer
 	return r, nil
 }
