@@ -61,6 +61,18 @@ type SearchConfig struct {
 	// SODIMMReadLatency overrides the device's SO-DIMM read latency in cycles (0: the
 	// device's default, which docs/design.md sets for a 600 ns VL). A what-if knob only.
 	SODIMMReadLatency int
+	// Progress, when not nil, is called after each depth of each design (done of total
+	// steps; step names the one done), from RunSearch's goroutine.
+	Progress func(done, total int, step string) `json:"-"`
+
+	tick func(step string) // Progress with the count kept, set by RunSearch
+}
+
+// step reports one depth of one design done.
+func (c SearchConfig) step(design string, depth int) {
+	if c.tick != nil {
+		c.tick(fmt.Sprintf("%s, depth %d", design, depth))
+	}
 }
 
 // DefaultSearch is the paper's set-up on the RTL, as deep as the default LH buffer holds.
@@ -203,6 +215,10 @@ func RunSearch(cfg SearchConfig) (*SearchResult, error) {
 	depths, entries, err := cfg.Plan()
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Progress != nil {
+		done, total := 0, 3*len(depths) // no LHS, LHS, QsNET-II
+		cfg.tick = func(step string) { done++; cfg.Progress(done, total, step) }
 	}
 	res := &SearchResult{
 		Model: cfg.Model, Seed: cfg.Seed, Depths: depths,

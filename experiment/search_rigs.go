@@ -175,6 +175,7 @@ func runSearchNoLHS(cfg SearchConfig, depths []int, res *SearchResult) (err erro
 		if err := searchDrain(e, len(msgs)); err != nil {
 			return err
 		}
+		cfg.step("no LHS", x)
 	}
 	// Every VL of the run is a 16-byte envelope load (the messages have no body).
 	res.VL.Count = m.VLs
@@ -236,6 +237,7 @@ func runSearchLHS(cfg SearchConfig, depths []int, entries int, res *SearchResult
 		if err := searchDrain(runs[0].e, len(msgs)); err != nil {
 			return err
 		}
+		cfg.step("LHS", x)
 	}
 	return nil
 }
@@ -267,6 +269,7 @@ func runSearchQsNet(cfg SearchConfig, depths []int, res *SearchResult) error {
 			return fmt.Errorf("depth %d: found at %d", x, d)
 		}
 		res.Series[CurveQsNet2] = append(res.Series[CurveQsNet2], psToNs(ps))
+		cfg.step("QsNET-II", x)
 	}
 	return nil
 }

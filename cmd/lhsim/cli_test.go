@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/stretchr/testify/require"
 )
 
@@ -233,4 +235,36 @@ func TestJUnitPipeline(t *testing.T) {
 		require.NoError(t, err)
 		require.Contains(t, string(x), "<testsuites ")
 	}
+}
+
+// On a terminal the long commands draw a progress bar on stderr; with --json, or when stderr
+// is not a terminal, they draw none.
+func TestProgressOnTerminal(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script (util-linux) runs a command on a terminal; it is not installed")
+	}
+	onTerminal := func(dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("script", "-qec", `stty cols 160 rows 40; exec "$LHSIM" -test.run='^TestLhsimProcess$' -test.count=1`, "/dev/null")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "LHSIM="+os.Args[0], "LHSIM_ARGS="+strings.Join(args, "\x1f"))
+		out, _ := cmd.CombinedOutput() // regress fails: a seed of the stand-in suite fails
+		return strings.ReplaceAll(string(out), "\r", "\n")
+	}
+	out := onTerminal(".", "run", "--messages", "3000", "--model", "go")
+	require.Regexp(t, `run 3000/3000 messages \[=+\] \S+ \(cycle \d+\)`, out)
+	require.Contains(t, out, "every message checked byte for byte")
+	require.NotContains(t, onTerminal(".", "run", "--messages", "3000", "--model", "go", "--json"), "/3000 messages")
+
+	steps := 3 * len(experiment.LogDepths(16))
+	require.Contains(t, onTerminal(".", "search", "--model", "go", "--max-depth", "16"), fmt.Sprintf("search %d/%d steps", steps, steps))
+
+	out = onTerminal("../..", "regress", "--pkg", "./regress/testdata/seeded", "--seeds", "4")
+	require.Contains(t, out, "regress 4/4 seeds")
+	require.Contains(t, out, "seed 3 FAILED: TestRandom/3")
+
+	// Not a terminal: nothing but the result.
+	code, _, stderr := run(t, nil, "run", "--messages", "500", "--model", "go")
+	require.Equal(t, 0, code)
+	require.Empty(t, stderr)
 }

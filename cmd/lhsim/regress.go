@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -66,7 +67,9 @@ func runRegress(args []string) error {
 	} else if len(names) == 0 {
 		return badUsage(fs, fmt.Errorf("--run %s matches no test in %s", *run, *pkg))
 	}
-	r, err := regress.Run(ctx, cfg, progress(os.Stderr))
+	bar := newProgress(false, "regress", int64(len(cfg.Seeds)), "seeds")
+	r, err := regress.Run(ctx, cfg, regressProgress(bar, os.Stderr))
+	bar.finish(err == nil)
 	if err != nil && r == nil {
 		return err
 	}
@@ -92,35 +95,26 @@ func runRegress(args []string) error {
 	return nil
 }
 
-// progress shows the regression as it goes: one line rewritten in place on a terminal, a
-// line every tenth of the seeds (and every failure) otherwise.
-func progress(w *os.File) regress.Progress {
+// regressProgress shows the regression as it goes: a progress bar on a terminal (shared with
+// the other long commands, progress.go), a line every tenth of the seeds otherwise; a failed
+// seed is announced when it fails, above the bar.
+func regressProgress(bar *progress, w io.Writer) regress.Progress {
 	start := time.Now()
-	st, _ := w.Stat()
-	tty := st != nil && st.Mode()&os.ModeCharDevice != 0
 	step := 0
 	return func(done, total, failed int, last regress.SeedResult) {
-		el := time.Since(start)
-		eta := time.Duration(float64(el) / float64(done) * float64(total-done))
-		line := fmt.Sprintf("[%*d/%d] %d passed, %d failed  %5.1f s, about %.0f s to go", len(fmt.Sprint(total)), done, total,
-			done-failed, failed, el.Seconds(), eta.Seconds())
 		if !last.Passed {
-			msg := fmt.Sprintf("seed %d FAILED: %s", last.Seed, strings.Join(last.Failed, " "))
-			if tty {
-				fmt.Fprintf(w, "\r\033[K%s\n", msg)
-			} else {
-				fmt.Fprintln(w, msg)
-			}
+			bar.log("seed %d FAILED: %s", last.Seed, strings.Join(last.Failed, " "))
 		}
-		switch {
-		case tty:
-			fmt.Fprintf(w, "\r\033[K%s", line)
-			if done == total {
-				fmt.Fprintln(w)
-			}
-		case done == total || done*10/total > step:
+		if bar != nil {
+			bar.set(int64(done), fmt.Sprintf("(%d failed)", failed))
+			return
+		}
+		if done == total || done*10/total > step {
 			step = done * 10 / total
-			fmt.Fprintln(w, line)
+			el := time.Since(start)
+			eta := time.Duration(float64(el) / float64(done) * float64(total-done))
+			fmt.Fprintf(w, "[%*d/%d] %d passed, %d failed  %5.1f s, about %.0f s to go\n", len(fmt.Sprint(total)), done, total,
+				done-failed, failed, el.Seconds(), eta.Seconds())
 		}
 	}
 }

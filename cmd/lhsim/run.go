@@ -23,6 +23,9 @@ func init() {
 	register("run", runSummary, runRun)
 }
 
+// progressCycles is how far a run goes between two updates of its progress bar.
+const progressCycles = 100_000
+
 const runSummary = "a long checked run; stops into a checkpoint (--checkpoint-at, Ctrl-C) and resumes (--resume)"
 
 func runRun(args []string) error {
@@ -119,17 +122,29 @@ func runRun(args []string) error {
 		stopAt = *at
 	}
 	start := time.Now()
+	bar := newProgress(out.json, "run", int64(s.Config().Messages), "messages")
+	finished := false
+	defer func() { bar.finish(finished) }()
 	for {
 		next := stopAt
 		if *every != 0 {
 			next = min(next, (s.Cycle()/(*every)+1)*(*every))
 		}
-		done, err := s.Run(ctx, next)
+		limit := next
+		if bar != nil {
+			// Stopping between host operations changes nothing: the run goes on from there.
+			limit = min(limit, s.Cycle()+progressCycles)
+		}
+		done, err := s.Run(ctx, limit)
+		bar.set(int64(s.Checked()), fmt.Sprintf("(cycle %d)", s.Cycle()))
 		if err != nil {
 			return err
 		}
 		if done {
 			break
+		}
+		if s.Cycle() < next && ctx.Err() == nil {
+			continue // only a step of the progress bar
 		}
 		if *ckpt != "" {
 			if err := s.Save(*ckpt); err != nil {
@@ -140,11 +155,17 @@ func runRun(args []string) error {
 			if *ckpt == "" {
 				return fmt.Errorf("interrupted at cycle %d (no --checkpoint to save to)", s.Cycle())
 			}
+			finished = true
+			bar.finish(true)
+			bar = nil
 			fmt.Fprintf(os.Stderr, "lhsim run: stopped at cycle %d after %d of %d messages; saved %s (resume with: lhsim run --resume %s)\n",
 				s.Cycle(), s.Checked(), s.Config().Messages, *ckpt, *ckpt)
 			return nil
 		}
 	}
+	finished = true
+	bar.finish(true)
+	bar = nil
 	r := s.Result()
 	err = s.Close()
 	s = nil

@@ -76,7 +76,11 @@ func runSearch(args []string) error {
 			return badUsage(fs, fmt.Errorf("--plot: %w", err))
 		}
 	}
+	depthList, _, _ := cfg.Plan()
+	bar := newProgress(out.json, "search", int64(3*len(depthList)), "steps")
+	cfg.Progress = func(done, _ int, step string) { bar.set(int64(done), "("+step+")") }
 	res, err := experiment.RunSearch(cfg)
+	bar.finish(err == nil)
 	if err != nil {
 		return err
 	}

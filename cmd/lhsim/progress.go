@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+)
+
+// progress is a long command's progress bar on stderr (vbauerster/mpb), so that a long run
+// never looks like a hang. It is drawn only when stderr is a terminal and the result is not
+// JSON on stdout; otherwise newProgress returns nil, whose methods do nothing.
+type progress struct {
+	p     *mpb.Progress
+	bar   *mpb.Bar
+	extra atomic.Pointer[string]
+}
+
+// progressOnTerminal reports whether stderr is a terminal: a bar written into a log or a
+// pipe would be noise.
+var progressOnTerminal = func() bool {
+	fd := os.Stderr.Fd()
+	return isatty.IsTerminal(fd) || isatty.IsCygwinTerminal(fd)
+}
+
+// newProgress starts a bar of total steps named name, counting in unit ("messages");
+// quiet (--json) or a stderr that is not a terminal gives none.
+func newProgress(quiet bool, name string, total int64, unit string) *progress {
+	if quiet || total <= 0 || !progressOnTerminal() {
+		return nil
+	}
+	pr := &progress{p: mpb.New(mpb.WithOutput(os.Stderr), mpb.WithWidth(36), mpb.WithRefreshRate(200*time.Millisecond))}
+	empty := ""
+	pr.extra.Store(&empty)
+	pr.bar = pr.p.AddBar(total,
+		mpb.PrependDecorators(decor.Name(name+" "), decor.CountersNoUnit("%d/%d "+unit)),
+		mpb.AppendDecorators(
+			decor.Elapsed(decor.ET_STYLE_GO),
+			decor.OnComplete(decor.Name(", about "), ""),
+			decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO), ""),
+			decor.OnComplete(decor.Name(" to go"), ""),
+			decor.Any(func(decor.Statistics) string { return " " + *pr.extra.Load() }),
+		))
+	return pr
+}
+
+// set moves the bar to done steps; note, if not empty, shows beside it (a cycle count).
+func (pr *progress) set(done int64, note string) {
+	if pr == nil {
+		return
+	}
+	pr.extra.Store(&note)
+	pr.bar.SetCurrent(done)
+}
+
+// log prints a line above the bar (or on stderr when there is no bar).
+func (pr *progress) log(format string, args ...any) {
+	var w io.Writer = os.Stderr
+	if pr != nil {
+		w = pr.p
+	}
+	fmt.Fprintf(w, format+"\n", args...)
+}
+
+// finish ends the bar: completed when ok (its last state stays on the screen), removed when
+// the command failed, so that the error reads cleanly.
+func (pr *progress) finish(ok bool) {
+	if pr == nil {
+		return
+	}
+	if ok {
+		pr.bar.SetTotal(-1, true)
+	} else {
+		pr.bar.Abort(true)
+	}
+	pr.p.Wait()
+}
