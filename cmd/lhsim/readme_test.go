@@ -1,0 +1,109 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// readmeOutput is the output the README shows for the command line "$ cmd": the lines after
+// it, up to the next "$ " line or the end of its code block.
+func readmeOutput(t *testing.T, cmd string) []string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		if l != "$ "+cmd {
+			continue
+		}
+		var out []string
+		for _, o := range lines[i+1:] {
+			if strings.HasPrefix(o, "$ ") || strings.HasPrefix(o, "```") {
+				return out
+			}
+			out = append(out, o)
+		}
+	}
+	t.Fatalf("README.md shows no %q", "$ "+cmd)
+	return nil
+}
+
+// inOrder requires every line of want but "..." to be a line of got, in the same order.
+func inOrder(t *testing.T, want []string, got string) {
+	t.Helper()
+	lines := strings.Split(got, "\n")
+	k := 0
+	for _, w := range want {
+		if w == "..." {
+			continue
+		}
+		for k < len(lines) && lines[k] != w {
+			k++
+		}
+		require.Less(t, k, len(lines), "the output has no line %q (after the ones before it); it is:\n%s", w, got)
+		k++
+	}
+}
+
+var wallTime = regexp.MustCompile(`[0-9.]+ s wall`)
+
+// The README's examples, run: the lines of their output that do not depend on the machine
+// (rates, wall times, paths) must be the README's, so that the README stays true.
+func TestREADMEExamples(t *testing.T) {
+	t.Run("demo", func(t *testing.T) {
+		want := readmeOutput(t, "go run ./cmd/lhsim demo")
+		code, out, stderr := run(t, nil, "demo")
+		require.Equal(t, 0, code, stderr)
+		require.Equal(t, strings.Join(want, "\n"), strings.TrimSpace(out))
+	})
+	t.Run("area -cached", func(t *testing.T) {
+		want := readmeOutput(t, "go run ./cmd/lhsim area -cached")
+		for i, l := range want {
+			if strings.HasPrefix(l, "(then every synthesized design") {
+				want = want[:i]
+				break
+			}
+		}
+		code, out, stderr := run(t, nil, "area", "-cached")
+		require.Equal(t, 0, code, stderr)
+		require.True(t, strings.HasPrefix(out, strings.Join(want, "\n")+"\n"), "README:\n%s\nnow:\n%s", strings.Join(want, "\n"), out)
+	})
+	t.Run("search", func(t *testing.T) {
+		want := readmeOutput(t, "go run ./cmd/lhsim search")
+		code, out, stderr := run(t, nil, "search")
+		require.Equal(t, 0, code, stderr)
+		inOrder(t, want, out)
+	})
+	t.Run("bench (its cycles)", func(t *testing.T) {
+		want := readmeOutput(t, "go run ./cmd/lhsim bench")
+		code, out, stderr := run(t, nil, "bench", "--repeats", "1") // rates vary; the cycles do not
+		require.Equal(t, 0, code, stderr)
+		require.Equal(t, want[0], strings.SplitN(out, "\n", 2)[0])
+	})
+	t.Run("run, checkpoint, resume", func(t *testing.T) {
+		ckpt := filepath.Join(t.TempDir(), "run.ckpt")
+		stop := readmeOutput(t, "lhsim run --messages 3000 --checkpoint-at 100000 --checkpoint run.ckpt")
+		code, _, stderr := run(t, nil, "run", "--messages", "3000", "--checkpoint-at", "100000", "--checkpoint", ckpt)
+		require.Equal(t, 0, code, stderr)
+		require.Equal(t, strings.ReplaceAll(strings.Join(stop, "\n"), "run.ckpt", ckpt), strings.TrimSpace(stderr))
+
+		resume := readmeOutput(t, "lhsim run --resume run.ckpt")
+		code, out, stderr := run(t, nil, "run", "--resume", ckpt)
+		require.Equal(t, 0, code, stderr)
+		require.Equal(t, wallTime.ReplaceAllString(strings.Join(resume, "\n"), "N s wall"), wallTime.ReplaceAllString(strings.TrimSpace(out), "N s wall"))
+	})
+}
+
+// Every command that opens a device says in its help which models there are, lockstep too.
+func TestModelHelpNamesEveryModel(t *testing.T) {
+	for _, c := range []string{"demo", "search", "run"} {
+		code, out, _ := run(t, nil, c, "-h")
+		require.Equal(t, 0, code)
+		require.Regexp(t, `-model string\n\s+rtl \(Verilated RTL\), go \(golden model\) or lockstep`, out, c)
+	}
+}
