@@ -61,3 +61,18 @@ func TestIncastBadInput(t *testing.T) {
 	_, err = RunIncast(cfg)
 	require.ErrorContains(t, err, "RTL node 3 is not a receiver")
 }
+
+// Several receive paths at once (their cycles start at the same times): every message
+// arrives, and RTL and golden-model receivers agree.
+func TestIncastManyReceivers(t *testing.T) {
+	cfg := smallIncast()
+	cfg.Topology, cfg.Receivers, cfg.Messages = "crossbar:8", 4, 10
+	rtl, err := RunIncast(cfg)
+	require.NoError(t, err)
+	require.Equal(t, 4*4*10, rtl.On.Messages)
+	cfg.RTLNodes = []int{1, 3}
+	mixed, err := RunIncast(cfg)
+	require.NoError(t, err)
+	require.Equal(t, rtl.On.MeanReceiveUs, mixed.On.MeanReceiveUs)
+	require.Equal(t, rtl.Off.LastReceiveUs, mixed.Off.LastReceiveUs)
+}

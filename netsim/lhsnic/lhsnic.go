@@ -5,9 +5,10 @@
 // packet in the fabric's ejection buffer, so the back-pressure spreads into the network.
 //
 // Time is kept in step conservatively: device cycle k starts at Base + k*Period on the
-// engine's clock, and the device runs cycle k only once no event can still arrive before
-// the cycle's start (the engine's next event is later). A message that arrives at t enters
-// the input at the first cycle that starts at or after t. While the device has work it is
+// engine's clock, and the device runs cycle k once the engine has reached its start, or
+// earlier when the engine's next event comes after that start (nothing can arrive in
+// between). A message that arrives at t enters the input at the first cycle that starts
+// after t, whatever order the events at t run in. While the device has work it is
 // stepped in batches of at most Batch cycles, each batch ending at the engine's next event;
 // idle, it is not stepped at all and its idle cycles are skipped in bulk. What the device
 // tells the network (a message taken whole, so its packet's buffer space is free) is
@@ -139,10 +140,7 @@ func (n *Node) start(c uint64) netsim.Time { return n.base + netsim.Time(c)*n.cf
 func (n *Node) Arrive(now netsim.Time, msg []byte, done func(now netsim.Time)) error {
 	n.catchUp(now)
 	if !n.busy() {
-		// Idle: skip to the first cycle that starts at or after now.
-		if c := n.cycleAt(now); c > n.next {
-			n.next = c
-		}
+		n.next = max(n.next, n.cycleAfter(now)) // idle: skip to the first cycle after now
 	}
 	if err := n.board.Inject(msg); err != nil {
 		return fmt.Errorf("lhsnic: %w", err)
@@ -152,6 +150,14 @@ func (n *Node) Arrive(now netsim.Time, msg []byte, done func(now netsim.Time)) e
 	n.settle = 3
 	n.wake(now)
 	return nil
+}
+
+// cycleAfter is the first cycle starting after t.
+func (n *Node) cycleAfter(t netsim.Time) uint64 {
+	if t < n.base {
+		return 0
+	}
+	return uint64((t-n.base)/n.cfg.Period) + 1
 }
 
 // cycleAt is the first cycle starting at or after t.
@@ -165,9 +171,9 @@ func (n *Node) cycleAt(t netsim.Time) uint64 {
 // busy: the device has work that running cycles advances.
 func (n *Node) busy() bool { return n.board.Busy() || n.settle > 0 }
 
-// catchUp runs the cycles that start before t, if the device has work.
+// catchUp runs the cycles that start at or before t, if the device has work.
 func (n *Node) catchUp(t netsim.Time) {
-	for n.busy() && n.start(n.next) < t {
+	for n.busy() && n.start(n.next) <= t {
 		n.step()
 	}
 }
@@ -198,13 +204,13 @@ func (n *Node) Fire(now netsim.Time, gen int64) {
 	n.wakeAt = netsim.Never
 	if !n.busy() && len(n.held) > 0 && now >= n.cfg.HoldReleases {
 		// Idle until the host's first release: skip to it and release.
-		n.next = max(n.next, n.cycleAt(now))
+		n.next = max(n.next, n.cycleAfter(now))
 		n.release(n.held)
 		n.held = n.held[:0]
 		n.settle = 3
 	}
 	limit := n.eng.NextAt()
-	for i := 0; i < n.cfg.Batch && n.busy() && n.start(n.next) < limit; i++ {
+	for i := 0; i < n.cfg.Batch && n.busy() && (n.start(n.next) <= now || n.start(n.next) < limit); i++ {
 		n.step()
 		limit = min(limit, n.eng.NextAt()) // a message taken may have scheduled an earlier event
 		if n.waitsForHost() {
@@ -288,7 +294,7 @@ func (n *Node) observe(_ uint64, p *gosim.Pins) {
 func (n *Node) Release(now netsim.Time, sizes []int) {
 	n.catchUp(now)
 	if !n.busy() {
-		n.next = max(n.next, n.cycleAt(now))
+		n.next = max(n.next, n.cycleAfter(now))
 	}
 	n.release(sizes)
 	n.settle = 3
