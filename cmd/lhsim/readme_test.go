@@ -85,6 +85,25 @@ func TestREADMEExamples(t *testing.T) {
 		require.Equal(t, 0, code, stderr)
 		require.Equal(t, want[0], strings.SplitN(out, "\n", 2)[0])
 	})
+	// The network commands: every line but the machine-dependent ones (wall time, rates).
+	machine := regexp.MustCompile(`s wall|per wall second|^speed:`)
+	network := func(t *testing.T, cmd string) {
+		want := readmeOutput(t, cmd)
+		var keep []string
+		for _, l := range want {
+			if !machine.MatchString(l) {
+				keep = append(keep, l)
+			}
+		}
+		code, out, stderr := run(t, nil, strings.Fields(strings.TrimPrefix(cmd, "lhsim "))...)
+		require.Equal(t, 0, code, stderr)
+		inOrder(t, keep, out)
+	}
+	t.Run("barrier", func(t *testing.T) {
+		network(t, "lhsim barrier --topology crossbar:64 --node-latency 1.0 --processes 8,9,16,17,32,33,64")
+	})
+	t.Run("traffic", func(t *testing.T) { network(t, "lhsim traffic --topology torus:4x4x4 --load 0.1,0.3,0.5") })
+	t.Run("incast", func(t *testing.T) { network(t, "lhsim incast") })
 	t.Run("run, checkpoint, resume", func(t *testing.T) {
 		ckpt := filepath.Join(t.TempDir(), "run.ckpt")
 		stop := readmeOutput(t, "lhsim run --messages 3000 --checkpoint-at 100000 --checkpoint run.ckpt")
