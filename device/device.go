@@ -44,7 +44,8 @@ type Receiver interface {
 	// batch after the one fn was given has run too.
 	ReceiveAll(n int, batch func(k int) [][]byte, limit uint64, fn func(k int, entries []byte) error) error
 	// Feed queues msgs and runs, releasing every LH entry (unread) the cycle after it
-	// commits, until the input has taken every message; with drain, until every message fed
+	// commits and, with the next host write, a split message's tail units (from its size
+	// field), until the input has taken every message; with drain, until every message fed
 	// so far has committed too. This is the host of the benchmark workload: split into any
 	// batches, the cycles are those of feeding every message at once.
 	Feed(msgs [][]byte, drain bool, limit uint64) error

@@ -108,8 +108,13 @@ type consumer struct {
 	ready             bool
 	entries           uint32
 	sizePos, splitPos uint32
+	maxMsg, ringUnits uint32 // MAX_MSG, and TAIL_SIZE in 16-byte units
 	next              uint32 // next entry to take (free-running, like LH_CONS)
 	buf               [hw.EntryBytes]byte
+	// fed holds, for feed, the tail units each message fed and not yet committed reserved
+	// (0 for an inline or too-long one), oldest first: its release follows its entry's.
+	fed     []uint32
+	fedHead int
 }
 
 // start learns the configuration. Afterwards entries committed is LH_PROD: the board counts
@@ -118,7 +123,7 @@ func (c *consumer) start() error {
 	if c.ready {
 		return nil
 	}
-	regs := []uint32{hw.RegParams, hw.RegSizePos, hw.RegSplitPos, hw.RegLHCons}
+	regs := []uint32{hw.RegParams, hw.RegSizePos, hw.RegSplitPos, hw.RegLHCons, hw.RegMaxMsg, hw.RegTailSize}
 	vals := make([]uint32, len(regs))
 	for i, r := range regs {
 		v, err := c.b.ReadReg(r)
@@ -129,6 +134,7 @@ func (c *consumer) start() error {
 	}
 	c.entries = 1 << (vals[0] & 0xffff)
 	c.sizePos, c.splitPos, c.next = vals[1], vals[2], vals[3]
+	c.maxMsg, c.ringUnits = vals[4], vals[5]/16
 	c.ready = true
 	return nil
 }
@@ -178,8 +184,26 @@ func (c *consumer) receive(msgs [][]byte, n int, limit uint64) ([]byte, error) {
 	return out, nil
 }
 
+// tailUnits is the tail-ring space, in 16-byte units, that msg reserves with LHS on, from its
+// size field (docs/design.md, "LHS rule"; bytes past a short message's end read as 0): none
+// for an inline message (size <= 56) or a too-long one (over MAX_MSG or the ring).
+func (c *consumer) tailUnits(msg []byte) uint32 {
+	var b0 [16]byte
+	copy(b0[:], msg)
+	size := binary.LittleEndian.Uint32(b0[c.sizePos&12:])
+	if size <= hw.InlineMax || size > c.maxMsg || size > 0xffff {
+		return 0
+	}
+	if u := hw.TailUnits(size, c.splitPos); u <= c.ringUnits {
+		return u
+	}
+	return 0
+}
+
 // feed is Receiver.Feed on the board: the benchmark workload's loop, cut where the input runs
-// dry. Nothing outside the board happens at a cut, so the cycles are those of one loop.
+// dry. Nothing outside the board happens at a cut, so the cycles are those of one loop. The
+// host releases each entry, unread, the cycle after it commits, and a split message's tail
+// units with the next write (the board takes posted writes one a cycle, in order).
 func (c *consumer) feed(msgs [][]byte, drain bool, limit uint64) error {
 	b := c.b
 	if err := c.start(); err != nil {
@@ -187,6 +211,13 @@ func (c *consumer) feed(msgs [][]byte, drain bool, limit uint64) error {
 	}
 	if err := c.inject(msgs); err != nil {
 		return err
+	}
+	if c.fedHead > 1024 && 2*c.fedHead >= len(c.fed) {
+		c.fed = c.fed[:copy(c.fed, c.fed[c.fedHead:])]
+		c.fedHead = 0
+	}
+	for _, m := range msgs {
+		c.fed = append(c.fed, c.tailUnits(m))
 	}
 	c.next += uint32(len(msgs)) // where LH_CONS will be once all of them are released
 	start := b.Cycle()
@@ -199,6 +230,12 @@ func (c *consumer) feed(msgs [][]byte, drain bool, limit uint64) error {
 		b.Step()
 		for k := before; k < b.Count.Commits; k++ {
 			b.Post(hw.RegLHRelease, 1)
+			if c.fedHead < len(c.fed) {
+				if u := c.fed[c.fedHead]; u > 0 {
+					b.Post(hw.RegTailRelease, u*16)
+				}
+				c.fedHead++
+			}
 		}
 	}
 	return nil

@@ -31,8 +31,9 @@ type Speed struct {
 	MessagesPer float64 `json:"msgs_per_s"`
 }
 
-// workloadSetup programs dev for the benchmark: LHS on and a tail ring (128 MiB) large
-// enough never to need releasing. The Feed of nothing runs the set-up and lets the device's
+// workloadSetup programs dev for the benchmark: LHS on and the largest tail ring (128 MiB),
+// whose space the host releases after each split message's entry (device.Receiver.Feed), so
+// a run of any length fits. The Feed of nothing runs the set-up and lets the device's
 // consumer read the registers it needs before the clock starts.
 func workloadSetup(dev device.Device) error {
 	if err := dev.WriteReg(hw.RegTailSize, 0x0800_0000); err != nil {
@@ -45,7 +46,7 @@ func workloadSetup(dev device.Device) error {
 }
 
 // workloadRun feeds msgs workload messages in batches, the host releasing each LH entry the
-// cycle after it commits, and returns the cycles from the first message to the last commit.
+// cycle after it commits and a split message's tail units with its next write, and returns the cycles from the first message to the last commit.
 // The native C++ loop runs the same cycles; a different count means the two disagree.
 func workloadRun(dev device.Device, msgs, seed uint64, batch int) (uint64, error) {
 	start := dev.Cycle()

@@ -6,6 +6,7 @@
 #include "lhs_regs.h"
 
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -282,12 +283,30 @@ extern "C" void lhs_native_workload(uint64_t nmsgs, uint64_t seed, uint32_t tail
         p.mem_ready = 1;
         lhs_cycle(m, &p);
     };
-    write(LHS_REG_TAIL_SIZE, tail_size);  // the benchmark's ring is the largest, never released
+    write(LHS_REG_TAIL_SIZE, tail_size);
     write(LHS_REG_CTRL, LHS_CTRL_ENABLE | LHS_CTRL_LHS_ON);
+    // The tail units each message sent and not yet committed reserved (0: inline or too
+    // long), from its size field at the reset SIZE_POS, SPLIT_POS and MAX_MSG; messages
+    // commit in order.
+    auto units_of = [&](const std::vector<uint8_t> &b) -> uint32_t {
+        uint8_t b0[16] = {};
+        std::memcpy(b0, b.data(), b.size() < 16 ? b.size() : 16);
+        uint32_t size = 0;
+        for (int k = 0; k < 4; k++) size |= (uint32_t)b0[LHS_SIZE_POS_RESET + k] << (8 * k);
+        if (size <= LHS_INLINE_MAX || size > LHS_MAX_MSG_RESET) return 0;
+        uint32_t u = (size - LHS_SPLIT_POS_RESET + 15) / 16;
+        return u <= tail_size / 16 ? u : 0;
+    };
+    struct host_write {
+        uint32_t addr, data;
+    };
+    std::deque<uint32_t> sent_units;  // per message sent and not yet committed
+    std::deque<host_write> writes;    // posted host writes, one a cycle in order
     uint64_t start = m->cycles;
-    uint64_t rng = seed, sent = 0, commits = 0, pending = 0;
+    uint64_t rng = seed, sent = 0, commits = 0;
     uint64_t last_commit = m->cycles, held_off = 0;  // cycles since it, and of those with tready low
     std::vector<uint8_t> msg = workload_message(0, rng);
+    if (nmsgs > 0) sent_units.push_back(units_of(msg));
     size_t off = 0;
     *r = lhs_native_result{};
     while (commits < nmsgs) {
@@ -309,12 +328,12 @@ extern "C" void lhs_native_workload(uint64_t nmsgs, uint64_t seed, uint32_t tail
             p.msg_last = off + 16 >= msg.size();
             p.msg_keep = (uint16_t)((1u << n) - 1);
         }
-        if (pending) {
+        if (!writes.empty()) {
             p.host_valid = 1;
             p.host_write = 1;
-            p.host_addr = LHS_REG_LH_RELEASE;
-            p.host_wdata = 1;
-            pending--;
+            p.host_addr = writes.front().addr;
+            p.host_wdata = writes.front().data;
+            writes.pop_front();
         }
         lhs_cycle(m, &p);
         if (p.mem_valid && p.mem_write) mem.write(p.mem_addr, p.mem_wdata);
@@ -324,12 +343,21 @@ extern "C" void lhs_native_workload(uint64_t nmsgs, uint64_t seed, uint32_t tail
             if (off >= msg.size()) {
                 sent++;
                 off = 0;
-                if (sent < nmsgs) msg = workload_message(sent, rng);
+                if (sent < nmsgs) {
+                    msg = workload_message(sent, rng);
+                    sent_units.push_back(units_of(msg));
+                }
             }
         }
         if (p.ev_commit) {
             commits++;
-            pending++;
+            // The host releases the entry the cycle after it commits, then a split
+            // message's tail units.
+            writes.push_back({LHS_REG_LH_RELEASE, 1});
+            if (!sent_units.empty()) {
+                if (uint32_t u = sent_units.front()) writes.push_back({LHS_REG_TAIL_RELEASE, u * 16});
+                sent_units.pop_front();
+            }
             last_commit = m->cycles;
             held_off = 0;
         }

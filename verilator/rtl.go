@@ -95,8 +95,9 @@ const NativeStallLimit = 1_000_000
 
 // NativeWorkload runs the benchmark workload (experiment.Workload) in a C++ loop over the
 // Verilated model, with no Go in the loop, and returns the cycles it took. The loop's tail
-// ring is the largest (hw.TailSizeMax) and never released, as the workload's host does; an
-// entry that does not commit within NativeStallLimit cycles ends it with an error.
+// ring is the largest (hw.TailSizeMax); its host releases each entry the cycle after it
+// commits and a split message's tail units with the next write, as the workload's host does.
+// An entry that does not commit within NativeStallLimit cycles ends it with an error.
 func NativeWorkload(msgs, seed uint64) (uint64, error) {
 	return nativeWorkload(msgs, seed, hw.TailSizeMax, NativeStallLimit)
 }
@@ -111,7 +112,7 @@ func nativeWorkload(msgs, seed uint64, tailSize uint32, stallLimit uint64) (uint
 		if uint64(r.held_off) >= stallLimit {
 			why = "the input was held off all that time: the LH buffer or the tail ring is full"
 		}
-		return cycles, fmt.Errorf("verilator: native workload: waited %d cycles for LH entry %d of %d to commit (%d messages taken whole by the input, %d-byte tail ring never released); %s",
+		return cycles, fmt.Errorf("verilator: native workload: waited %d cycles for LH entry %d of %d to commit (%d messages taken whole by the input, %d-byte tail ring); %s",
 			stallLimit, uint64(r.commits)+1, msgs, uint64(r.sent), tailSize, why)
 	case uint64(r.commits) != msgs:
 		return cycles, fmt.Errorf("verilator: native workload committed %d of %d entries", uint64(r.commits), msgs)

@@ -445,7 +445,8 @@ func TestAgreeRandom(t *testing.T) {
 }
 
 // The benchmark workload on the RTL (experiment.Workload: LHS on, a 128 MiB ring, the host
-// releasing each entry the cycle after it commits) and on the model: every commit on the same
+// releasing each entry the cycle after it commits and a split message's tail the cycle after
+// that) and on the model: every commit on the same
 // cycle, the same LH buffer and tail ring at the end, and with the full 100,000 messages the
 // benchmark's 995750 cycles.
 func TestAgreeBenchWorkload(t *testing.T) {
@@ -486,6 +487,9 @@ func TestAgreeBenchWorkload(t *testing.T) {
 					t.Fatalf("message %d (%d bytes): the RTL commits it at cycle %d, the model at %d", k, len(m), commits[k], a.Commit)
 				}
 				require.NoError(t, n.Release(a.Commit+1, 1, 0))
+				if a.TailUnits > 0 { // a split message's tail, with the host's next write
+					require.NoError(t, n.Release(a.Commit+2, 0, 16*a.TailUnits))
+				}
 			}
 			require.Equal(t, start+cycles, commits[len(commits)-1]+1)
 

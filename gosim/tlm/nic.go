@@ -586,8 +586,8 @@ func (n *NIC) cumAt(r uint64) uint64 {
 }
 
 // Feed offers msgs back to back from cycle at with the host of the benchmark workload
-// (device.Receiver.Feed): it releases each LH entry, unread, the cycle after it commits, and
-// never the tail ring. It returns the cycle after the last message finished, so that the
+// (device.Receiver.Feed): it releases each LH entry, unread, the cycle after it commits, and a
+// split message's tail units the cycle after that (the host bus's next write). It returns the cycle after the last message finished, so that the
 // workload's cycles are Feed's result minus at. It ends at the first error, as Offer and
 // Release would give it.
 //
@@ -601,7 +601,9 @@ func (n *NIC) Feed(at uint64, msgs [][]byte) (uint64, error) {
 	end := at
 	for k := 0; k < len(msgs); {
 		// One message the slow way when it is bad or must wait; then the fast loop again.
-		if n.anyRel && n.lastRel > n.ready { // a release reported ahead: Release's order check decides
+		// A release reported ahead (beyond the tail release Feed leaves at ready+1, before
+		// any release feedFast makes): Release's order check decides.
+		if n.anyRel && n.lastRel > n.ready+1 {
 			e, err := n.feedSlow(at, msgs[k:k+1])
 			if err != nil {
 				return end, err
@@ -635,6 +637,11 @@ func (n *NIC) feedSlow(at uint64, msgs [][]byte) (uint64, error) {
 			if err := n.Release(a.Commit+1, 1, 0); err != nil {
 				return end, err
 			}
+			if a.TailUnits > 0 { // split: its tail with the host's next write
+				if err := n.Release(a.Commit+2, 0, 16*a.TailUnits); err != nil {
+					return end, err
+				}
+			}
 		}
 		end = a.Commit + 1
 	}
@@ -644,11 +651,14 @@ func (n *NIC) feedSlow(at uint64, msgs [][]byte) (uint64, error) {
 // feedFast runs Feed's messages from the first while none needs a wait or is bad, with LHS
 // on and neither memory nor port; it returns how many it took and the cycle after the last
 // one's commit. Every step is offer's and Release's for that case, with the state in local
-// variables. Feed's own releases are never refused and are not queued: message k's release,
-// at its commit + 1, is the cycle message k+1 can be taken at the earliest, and its first
-// beat is no later (Feed offers every message from the same cycle, which message 0 is past),
-// so message k+1's first beat never sees it and message k+2's always does: two slots hold
-// them. No record of a message is kept: Feed's next release would drop it at once.
+// variables. Feed's own releases are never refused and are not queued: message k's LH
+// release, at its commit + 1, is the cycle message k+1 can be taken at the earliest, and its
+// first beat is no later (Feed offers every message from the same cycle, which message 0 is
+// past), so message k+1's first beat never sees it and message k+2's always does: two slots
+// hold them. A split message's tail release, at its commit + 2, is seen by message k+1's first
+// beat if that is later than commit + 2, and always by message k+2's (taken at commit + 4 at
+// the earliest), so it rides in the same slot until taken. No record of a message is kept:
+// Feed's next release would drop it at once.
 func (n *NIC) feedFast(at uint64, msgs [][]byte) (int, uint64) {
 	// The loop's state in locals; what does not change in it is read through n (Go keeps
 	// few values in registers, and reloading is cheaper than spilling).
@@ -660,7 +670,9 @@ func (n *NIC) feedFast(at uint64, msgs [][]byte) (int, uint64) {
 		prod             = n.prod
 		np, ready        = uint64(0), n.ready // np: where the next message is shown at the earliest
 		oldAt, newAt     uint64               // Feed's releases not yet taken (see above)
+		oldU, newU       uint64               // their tail units (released at oldAt+1, newAt+1), not yet taken
 		hasOld, hasNew   bool
+		allocated        uint64 // tail units reserved
 		stalls, beatsSum uint64
 		k                int
 	)
@@ -692,17 +704,24 @@ func (n *NIC) feedFast(at uint64, msgs [][]byte) (int, uint64) {
 		}
 		if hasOld {
 			c++
+			u -= oldU
+		}
+		nu := newU
+		if hasNew && newAt+1 < t {
+			u -= nu
+			nu = 0
 		}
 		if prod-c >= n.entries || u+need > n.ringUnits {
 			break // the message waits: offer decides how long
 		}
 		cons, used, qh = c, u+need, h
 		if hasOld = hasNew; hasOld {
-			oldAt = newAt
+			oldAt, oldU = newAt, nu
 		}
 		beats := (length + 15) / 16
 		last := t + beats - 1
-		hasNew, newAt = true, last+2 // its release, the cycle after its commit
+		hasNew, newAt, newU = true, last+2, need // its releases, the cycles after its commit
+		allocated += need
 		np, ready = last+1, last+2
 		stalls += t - present
 		beatsSum += beats
@@ -740,24 +759,29 @@ func (n *NIC) feedFast(at uint64, msgs [][]byte) (int, uint64) {
 	if k == 0 {
 		return 0, 0
 	}
-	// What was allocated: used grew by it, less what the releases before Feed took back.
-	for _, r := range q[n.relHead:qh] {
-		n.cum += r.units
-	}
-	n.cum += used - n.used
+	n.cum += allocated
 	// The releases not yet taken, in cycle order: those reported before Feed come first.
 	rel := append(n.rel[:0], q[qh:]...)
 	if hasOld {
 		rel = append(rel, release{at: oldAt, entries: 1})
+		if oldU > 0 {
+			rel = append(rel, release{at: oldAt + 1, units: oldU})
+		}
 	}
 	rel = append(rel, release{at: newAt, entries: 1})
+	lastRel := newAt
+	if newU > 0 {
+		rel = append(rel, release{at: newAt + 1, units: newU})
+		lastRel = newAt + 1
+	}
 	n.rel, n.relHead = rel, 0
 	n.cons, n.used, n.wptr = cons, used, uint32(wptr)
 	n.prod = prod
 	n.seq += uint64(k)
 	n.consRep += uint64(k)
+	n.tailRep += allocated
 	n.started, n.lastTaken, n.ready = true, np-1, ready
-	n.anyRel, n.lastRel = true, newAt
+	n.anyRel, n.lastRel = true, lastRel
 	n.hist, n.histHead, n.histBase = n.hist[:0], 0, n.cum
 	cnt := &n.count
 	cnt.Messages += uint64(k)
