@@ -114,15 +114,11 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		eng := &netsim.Engine{}
-		net, err := fabric.New(eng, topo, cfg.Fabric)
+		c, err := cluster.Build(topo, cfg.Fabric, cfg.Cluster)
 		if err != nil {
 			return nil, err
 		}
-		c, err := cluster.New(net, cfg.Cluster)
-		if err != nil {
-			return nil, err
-		}
+		eng := c.Network().Engine()
 		ps := cfg.Processes
 		if len(ps) == 0 {
 			ps = processCounts(topo.Nodes())

@@ -11,7 +11,6 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/goal"
@@ -54,12 +53,7 @@ func RunGoal(cfg GoalConfig) (*GoalResult, error) {
 	if len(s.Ranks) > topo.Nodes() {
 		return nil, fmt.Errorf("goal: %d ranks on %s (%d nodes)", len(s.Ranks), cfg.Topology, topo.Nodes())
 	}
-	eng := &netsim.Engine{}
-	net, err := fabric.New(eng, topo, cfg.Fabric)
-	if err != nil {
-		return nil, err
-	}
-	c, err := cluster.New(net, cfg.Cluster)
+	c, err := cluster.Build(topo, cfg.Fabric, cfg.Cluster)
 	if err != nil {
 		return nil, err
 	}

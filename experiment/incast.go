@@ -241,15 +241,11 @@ func RunIncast(cfg IncastConfig) (*IncastResult, error) {
 
 func incastOnce(cfg IncastConfig, topo fabric.Topology, rtl []int, lhs bool) (IncastRun, error) {
 	run := IncastRun{LHS: lhs}
-	eng := &netsim.Engine{}
-	net, err := fabric.New(eng, topo, cfg.Fabric)
+	c, err := cluster.Build(topo, cfg.Fabric, cfg.Cluster)
 	if err != nil {
 		return run, err
 	}
-	c, err := cluster.New(net, cfg.Cluster)
-	if err != nil {
-		return run, err
-	}
+	eng, net := c.Network().Engine(), c.Network()
 	senders := topo.Nodes() - cfg.Receivers
 	var hosts []*receiverHost
 	var nodes []*lhsnic.Node

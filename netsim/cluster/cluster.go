@@ -209,3 +209,12 @@ func (c *Cluster) SetReceivePath(node int, rp ReceivePath) error {
 	c.nodes[node].path = rp
 	return nil
 }
+
+// Build makes a whole machine: a new engine, the fabric of topo and a cluster on it.
+func Build(topo fabric.Topology, fc fabric.Config, cfg Config) (*Cluster, error) {
+	net, err := fabric.New(&netsim.Engine{}, topo, fc)
+	if err != nil {
+		return nil, err
+	}
+	return New(net, cfg)
+}

@@ -15,11 +15,9 @@ func newCluster(t testing.TB, topo string, nodeLatency netsim.Time) *cluster.Clu
 	t.Helper()
 	tp, err := fabric.ParseTopology(topo)
 	require.NoError(t, err)
-	net, err := fabric.New(&netsim.Engine{}, tp, fabric.DefaultConfig())
-	require.NoError(t, err)
 	cfg := cluster.DefaultConfig()
 	cfg.NodeLatency = nodeLatency
-	c, err := cluster.New(net, cfg)
+	c, err := cluster.Build(tp, fabric.DefaultConfig(), cfg)
 	require.NoError(t, err)
 	return c
 }

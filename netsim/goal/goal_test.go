@@ -33,11 +33,9 @@ func run(t *testing.T, s *Schedule, nl netsim.Time) cluster.Result {
 	t.Helper()
 	tp, err := fabric.ParseTopology("crossbar:4")
 	require.NoError(t, err)
-	net, err := fabric.New(&netsim.Engine{}, tp, fabric.DefaultConfig())
-	require.NoError(t, err)
 	cfg := cluster.DefaultConfig()
 	cfg.NodeLatency = nl
-	c, err := cluster.New(net, cfg)
+	c, err := cluster.Build(tp, fabric.DefaultConfig(), cfg)
 	require.NoError(t, err)
 	res, err := c.Run(len(s.Ranks), s.Program())
 	require.NoError(t, err)

@@ -34,22 +34,27 @@ type run struct {
 	got      int
 }
 
-// incast sends `per` messages from every other rank of a crossbar to rank 0, whose receive
-// path is an LHS node, and has rank 0 receive them all.
-func incast(t *testing.T, cfg Config, ranks, per int, seed uint64) run {
+// machine is a crossbar of ranks nodes whose rank 0 receives through an LHS node.
+func machine(t *testing.T, cfg Config, ranks int) (*cluster.Cluster, *recorder) {
 	t.Helper()
 	tp, err := fabric.ParseTopology(fmt.Sprintf("crossbar:%d", ranks))
 	require.NoError(t, err)
-	eng := &netsim.Engine{}
-	net, err := fabric.New(eng, tp, fabric.DefaultConfig())
+	c, err := cluster.Build(tp, fabric.DefaultConfig(), cluster.DefaultConfig())
 	require.NoError(t, err)
-	c, err := cluster.New(net, cluster.DefaultConfig())
-	require.NoError(t, err)
-	node, err := New(eng, cfg)
+	node, err := New(c.Network().Engine(), cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, node.Close(), "closing the device (lockstep reports here)") })
 	rec := &recorder{Node: node}
 	require.NoError(t, c.SetReceivePath(0, rec))
+	return c, rec
+}
+
+// incast sends `per` messages from every other rank of a crossbar to rank 0, whose receive
+// path is an LHS node, and has rank 0 receive them all.
+func incast(t *testing.T, cfg Config, ranks, per int, seed uint64) run {
+	t.Helper()
+	c, rec := machine(t, cfg, ranks)
+	node := rec.Node
 	got := 0
 	res, err := c.Run(ranks, func(r *cluster.Rank) {
 		if r.ID() == 0 {
@@ -149,20 +154,9 @@ func TestFullLHBufferBackPressure(t *testing.T) {
 
 // The entries the RTL wrote hold the messages' heads.
 func TestEntriesHoldTheMessages(t *testing.T) {
-	cfg := DefaultConfig()
-	tp, err := fabric.ParseTopology("crossbar:4")
-	require.NoError(t, err)
-	eng := &netsim.Engine{}
-	net, err := fabric.New(eng, tp, fabric.DefaultConfig())
-	require.NoError(t, err)
-	c, err := cluster.New(net, cluster.DefaultConfig())
-	require.NoError(t, err)
-	node, err := New(eng, cfg)
-	require.NoError(t, err)
-	defer node.Close()
-	rec := &recorder{Node: node}
-	require.NoError(t, c.SetReceivePath(0, rec))
-	_, err = c.Run(4, func(r *cluster.Rank) {
+	c, rec := machine(t, DefaultConfig(), 4)
+	node := rec.Node
+	_, err := c.Run(4, func(r *cluster.Rank) {
 		if r.ID() == 0 {
 			for range 30 {
 				r.Recv(cluster.AnySource, cluster.AnyTag)
