@@ -9,17 +9,22 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/lhsim/lhsim/device"
+	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/lhsnic"
+	"github.com/lhsim/lhsim/waves"
 )
 
 // IncastConfig is what the user chose.
@@ -38,10 +43,14 @@ type IncastConfig struct {
 	// Fetch is the host's cost to bring a matched message's body that is not in an LH entry
 	// (the tail of a split message; with LHS off, every body): one VL as the host sees it.
 	// source: docs/design.md, a 16-byte VL is 566 ns from the host (the paper: about 600 ns).
-	Fetch   netsim.Time
-	Period  netsim.Time // NIC clock (seed 000: 100 MHz)
-	Fabric  fabric.Config
-	Cluster cluster.Config
+	Fetch  netsim.Time
+	Period netsim.Time // NIC clock (seed 000: 100 MHz)
+	// Trace, when set, is an FST waveform of receiver TraceNode's RTL during the LHS-on run,
+	// written with a GTKWave save file beside it (the same name, .gtkw).
+	Trace     string
+	TraceNode int
+	Fabric    fabric.Config
+	Cluster   cluster.Config
 }
 
 // DefaultIncast is 15 senders to one RTL receiver on a 16-port crossbar, 100 messages each,
@@ -70,6 +79,8 @@ type IncastRun struct {
 	PacketsHeldMax int     `json:"packets_in_network_max"`
 	Events         uint64  `json:"events"`
 	WallSeconds    float64 `json:"wall_seconds"`
+	Waveform       string  `json:"waveform,omitempty"`
+	SaveFile       string  `json:"save_file,omitempty"`
 	EventsPerS     float64 `json:"events_per_s"`
 	SimNsPerWallS  float64 `json:"sim_ns_per_wall_s"`
 }
@@ -81,6 +92,7 @@ type IncastResult struct {
 	RTLNodes  []int     `json:"rtl_nodes"`
 	Senders   int       `json:"senders"`
 	PostAtUs  float64   `json:"post_at_us"`
+	TraceNode int       `json:"trace_node,omitempty"`
 	On        IncastRun `json:"lhs_on"`
 	Off       IncastRun `json:"lhs_off"`
 }
@@ -223,8 +235,11 @@ func RunIncast(cfg IncastConfig) (*IncastResult, error) {
 			return nil, fmt.Errorf("incast: RTL node %d is not a receiver (0..%d)", r, cfg.Receivers-1)
 		}
 	}
+	if cfg.Trace != "" && (cfg.TraceNode < 0 || cfg.TraceNode >= cfg.Receivers) {
+		return nil, fmt.Errorf("incast: trace of node %d, which is not a receiver (0..%d)", cfg.TraceNode, cfg.Receivers-1)
+	}
 	res := &IncastResult{Topology: cfg.Topology, Receivers: cfg.Receivers, RTLNodes: rtl, Senders: topo.Nodes() - cfg.Receivers,
-		PostAtUs: cfg.PostAt.Microseconds()}
+		PostAtUs: cfg.PostAt.Microseconds(), TraceNode: cfg.TraceNode}
 	for _, lhs := range []bool{true, false} {
 		run, err := incastOnce(cfg, topo, rtl, lhs)
 		if err != nil {
@@ -249,11 +264,18 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, rtl []int, lhs bool) (In
 	senders := topo.Nodes() - cfg.Receivers
 	var hosts []*receiverHost
 	var nodes []*lhsnic.Node
-	defer func() {
+	var traced *waves.Events
+	closeAll := func() error {
+		var first error
 		for _, n := range nodes {
-			n.Close()
+			if err := n.Close(); err != nil && first == nil {
+				first = err
+			}
 		}
-	}()
+		nodes = nil
+		return first
+	}
+	defer closeAll()
 	for r := range cfg.Receivers {
 		h := &receiverHost{eng: eng, lhs: lhs, cfg: &cfg}
 		for s := cfg.Receivers; s < topo.Nodes(); s++ {
@@ -266,12 +288,24 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, rtl []int, lhs bool) (In
 			dc = device.Config{Model: device.RTL, Bridge: device.Cgo}
 		}
 		h.entries = dc.Params().Entries
+		var ev *waves.Events
+		if lhs && cfg.Trace != "" && r == cfg.TraceNode {
+			if dc.Model != device.RTL {
+				return run, fmt.Errorf("incast: --trace %d: that receiver runs the golden model, which has no waveform (make it an RTL node)", r)
+			}
+			dc.Trace = cfg.Trace
+			ev = waves.NewEvents(waves.Rule{LHS: true, SizePos: hw.SizePosReset, MaxMsg: hw.MaxMsgReset})
+			traced = ev
+		}
 		nc := lhsnic.Config{Device: dc, Period: cfg.Period, Batch: 256, LHS: lhs, Host: h}
 		node, err := lhsnic.New(eng, nc)
 		if err != nil {
 			return run, err
 		}
 		nodes = append(nodes, node)
+		if ev != nil {
+			node.Device().OnCycle(ev.Observe)
+		}
 		h.node = node
 		hosts = append(hosts, h)
 		if err := c.SetReceivePath(r, node); err != nil {
@@ -323,6 +357,16 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, rtl []int, lhs bool) (In
 	run.MeanDepth = depth / float64(run.Messages)
 	run.PacketsHeldMax = maxHeld
 	run.SimNsPerWallS = eng.Now().Nanoseconds() / run.WallSeconds
+	if err := closeAll(); err != nil { // the waveform is complete once its device is closed
+		return run, err
+	}
+	if traced != nil {
+		save := strings.TrimSuffix(cfg.Trace, filepath.Ext(cfg.Trace)) + ".gtkw"
+		if err := waves.ForRun(cfg.Trace, gosim.DefaultParams, traced.Markers(hw.ResetCycles)).Write(save); err != nil {
+			return run, err
+		}
+		run.Waveform, run.SaveFile = cfg.Trace, save
+	}
 	return run, nil
 }
 
@@ -356,5 +400,8 @@ func (r *IncastResult) WriteTable(w io.Writer) error {
 		return err
 	}
 	_, err := fmt.Fprintln(w, "search cost per queued message: input, from lhsim search (simulated): 15.05 ns with LHS, 576.92 ns without; body fetch by VL: 566 ns (docs/design.md)")
+	if err == nil && r.On.Waveform != "" {
+		_, err = fmt.Fprintf(w, "waveform of receiver %d (LHS on; idle cycles skipped): %s\nopen with: gtkwave %s %s\n", r.TraceNode, r.On.Waveform, r.On.Waveform, r.On.SaveFile)
+	}
 	return err
 }

@@ -1,6 +1,9 @@
 package experiment
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -75,4 +78,25 @@ func TestIncastManyReceivers(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, rtl.On.MeanReceiveUs, mixed.On.MeanReceiveUs)
 	require.Equal(t, rtl.Off.LastReceiveUs, mixed.Off.LastReceiveUs)
+}
+
+// --trace: the traced receiver's RTL waveform and its GTKWave save file are written, and
+// fst2vcd reads the waveform; a golden-model receiver has none to give.
+func TestIncastTrace(t *testing.T) {
+	cfg := smallIncast()
+	cfg.Trace = filepath.Join(t.TempDir(), "n0.fst")
+	r, err := RunIncast(cfg)
+	require.NoError(t, err)
+	require.Equal(t, cfg.Trace, r.On.Waveform)
+	save, err := os.ReadFile(r.On.SaveFile)
+	require.NoError(t, err)
+	require.Contains(t, string(save), cfg.Trace)
+	if _, err := exec.LookPath("fst2vcd"); err == nil {
+		vcd, err := exec.Command("fst2vcd", cfg.Trace).Output()
+		require.NoError(t, err)
+		require.Contains(t, string(vcd), "s_msg_tready")
+	}
+	cfg.RTLNodes = []int{}
+	_, err = RunIncast(cfg)
+	require.ErrorContains(t, err, "golden model, which has no waveform")
 }

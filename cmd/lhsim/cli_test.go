@@ -268,3 +268,12 @@ func TestProgressOnTerminal(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Empty(t, stderr)
 }
+
+// lhsim incast --trace: a waveform of a golden-model receiver is a usage mistake.
+func TestIncastTraceFlags(t *testing.T) {
+	code, _, stderr := run(t, nil, "incast", "--topology", "crossbar:4", "--rtl-nodes", "", "--trace", "0")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "golden model, which has no waveform")
+	code, _, stderr = run(t, nil, "incast", "--topology", "crossbar:4", "--trace", "2")
+	require.Equal(t, 2, code, stderr)
+}

@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/lhsim/lhsim/experiment"
@@ -24,6 +27,8 @@ func runIncast(args []string) error {
 	fs.IntVar(&cfg.Messages, "messages", cfg.Messages, "messages from each sender to each receiver")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the message sizes")
 	post := fs.Float64("post-at", cfg.PostAt.Microseconds(), "when the receivers post their receives, µs")
+	trace := fs.Int("trace", -1, "write receiver NODE's RTL waveform (LHS-on run) with a GTKWave save file")
+	traceFile := fs.String("trace-file", "", "the waveform's file (default build/waves/incast-nodeNODE.fst)")
 	out := addOutputFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -47,6 +52,21 @@ func runIncast(args []string) error {
 				return badUsage(fs, fmt.Errorf("--rtl-nodes: %q is not a receiver (0..%d)", s, cfg.Receivers-1))
 			}
 			cfg.RTLNodes = append(cfg.RTLNodes, n)
+		}
+	}
+	if *trace >= 0 {
+		if *trace >= cfg.Receivers {
+			return badUsage(fs, fmt.Errorf("--trace %d: not a receiver (0..%d)", *trace, cfg.Receivers-1))
+		}
+		if cfg.RTLNodes != nil && !slices.Contains(cfg.RTLNodes, *trace) {
+			return badUsage(fs, fmt.Errorf("--trace %d: that receiver runs the golden model, which has no waveform (add it to --rtl-nodes)", *trace))
+		}
+		cfg.TraceNode, cfg.Trace = *trace, *traceFile
+		if cfg.Trace == "" {
+			cfg.Trace = fmt.Sprintf("build/waves/incast-node%d.fst", *trace)
+		}
+		if err := os.MkdirAll(filepath.Dir(cfg.Trace), 0o755); err != nil {
+			return badUsage(fs, fmt.Errorf("--trace-file: %w", err))
 		}
 	}
 	if err := out.check(fs); err != nil {
