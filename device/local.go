@@ -173,7 +173,7 @@ func (c *consumer) receive(msgs [][]byte, n int, limit uint64) ([]byte, error) {
 			return out, err
 		}
 		b.Post(hw.RegLHRelease, 1)
-		if e[58]&hw.FlagSplit != 0 {
+		if e[hw.EntryFlagsOffset]&hw.FlagSplit != 0 {
 			size := binary.LittleEndian.Uint32(e[c.sizePos:])
 			b.Post(hw.RegTailRelease, hw.TailUnits(size, c.splitPos)*16)
 		}
@@ -185,19 +185,11 @@ func (c *consumer) receive(msgs [][]byte, n int, limit uint64) ([]byte, error) {
 }
 
 // tailUnits is the tail-ring space, in 16-byte units, that msg reserves with LHS on, from its
-// size field (docs/design.md, "LHS rule"; bytes past a short message's end read as 0): none
-// for an inline message (size <= 56) or a too-long one (over MAX_MSG or the ring).
+// size field (bytes past a short message's end read as 0).
 func (c *consumer) tailUnits(msg []byte) uint32 {
 	var b0 [16]byte
 	copy(b0[:], msg)
-	size := binary.LittleEndian.Uint32(b0[c.sizePos&12:])
-	if size <= hw.InlineMax || size > c.maxMsg || size > 0xffff {
-		return 0
-	}
-	if u := hw.TailUnits(size, c.splitPos); u <= c.ringUnits {
-		return u
-	}
-	return 0
+	return hw.Reserved(binary.LittleEndian.Uint32(b0[c.sizePos&12:]), true, c.splitPos, c.maxMsg, c.ringUnits)
 }
 
 // feed is Receiver.Feed on the board: the benchmark workload's loop, cut where the input runs

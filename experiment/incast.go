@@ -5,7 +5,6 @@ package experiment
 // that motivates seed 000), LHS on against LHS off.
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -18,6 +17,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/lhsim/lhsim/device"
+	"github.com/lhsim/lhsim/drivers/mpi"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/netsim"
@@ -136,8 +136,12 @@ type queued struct {
 
 // Committed implements lhsnic.Host.
 func (h *receiverHost) Committed(now netsim.Time, c lhsnic.Commit, msg []byte) {
-	k := key{int(binary.LittleEndian.Uint32(msg[0:])), int(binary.LittleEndian.Uint32(msg[4:]))}
-	h.queue = append(h.queue, queued{k: k, seq: len(h.sizes), size: len(msg), split: len(msg) > 56})
+	env, err := mpi.ParseEnvelope(msg) // cluster's sends carry an MPI envelope
+	if err != nil {
+		panic(fmt.Sprintf("incast: a message without an envelope reached the host: %v", err))
+	}
+	k := key{int(env.Source), int(env.Tag)}
+	h.queue = append(h.queue, queued{k: k, seq: len(h.sizes), size: len(msg), split: len(msg) > hw.InlineMax})
 	h.sizes = append(h.sizes, len(msg))
 	h.consumed = append(h.consumed, false)
 	h.maxQueue = max(h.maxQueue, len(h.queue))

@@ -60,7 +60,7 @@ func RunWorkload(dev device.Device, cfg WorkloadConfig) (WorkloadResult, error) 
 	sum := fnv.New64a()
 	check := func(i int, e []byte) error {
 		m := msgs[i]
-		if got := int(binary.LittleEndian.Uint16(e[56:])); got != len(m) {
+		if got := int(binary.LittleEndian.Uint16(e[hw.EntryLenOffset:])); got != len(m) {
 			return fmt.Errorf("workload: message %d: entry len %d, sent %d bytes", i, got, len(m))
 		}
 		head := m[:min(len(m), hw.InlineMax)]

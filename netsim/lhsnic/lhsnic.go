@@ -72,7 +72,6 @@ type Node struct {
 
 	base    netsim.Time // engine time of device cycle 0 (after reset)
 	next    uint64      // the device cycle to run next
-	stepped uint64      // board cycles at next (next - stepped cycles were skipped idle)
 	settle  int         // quiet cycles still to run before the device counts as idle
 	wakeAt  netsim.Time // the step event scheduled (Never: none)
 	wakeGen int64       // its number: an event with another number was replaced by it
@@ -105,10 +104,7 @@ func New(eng *netsim.Engine, cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{cfg: cfg, eng: eng, dev: dev, board: dev.Board, splitPos: hw.SplitPosReset, entries: cfg.Device.Entries}
-	if n.entries == 0 {
-		n.entries = gosim.DefaultParams.Entries
-	}
+	n := &Node{cfg: cfg, eng: eng, dev: dev, board: dev.Board, splitPos: hw.SplitPosReset, entries: cfg.Device.Params().Entries}
 	ctrl := uint32(hw.CtrlEnable)
 	if cfg.LHS {
 		ctrl |= hw.CtrlLHSOn
@@ -121,7 +117,6 @@ func New(eng *netsim.Engine, cfg Config) (*Node, error) {
 		return nil, err
 	}
 	n.base, n.wakeAt = eng.Now(), netsim.Never
-	n.stepped = n.board.Cycle()
 	n.board.OnCycle(n.observe)
 	return n, nil
 }
@@ -195,8 +190,8 @@ func (n *Node) wake(now netsim.Time) {
 	}
 }
 
-// Fire implements netsim.Handler: run a batch of cycles, none of which starts at or after
-// the engine's next event.
+// Fire implements netsim.Handler: run a batch of cycles, each starting no later than now or
+// before the engine's next event.
 func (n *Node) Fire(now netsim.Time, gen int64) {
 	if gen != n.wakeGen {
 		return // replaced by an earlier step event
@@ -306,13 +301,7 @@ func (n *Node) Release(now netsim.Time, sizes []int) {
 func (n *Node) release(sizes []int) {
 	var tail uint32
 	for _, s := range sizes {
-		switch {
-		case s > hw.MaxMsgReset: // too long: no tail kept (LHS on) or dropped whole (off)
-		case !n.cfg.LHS:
-			tail += hw.RingUnits(uint32(s)) * 16
-		case s > hw.InlineMax:
-			tail += hw.TailUnits(uint32(s), n.splitPos) * 16
-		}
+		tail += hw.Reserved(uint32(s), n.cfg.LHS, n.splitPos, hw.MaxMsgReset, hw.TailSizeMax/16) * 16
 	}
 	if n.cfg.LHS {
 		n.board.Post(hw.RegLHRelease, uint32(len(sizes)))
