@@ -15,7 +15,8 @@ import (
 // session, the benchmark) use the Board directly.
 type Local struct {
 	*gosim.Board
-	rx consumer
+	rx   consumer
+	step *stepper // Steps, once called
 }
 
 // OpenLocal builds the device in this process, whatever cfg.Bridge says: the plugin process

@@ -29,6 +29,7 @@ type server struct {
 	srv    *plugin.Server
 	board  *gosim.Board
 	local  *Local
+	step   *stepper // Steps' observer on board
 	closed bool
 
 	watching bool    // Remote.Watch asked for event pulses
@@ -139,6 +140,20 @@ func (s *server) Serve(m string, dec *gob.Decoder) (any, error) {
 			return s.batch(a, &rep.Data)
 		})
 		return rep, nil
+	case "Steps":
+		var a StepArgs
+		if err := dec.Decode(&a); err != nil {
+			return nil, err
+		}
+		rep := &StepReply{}
+		s.call(a.Pending, &rep.Status, func(b *gosim.Board) error {
+			if s.step == nil || s.step.b != b {
+				s.step = &stepper{b: b}
+			}
+			rep.Steps = s.step.run(a.Max, a.Settle)
+			return nil
+		})
+		return rep, nil
 	case "Exchange":
 		var a ExchangeArgs
 		if err := dec.Decode(&a); err != nil {
@@ -203,6 +218,9 @@ func (s *server) apply(op Op) error {
 		return s.board.WriteBlock(op.Addr, op.Data)
 	case opWatch:
 		s.watching = true
+		return nil
+	case opPost:
+		s.board.Post(op.Addr, op.Val)
 		return nil
 	}
 	return fmt.Errorf("plugin: unknown posted op %d", op.Kind)

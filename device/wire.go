@@ -14,7 +14,7 @@ import (
 
 // methods are the calls a plugin process serves, by the name its header carries.
 var methods = []string{"Open", "Flush", "ReadReg", "ReadBlock", "Run", "RunUntilIdle", "MemRead",
-	"MemWrite", "Receive", "Feed", "Exchange", "Stats", "Close"}
+	"MemWrite", "Receive", "Feed", "Exchange", "Steps", "Stats", "Close"}
 
 // Op is a call the client posts without waiting for its result (Inject, WriteReg,
 // WriteBlock): it travels with the next call that needs an answer, and the plugin runs the
@@ -32,6 +32,7 @@ const (
 	opWriteReg
 	opWriteBlock
 	opWatch // start reporting event pulses (Remote.Watch)
+	opPost  // a host write queued on the board (PostWrite), run with the next cycles
 )
 
 // Event is a cycle in which event outputs pulsed.
@@ -169,7 +170,7 @@ type Reply struct {
 // wireTypes are every type that crosses the channel, for the build identity.
 var wireTypes = []any{Config{}, Op{}, Event{}, Args{}, Status{}, OpenArgs{}, RegArgs{},
 	RegReply{}, BlockArgs{}, BlockReply{}, RunArgs{}, Batch{}, ReceiveArgs{}, ExchangeArgs{},
-	StatsReply{}, Reply{}}
+	StatsReply{}, Reply{}, StepArgs{}, StepReply{}}
 
 var (
 	buildOnce sync.Once

@@ -308,7 +308,7 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, rtl []int, lhs bool) (In
 		}
 		nodes = append(nodes, node)
 		if ev != nil {
-			node.Device().OnCycle(ev.Observe)
+			node.Local().OnCycle(ev.Observe)
 		}
 		h.node = node
 		hosts = append(hosts, h)

@@ -146,6 +146,11 @@ func (c *Cluster) Run(n int, prog Program) (Result, error) {
 	}
 	c.eng.Run(netsim.Never)
 	res := Result{Finished: make([]netsim.Time, n), Events: c.eng.Fired() - start, Puts: len(c.msgs)}
+	for i, nd := range c.nodes {
+		if f, ok := nd.path.(interface{ Err() error }); ok && f.Err() != nil && c.err == nil {
+			c.err = fmt.Errorf("cluster: node %d: receive path: %w", i, f.Err())
+		}
+	}
 	var waiting []string
 	for i, nd := range c.nodes[:n] {
 		r := nd.rank

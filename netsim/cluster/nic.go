@@ -64,6 +64,9 @@ type ReceivePath interface {
 	Arrive(now netsim.Time, msg []byte, done func(now netsim.Time)) error
 }
 
+// A receive path that fails between calls (a device process that died) may have an Err()
+// error method: the run that ends with it set fails with it.
+
 // sendData reads a message's data from host memory, a packet at a time from now, and hands
 // each to the fabric as its DMA ends. from is the node the data leaves.
 func (n *node) sendData(now netsim.Time, id uint64, m *message, from, to int) {

@@ -1,5 +1,6 @@
-// Package lhsnic puts the LHS receive path (the Verilated RTL or the Go golden model, on its
-// board, through the device layer) inside the network: the MPI eager messages that reach a
+// Package lhsnic puts the LHS receive path inside the network: the Verilated RTL or the Go
+// golden model on its board, through the device layer (in this process or in a plugin
+// process), or the transaction-level model (gosim/tlm). The MPI eager messages that reach a
 // node become messages on its 128-bit input stream at the NIC clock, and when the receive
 // path holds the stream off (LH buffer or tail ring full), the node keeps the message's last
 // packet in the fabric's ejection buffer, so the back-pressure spreads into the network.
@@ -14,20 +15,30 @@
 // tells the network (a message taken whole, so its packet's buffer space is free) is
 // timestamped with the cycle it happened in, so the batch size changes the number of engine
 // events and nothing else (TestBatchInvariance).
+//
+// The device runs in steps (device.Steps) that end at every cycle the network must react to:
+// a message taken, an entry committed. A plugin device costs one call a step, and the
+// transaction-level model no work a cycle at all: it computes when each message is taken and
+// commits, and a step jumps to the next such cycle.
 package lhsnic
 
 import (
 	"fmt"
 
 	"github.com/lhsim/lhsim/device"
-	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/netsim"
 )
 
 // Config is one node's receive path.
 type Config struct {
-	Device device.Config // the receive path: rtl, go or lockstep, in this process
+	// Device is the receive path: rtl, go or lockstep, on the cgo bridge (in this process) or
+	// the plugin bridge (in a plugin process of its own).
+	Device device.Config
+	// TLM runs the transaction-level model (gosim/tlm) instead of Device, with Device's
+	// ENTRIES.
+	TLM bool
 	// Period is the NIC clock. source: seed 000 section 5.1, DIMMnet-2's FPGA at 100 MHz.
 	Period netsim.Time
 	// Batch bounds how many cycles run per engine event while the device has work.
@@ -67,19 +78,20 @@ type Commit struct {
 type Node struct {
 	cfg   Config
 	eng   *netsim.Engine
-	dev   *device.Local
-	board *gosim.Board
+	path  receivePath
+	local *device.Local // the device, when it is in this process
+	err   error         // the first error of the device: the node stops
 
 	base    netsim.Time // engine time of device cycle 0 (after reset)
 	next    uint64      // the device cycle to run next
 	settle  int         // quiet cycles still to run before the device counts as idle
 	wakeAt  netsim.Time // the step event scheduled (Never: none)
 	wakeGen int64       // its number: an event with another number was replaced by it
+	st      device.Steps
 
 	inputs   []input  // messages injected and not yet taken whole, oldest first
 	order    [][]byte // the messages injected and not yet committed, oldest first
 	held     []int    // committed messages not yet released (their sizes), before HoldReleases
-	stalled  bool     // the last cycle held the input off
 	entries  int      // LH buffer entries
 	splitPos uint32
 
@@ -97,35 +109,63 @@ func New(eng *netsim.Engine, cfg Config) (*Node, error) {
 	if cfg.Period <= 0 || cfg.Batch < 1 {
 		return nil, fmt.Errorf("lhsnic: period %v and batch %d: want both positive", cfg.Period, cfg.Batch)
 	}
-	if cfg.Device.Bridge == device.Plugin {
-		return nil, fmt.Errorf("lhsnic: a network node steps its board cycle by cycle: it needs the cgo bridge")
-	}
-	dev, err := device.OpenLocal(cfg.Device)
-	if err != nil {
-		return nil, err
-	}
-	n := &Node{cfg: cfg, eng: eng, dev: dev, board: dev.Board, splitPos: hw.SplitPosReset, entries: cfg.Device.Params().Entries}
-	ctrl := uint32(hw.CtrlEnable)
-	if cfg.LHS {
-		ctrl |= hw.CtrlLHSOn
-	}
-	if err := n.board.WriteReg(hw.RegTailSize, hw.TailSizeMax); err == nil {
-		err = n.board.WriteReg(hw.RegCtrl, ctrl)
-	}
-	if err != nil {
-		dev.Close()
-		return nil, err
+	n := &Node{cfg: cfg, eng: eng, splitPos: hw.SplitPosReset, entries: cfg.Device.Params().Entries}
+	if cfg.TLM {
+		p, err := newTLMPath(cfg.LHS, n.entries)
+		if err != nil {
+			return nil, err
+		}
+		n.path = p
+	} else {
+		dev, err := device.Open(cfg.Device)
+		if err != nil {
+			return nil, err
+		}
+		ctrl := uint32(hw.CtrlEnable)
+		if cfg.LHS {
+			ctrl |= hw.CtrlLHSOn
+		}
+		if err := dev.WriteReg(hw.RegTailSize, hw.TailSizeMax); err == nil {
+			err = dev.WriteReg(hw.RegCtrl, ctrl)
+		}
+		if err != nil {
+			dev.Close()
+			return nil, err
+		}
+		switch d := dev.(type) {
+		case *device.Local:
+			n.path, n.local = localPath{d}, d
+		case *device.Remote:
+			n.path = remotePath{d}
+		default:
+			dev.Close()
+			return nil, fmt.Errorf("lhsnic: a device of type %T cannot run in steps", dev)
+		}
 	}
 	n.base, n.wakeAt = eng.Now(), netsim.Never
-	n.board.OnCycle(n.observe)
 	return n, nil
 }
 
-// Device is the receive path, for reading its entries and registers after a run.
-func (n *Node) Device() *device.Local { return n.dev }
+// Local is the device when it is in this process (the cgo bridge), for reading its entries
+// and registers after a run and watching its ports; nil on the plugin bridge and for the
+// transaction-level model.
+func (n *Node) Local() *device.Local { return n.local }
+
+// Err is the first error of the device (a plugin process that died, a release the model
+// refused): the node stopped there, and the run ends with its receivers waiting.
+func (n *Node) Err() error { return n.err }
 
 // Close frees the device (and reports a lockstep disagreement, if any).
-func (n *Node) Close() error { return n.dev.Close() }
+func (n *Node) Close() error { return n.path.Close() }
+
+// fail records the device's first error and stops the engine: the node does no more, and
+// the run ends with the error (cluster.Run reports it).
+func (n *Node) fail(err error) {
+	if n.err == nil {
+		n.err = fmt.Errorf("lhsnic: %w", err)
+	}
+	n.eng.Stop()
+}
 
 // start is the engine time device cycle c starts.
 func (n *Node) start(c uint64) netsim.Time { return n.base + netsim.Time(c)*n.cfg.Period }
@@ -133,13 +173,18 @@ func (n *Node) start(c uint64) netsim.Time { return n.base + netsim.Time(c)*n.cf
 // Arrive hands the node a message whose last packet has arrived at now; done(t) is called at
 // the time t its last beat has been taken by the receive path.
 func (n *Node) Arrive(now netsim.Time, msg []byte, done func(now netsim.Time)) error {
+	if n.err != nil {
+		return n.err
+	}
 	n.catchUp(now)
 	if !n.busy() {
 		n.next = max(n.next, n.cycleAfter(now)) // idle: skip to the first cycle after now
 	}
-	if err := n.board.Inject(msg); err != nil {
+	if err := n.path.Inject(n.next, msg); err != nil {
 		return fmt.Errorf("lhsnic: %w", err)
 	}
+	n.st.Pending++
+	n.st.Busy = true
 	n.inputs = append(n.inputs, input{msg, done})
 	n.order = append(n.order, msg)
 	n.settle = 3
@@ -164,12 +209,12 @@ func (n *Node) cycleAt(t netsim.Time) uint64 {
 }
 
 // busy: the device has work that running cycles advances.
-func (n *Node) busy() bool { return n.board.Busy() || n.settle > 0 }
+func (n *Node) busy() bool { return n.err == nil && (n.st.Busy || n.settle > 0) }
 
 // catchUp runs the cycles that start at or before t, if the device has work.
 func (n *Node) catchUp(t netsim.Time) {
 	for n.busy() && n.start(n.next) <= t {
-		n.step()
+		n.step(uint64(t-n.start(n.next))/uint64(n.cfg.Period) + 1)
 	}
 }
 
@@ -178,6 +223,7 @@ func (n *Node) catchUp(t netsim.Time) {
 func (n *Node) wake(now netsim.Time) {
 	at := netsim.Never
 	switch {
+	case n.err != nil:
 	case n.busy():
 		at = max(now, n.start(n.next))
 	case len(n.held) > 0:
@@ -197,6 +243,9 @@ func (n *Node) Fire(now netsim.Time, gen int64) {
 		return // replaced by an earlier step event
 	}
 	n.wakeAt = netsim.Never
+	if n.err != nil {
+		return
+	}
 	if !n.busy() && len(n.held) > 0 && now >= n.cfg.HoldReleases {
 		// Idle until the host's first release: skip to it and release.
 		n.next = max(n.next, n.cycleAfter(now))
@@ -204,10 +253,25 @@ func (n *Node) Fire(now netsim.Time, gen int64) {
 		n.held = n.held[:0]
 		n.settle = 3
 	}
-	limit := n.eng.NextAt()
-	for i := 0; i < n.cfg.Batch && n.busy() && (n.start(n.next) <= now || n.start(n.next) < limit); i++ {
-		n.step()
-		limit = min(limit, n.eng.NextAt()) // a message taken may have scheduled an earlier event
+	for ran := uint64(0); ran < uint64(n.cfg.Batch) && n.busy(); {
+		// The cycles that may run: those starting no later than now, or before the
+		// engine's next event (a message taken may schedule an earlier one: each step ends
+		// at a take, and the limit is looked at again).
+		limit := n.eng.NextAt()
+		k := uint64(n.cfg.Batch) - ran
+		if limit != netsim.Never {
+			k = 0
+			if lim := n.cycleAt(limit); lim > n.next {
+				k = lim - n.next // the cycles starting before it
+			}
+		}
+		if end := n.cycleAfter(now); end > n.next {
+			k = max(k, end-n.next)
+		}
+		if k = min(k, uint64(n.cfg.Batch)-ran); k == 0 {
+			break
+		}
+		ran += n.step(k)
 		if n.waitsForHost() {
 			// Held off until the host's first release, with nothing else moving: the cycles
 			// until then change only the stall count, so they are skipped in bulk.
@@ -226,58 +290,71 @@ func (n *Node) Fire(now netsim.Time, gen int64) {
 // deadlocked: the input is held off, nothing moves inside the device, and no event at all
 // is left that could release it.
 func (n *Node) deadlocked() bool {
-	return n.stalled && n.eng.NextAt() == netsim.Never && !n.board.Memory().Busy() &&
-		!n.board.HostBusy() && n.board.Pending() > 0 && len(n.held) == 0
+	return n.st.Stalled && n.eng.NextAt() == netsim.Never && !n.st.MemBusy &&
+		!n.st.HostBusy && n.st.Pending > 0 && len(n.held) == 0
 }
 
 // waitsForHost: the input is held off by a full LH buffer, nothing but the host's held
 // releases can change that, and those come later.
 func (n *Node) waitsForHost() bool {
-	return n.cfg.LHS && n.stalled && len(n.held) >= n.entries && n.start(n.next) < n.cfg.HoldReleases &&
-		!n.board.Memory().Busy() && n.board.Pending() > 0
+	return n.cfg.LHS && n.st.Stalled && len(n.held) >= n.entries && n.start(n.next) < n.cfg.HoldReleases &&
+		!n.st.MemBusy && n.st.Pending > 0
 }
 
-// step runs device cycle n.next.
-func (n *Node) step() {
-	if len(n.held) > 0 && n.start(n.next) >= n.cfg.HoldReleases {
-		n.release(n.held)
-		n.held = n.held[:0]
+// step runs at most k cycles from n.next (at least one), ending after one the network or
+// the host must react to, and returns how many ran.
+func (n *Node) step(k uint64) uint64 {
+	if len(n.held) > 0 {
+		if n.start(n.next) >= n.cfg.HoldReleases {
+			n.release(n.held)
+			n.held = n.held[:0]
+		} else {
+			k = min(k, n.cycleAt(n.cfg.HoldReleases)-n.next) // stop where the host starts
+		}
 	}
-	before := n.board.Pending()
-	n.board.Step()
-	n.next++
-	if after := n.board.Pending(); after < before {
+	st, err := n.path.Steps(n.next, int(min(k, 1<<30)), n.settle)
+	if err != nil {
+		n.fail(err)
+		return max(k, 1)
+	}
+	first := n.next
+	n.st, n.settle = st, st.Settle
+	n.next += uint64(st.Cycles)
+	n.Stalls += st.Stalls
+	for _, e := range st.Events {
+		if e.Flags&drivers.EvCommit != 0 || !n.cfg.LHS && e.Flags&drivers.EvMsgDone != 0 {
+			n.committed(first + e.Cycle)
+		}
+	}
+	if st.Taken {
 		in := n.inputs[0]
 		n.inputs = n.inputs[1:]
 		if in.done != nil {
 			in.done(n.start(n.next)) // taken at the end of the cycle
 		}
 	}
-	if !n.board.Busy() && n.settle > 0 {
-		n.settle--
+	if st.Cycles == 0 {
+		return 1 // nothing to run: count it, so that a caller's loop ends
 	}
+	return uint64(st.Cycles)
 }
 
-// observe watches every cycle's ports: commits and stalls.
-func (n *Node) observe(_ uint64, p *gosim.Pins) {
-	n.stalled = p.MsgValid != 0 && p.MsgReady == 0
-	if n.stalled {
-		n.Stalls++
-	}
-	committed := p.EvCommit != 0 || !n.cfg.LHS && p.EvMsgDone != 0
-	if !committed || len(n.order) == 0 {
+// committed takes the commit (ev_commit; ev_msg_done with LHS off) in device cycle c.
+func (n *Node) committed(c uint64) {
+	if len(n.order) == 0 {
+		n.fail(fmt.Errorf("a commit in cycle %d with no message waiting for one", c))
 		return
 	}
 	msg := n.order[0]
 	n.order = n.order[1:]
 	size := len(msg)
-	c := Commit{Cycle: n.next, Time: n.start(n.next), Size: size}
-	n.Commits = append(n.Commits, c)
+	cm := Commit{Cycle: c, Time: n.start(c), Size: size}
+	n.Commits = append(n.Commits, cm)
 	if n.cfg.Host != nil {
-		n.cfg.Host.Committed(c.Time, c, msg)
+		n.cfg.Host.Committed(cm.Time, cm, msg)
 		return
 	}
-	if n.start(n.next) < n.cfg.HoldReleases {
+	if cm.Time < n.cfg.HoldReleases {
 		n.held = append(n.held, size)
 		return
 	}
@@ -287,6 +364,9 @@ func (n *Node) observe(_ uint64, p *gosim.Pins) {
 // Release gives back the LH entries and tail space of consumed messages of these sizes, at
 // now: the host's writes to LH_RELEASE and TAIL_RELEASE, run on the cycles from now.
 func (n *Node) Release(now netsim.Time, sizes []int) {
+	if n.err != nil {
+		return
+	}
 	n.catchUp(now)
 	if !n.busy() {
 		n.next = max(n.next, n.cycleAfter(now))
@@ -303,10 +383,16 @@ func (n *Node) release(sizes []int) {
 	for _, s := range sizes {
 		tail += hw.Reserved(uint32(s), n.cfg.LHS, n.splitPos, hw.MaxMsgReset, hw.TailSizeMax/16) * 16
 	}
+	post := func(reg, val uint32) {
+		if err := n.path.PostWrite(n.next, reg, val); err != nil {
+			n.fail(err)
+		}
+		n.st.HostBusy, n.st.Busy = true, true
+	}
 	if n.cfg.LHS {
-		n.board.Post(hw.RegLHRelease, uint32(len(sizes)))
+		post(hw.RegLHRelease, uint32(len(sizes)))
 	}
 	if tail > 0 {
-		n.board.Post(hw.RegTailRelease, tail)
+		post(hw.RegTailRelease, tail)
 	}
 }

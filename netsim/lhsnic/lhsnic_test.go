@@ -13,6 +13,7 @@ import (
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/plugin"
 )
 
 // recorder keeps what reached the receive path, in order.
@@ -89,19 +90,52 @@ func TestRTLNodeTakesEveryMessage(t *testing.T) {
 	}
 }
 
-// The same network run with the RTL, the golden model and both in lockstep commits every
-// message at the same cycle and ends at the same times: the model's agreement with the RTL
-// holds inside the network.
-func TestRTLAndGoModelNodesAgree(t *testing.T) {
-	var runs []run
-	for _, m := range []device.Model{device.RTL, device.Go, device.Lockstep} {
-		cfg := DefaultConfig()
-		cfg.Device.Model = m
-		runs = append(runs, incast(t, cfg, 8, 25, 2))
+// The same network run with the RTL (in this process and in a plugin process), the golden
+// model, both in lockstep and the transaction-level model commits every message at the same
+// cycle and ends at the same times: the models' agreement with the RTL holds inside the
+// network, with LHS on and off.
+func TestNodeKindsAgree(t *testing.T) {
+	kinds := []struct {
+		name string
+		set  func(*Config)
+	}{
+		{"rtl", func(*Config) {}},
+		{"rtl-plugin", func(c *Config) { c.Device.Bridge = device.Plugin }},
+		{"go", func(c *Config) { c.Device.Model = device.Go }},
+		{"lockstep", func(c *Config) { c.Device.Model = device.Lockstep }},
+		{"tlm", func(c *Config) { c.TLM = true }},
 	}
-	for _, r := range runs[1:] {
-		require.Equal(t, runs[0].commits, r.commits)
-		require.Equal(t, runs[0].finished, r.finished)
+	cases := []struct {
+		lhs  bool
+		per  int
+		hold netsim.Time // the host's first release: the LH buffer (1024 entries) fills first
+	}{{true, 25, 0}, {false, 25, 0}, {true, 160, 300 * netsim.Microsecond}}
+	for _, c := range cases {
+		var runs []run
+		for _, k := range kinds {
+			cfg := DefaultConfig()
+			cfg.LHS, cfg.HoldReleases = c.lhs, c.hold
+			k.set(&cfg)
+			runs = append(runs, incast(t, cfg, 8, c.per, 2))
+		}
+		if c.hold > 0 {
+			before := 0
+			for _, cm := range runs[0].commits {
+				if cm.Time < c.hold {
+					before++
+				}
+			}
+			t.Logf("%d commits before %v, %d stalls", before, c.hold, runs[0].stalls)
+			require.Equal(t, 1024, before, "the LH buffer filled before the host's first release")
+		}
+		for i, r := range runs[1:] {
+			what := fmt.Sprintf("%s against rtl, LHS %v, releases from %v", kinds[i+1].name, c.lhs, c.hold)
+			require.Len(t, r.commits, 7*c.per, what)
+			require.Equal(t, runs[0].msgs, r.msgs, what)
+			require.Equal(t, runs[0].commits, r.commits, what)
+			require.Equal(t, runs[0].finished, r.finished, what)
+			require.Equal(t, runs[0].stalls, r.stalls, what)
+		}
 	}
 }
 
@@ -170,11 +204,42 @@ func TestEntriesHoldTheMessages(t *testing.T) {
 	require.NoError(t, err)
 	for i, m := range rec.msgs {
 		e := make([]byte, hw.EntryBytes)
-		require.NoError(t, node.Device().ReadBlock(hw.LHBase+uint32(i*hw.EntryBytes), e))
+		require.NoError(t, node.Local().ReadBlock(hw.LHBase+uint32(i*hw.EntryBytes), e))
 		head := m[:min(len(m), hw.InlineMax)]
 		if len(m) > hw.InlineMax {
 			head = m[:hw.SplitPosReset]
 		}
 		require.True(t, bytes.Equal(head, e[:len(head)]), "entry %d: % x, sent % x", i, e[:len(head)], head)
 	}
+}
+
+// A plugin process that dies in the middle of a network run ends the run with its crash
+// report, not with ranks waiting for ever.
+func TestPluginNodeCrashEndsTheRun(t *testing.T) {
+	t.Setenv(plugin.FaultEnv, "exit@600")
+	cfg := DefaultConfig()
+	cfg.Device.Bridge = device.Plugin
+	tp, err := fabric.ParseTopology("crossbar:4")
+	require.NoError(t, err)
+	c, err := cluster.Build(tp, fabric.DefaultConfig(), cluster.DefaultConfig())
+	require.NoError(t, err)
+	node, err := New(c.Network().Engine(), cfg)
+	require.NoError(t, err)
+	require.NoError(t, c.SetReceivePath(0, node))
+	_, err = c.Run(4, func(r *cluster.Rank) {
+		if r.ID() == 0 {
+			for range 3 * 50 {
+				r.Recv(cluster.AnySource, cluster.AnyTag)
+			}
+			return
+		}
+		for i := range 50 {
+			r.Send(0, i, 64)
+		}
+	})
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "node 0: receive path: lhsnic:")
+	require.Contains(t, err.Error(), "died at cycle 600 during Steps")
+	require.ErrorIs(t, err, node.Err())
+	require.ErrorIs(t, node.Err(), node.Close(), "Close reports the same crash")
 }
