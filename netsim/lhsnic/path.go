@@ -48,9 +48,9 @@ type tlmPath struct {
 	queue   []queuedMsg // injected, not yet accepted: the first may be blocked
 	blocked bool        // queue[0] was refused: it shows its first beat from blockedAt
 	blockAt uint64
-	flights []flight    // accepted, their take or commit not yet reported
-	busFree uint64      // the first cycle the host bus is free for a posted write
-	stallAt uint64      // stall cycles of the blocked message are reported up to here
+	flights []flight // accepted, their take or commit not yet reported
+	busFree uint64   // the first cycle the host bus is free for a posted write
+	stallAt uint64   // stall cycles of the blocked message are reported up to here
 }
 
 type queuedMsg struct {
