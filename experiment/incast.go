@@ -15,6 +15,10 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers/mpi"
@@ -31,11 +35,19 @@ import (
 type IncastConfig struct {
 	Topology  string
 	Receivers int   // ranks 0..Receivers-1 receive; every other rank sends
-	RTLNodes  []int // receivers whose receive path is the RTL; the others run the golden model (nil: all RTL)
-	Messages  int   // per sender and receiver
-	Entries   int   // LH entries of the golden-model receivers (0: the RTL build's 1024)
-	Seed      uint64
-	PostAt    netsim.Time // when the receivers' host posts its receives
+	RTLNodes  []int // receivers whose receive path is the RTL; the others run Model (nil: all RTL)
+	// Bridge is the RTL receivers' bridge: cgo (in this process) or plugin (a process each).
+	Bridge device.Bridge
+	// Model is what the other receivers run: "go" (the golden model) or "tlm" (the
+	// transaction-level model). Both commit every message at the RTL's cycle.
+	Model string
+	// Speed also runs the LHS-on case with every receiver of each kind (RTL on the cgo
+	// bridge, RTL on the plugin bridge, golden model, TLM) and reports their speeds.
+	Speed    bool
+	Messages int // per sender and receiver
+	Entries  int // LH entries of the golden-model receivers (0: the RTL build's 1024)
+	Seed     uint64
+	PostAt   netsim.Time // when the receivers' host posts its receives
 	// SearchPerMessage is the host's cost to compare one queued message, with and without
 	// LHS. source: lhsim search (simulated; docs/search.md): 15.05 ns reading LH entries by
 	// PIO, 576.92 ns walking the SO-DIMM ring with 16-byte VLs.
@@ -58,6 +70,7 @@ type IncastConfig struct {
 func DefaultIncast() IncastConfig {
 	return IncastConfig{
 		Topology: "crossbar:16", Receivers: 1, Messages: 100, Seed: 1, PostAt: 100 * netsim.Microsecond,
+		Bridge: device.Cgo, Model: "go", Speed: true,
 		SearchPerMessage: map[bool]netsim.Time{true: netsim.NS(15.05), false: netsim.NS(576.92)},
 		Fetch:            566 * netsim.Nanosecond,
 		Period:           10 * netsim.Nanosecond,
@@ -68,21 +81,22 @@ func DefaultIncast() IncastConfig {
 
 // IncastRun is one run (LHS on or off).
 type IncastRun struct {
-	LHS            bool    `json:"lhs"`
-	Messages       int     `json:"messages"`
-	MeanReceiveUs  float64 `json:"mean_receive_us"` // receive completion, from the start of the run
-	LastReceiveUs  float64 `json:"last_receive_us"`
-	MeanDepth      float64 `json:"mean_search_depth"`
-	MaxQueueDepth  int     `json:"max_queue_depth"` // unexpected messages waiting at a receiver
-	CopiedToHost   int     `json:"copied_to_host"`  // moved off a full LH buffer to host memory
-	StallCycles    uint64  `json:"stall_cycles"`    // cycles a receive path held its input off
-	PacketsHeldMax int     `json:"packets_in_network_max"`
-	Events         uint64  `json:"events"`
-	WallSeconds    float64 `json:"wall_seconds"`
-	Waveform       string  `json:"waveform,omitempty"`
-	SaveFile       string  `json:"save_file,omitempty"`
-	EventsPerS     float64 `json:"events_per_s"`
-	SimNsPerWallS  float64 `json:"sim_ns_per_wall_s"`
+	LHS            bool          `json:"lhs"`
+	Messages       int           `json:"messages"`
+	MeanReceiveUs  float64       `json:"mean_receive_us"` // receive completion, from the start of the run
+	LastReceiveUs  float64       `json:"last_receive_us"`
+	MeanDepth      float64       `json:"mean_search_depth"`
+	MaxQueueDepth  int           `json:"max_queue_depth"` // unexpected messages waiting at a receiver
+	CopiedToHost   int           `json:"copied_to_host"`  // moved off a full LH buffer to host memory
+	StallCycles    uint64        `json:"stall_cycles"`    // cycles a receive path held its input off
+	PacketsHeldMax int           `json:"packets_in_network_max"`
+	Events         uint64        `json:"events"`
+	WallSeconds    float64       `json:"wall_seconds"`
+	Waveform       string        `json:"waveform,omitempty"`
+	Done           []netsim.Time `json:"-"` // every receive's completion, in order
+	SaveFile       string        `json:"save_file,omitempty"`
+	EventsPerS     float64       `json:"events_per_s"`
+	SimNsPerWallS  float64       `json:"sim_ns_per_wall_s"`
 }
 
 // IncastResult is LHS on against LHS off.
@@ -90,12 +104,35 @@ type IncastResult struct {
 	Topology  string    `json:"topology"`
 	Receivers int       `json:"receivers"`
 	RTLNodes  []int     `json:"rtl_nodes"`
+	Bridge    string    `json:"bridge"` // the RTL receivers'
+	Model     string    `json:"model"`  // the other receivers'
 	Senders   int       `json:"senders"`
 	PostAtUs  float64   `json:"post_at_us"`
 	TraceNode int       `json:"trace_node,omitempty"`
 	On        IncastRun `json:"lhs_on"`
 	Off       IncastRun `json:"lhs_off"`
+	// Speed is the LHS-on run again with every receiver of one kind (IncastConfig.Speed).
+	Speed []IncastSpeed `json:"speed,omitempty"`
 }
+
+// IncastSpeed is the LHS-on run with every receiver's receive path of one kind.
+type IncastSpeed struct {
+	NIC           string  `json:"nic"` // rtl (cgo bridge), rtl-plugin, go, tlm
+	MeanReceiveUs float64 `json:"mean_receive_us"`
+	StallCycles   uint64  `json:"stall_cycles"`
+	Same          bool    `json:"same_as_lhs_on"` // every receive at the same time, the same stalls as the LHS-on run
+	WallSeconds   float64 `json:"wall_seconds"`
+	EventsPerS    float64 `json:"events_per_s"`
+	SimNsPerWallS float64 `json:"sim_ns_per_wall_s"`
+}
+
+// The kinds of receive path a receiver can run.
+const (
+	nicRTL       = "rtl"
+	nicRTLPlugin = "rtl-plugin"
+	nicGo        = "go"
+	nicTLM       = "tlm"
+)
 
 // key names a message by sender and tag.
 type key struct{ src, tag int }
@@ -239,13 +276,28 @@ func RunIncast(cfg IncastConfig) (*IncastResult, error) {
 			return nil, fmt.Errorf("incast: RTL node %d is not a receiver (0..%d)", r, cfg.Receivers-1)
 		}
 	}
+	if cfg.Model != nicGo && cfg.Model != nicTLM {
+		return nil, fmt.Errorf("incast: model %q for the non-RTL receivers: want go or tlm", cfg.Model)
+	}
+	rtlKind := nicRTL
+	if cfg.Bridge == device.Plugin {
+		rtlKind = nicRTLPlugin
+	}
+	kinds := make([]string, cfg.Receivers)
+	for r := range kinds {
+		kinds[r] = cfg.Model
+		if slices.Contains(rtl, r) {
+			kinds[r] = rtlKind
+		}
+	}
 	if cfg.Trace != "" && (cfg.TraceNode < 0 || cfg.TraceNode >= cfg.Receivers) {
 		return nil, fmt.Errorf("incast: trace of node %d, which is not a receiver (0..%d)", cfg.TraceNode, cfg.Receivers-1)
 	}
-	res := &IncastResult{Topology: cfg.Topology, Receivers: cfg.Receivers, RTLNodes: rtl, Senders: topo.Nodes() - cfg.Receivers,
+	res := &IncastResult{Topology: cfg.Topology, Receivers: cfg.Receivers, RTLNodes: rtl, Bridge: string(cfg.Bridge), Model: cfg.Model,
+		Senders:  topo.Nodes() - cfg.Receivers,
 		PostAtUs: cfg.PostAt.Microseconds(), TraceNode: cfg.TraceNode}
 	for _, lhs := range []bool{true, false} {
-		run, err := incastOnce(cfg, topo, rtl, lhs)
+		run, err := incastOnce(cfg, topo, kinds, lhs)
 		if err != nil {
 			return nil, err
 		}
@@ -255,10 +307,24 @@ func RunIncast(cfg IncastConfig) (*IncastResult, error) {
 			res.Off = run
 		}
 	}
+	if cfg.Speed {
+		cfg.Trace = ""
+		for _, k := range []string{nicRTL, nicRTLPlugin, nicGo, nicTLM} {
+			all := slices.Repeat([]string{k}, cfg.Receivers)
+			run, err := incastOnce(cfg, topo, all, true)
+			if err != nil {
+				return nil, fmt.Errorf("incast: every receiver %s: %w", k, err)
+			}
+			res.Speed = append(res.Speed, IncastSpeed{NIC: k, MeanReceiveUs: run.MeanReceiveUs, StallCycles: run.StallCycles,
+				Same:        slices.Equal(run.Done, res.On.Done) && run.StallCycles == res.On.StallCycles,
+				WallSeconds: run.WallSeconds, EventsPerS: run.EventsPerS, SimNsPerWallS: run.SimNsPerWallS})
+		}
+	}
 	return res, nil
 }
 
-func incastOnce(cfg IncastConfig, topo fabric.Topology, rtl []int, lhs bool) (IncastRun, error) {
+// incastOnce runs one case; kinds[r] is receiver r's receive path.
+func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool) (IncastRun, error) {
 	run := IncastRun{LHS: lhs}
 	c, err := cluster.Build(topo, cfg.Fabric, cfg.Cluster)
 	if err != nil {
@@ -288,20 +354,24 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, rtl []int, lhs bool) (In
 			}
 		}
 		dc := device.Config{Model: device.Go, Bridge: device.Cgo, Entries: cfg.Entries}
-		if slices.Contains(rtl, r) {
+		switch kinds[r] {
+		case nicRTL, nicRTLPlugin:
 			dc = device.Config{Model: device.RTL, Bridge: device.Cgo}
+			if kinds[r] == nicRTLPlugin {
+				dc.Bridge = device.Plugin
+			}
 		}
 		h.entries = dc.Params().Entries
 		var ev *waves.Events
 		if lhs && cfg.Trace != "" && r == cfg.TraceNode {
-			if dc.Model != device.RTL {
-				return run, fmt.Errorf("incast: --trace %d: that receiver runs the golden model, which has no waveform (make it an RTL node)", r)
+			if kinds[r] != nicRTL {
+				return run, fmt.Errorf("incast: --trace %d: that receiver runs %s, which has no waveform here (make it an RTL node on the cgo bridge)", r, kinds[r])
 			}
 			dc.Trace = cfg.Trace
 			ev = waves.NewEvents(waves.Rule{LHS: true, SizePos: hw.SizePosReset, MaxMsg: hw.MaxMsgReset})
 			traced = ev
 		}
-		nc := lhsnic.Config{Device: dc, Period: cfg.Period, Batch: 256, LHS: lhs, Host: h}
+		nc := lhsnic.Config{Device: dc, TLM: kinds[r] == nicTLM, Period: cfg.Period, Batch: 256, LHS: lhs, Host: h}
 		node, err := lhsnic.New(eng, nc)
 		if err != nil {
 			return run, err
@@ -345,6 +415,7 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, rtl []int, lhs bool) (In
 		if len(h.done) != len(h.want) {
 			return run, fmt.Errorf("incast: a receiver completed %d of %d receives", len(h.done), len(h.want))
 		}
+		run.Done = append(run.Done, h.done...)
 		for i, t := range h.done {
 			sum += t.Microseconds()
 			depth += float64(h.depths[i])
@@ -376,8 +447,8 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, rtl []int, lhs bool) (In
 
 // WriteTable prints LHS on against LHS off.
 func (r *IncastResult) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "incast on %s: %d senders -> %d receivers (RTL at %v, golden model elsewhere), receives posted at %.1f µs\n",
-		r.Topology, r.Senders, r.Receivers, r.RTLNodes, r.PostAtUs)
+	fmt.Fprintf(w, "incast on %s: %d senders -> %d receivers (RTL on the %s bridge at %v, %s elsewhere), receives posted at %.1f µs\n",
+		r.Topology, r.Senders, r.Receivers, r.Bridge, r.RTLNodes, r.Model, r.PostAtUs)
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("", "LHS on", "LHS off")
 	rows := []struct {
@@ -404,8 +475,56 @@ func (r *IncastResult) WriteTable(w io.Writer) error {
 		return err
 	}
 	_, err := fmt.Fprintln(w, "search cost per queued message: input, from lhsim search (simulated): 15.05 ns with LHS, 576.92 ns without; body fetch by VL: 566 ns (docs/design.md)")
+	if err == nil && len(r.Speed) > 0 {
+		fmt.Fprintf(w, "\nthe LHS-on run with every receiver of one kind:\n")
+		t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+		t.Header("receive path", "mean receive (µs)", "stall cycles", "same as LHS on above", "wall (s)", "events/s", "simulated ns/s")
+		for _, x := range r.Speed {
+			if err := t.Append(x.NIC, fmt.Sprintf("%.2f", x.MeanReceiveUs), fmt.Sprint(x.StallCycles), fmt.Sprint(x.Same),
+				fmt.Sprintf("%.3f", x.WallSeconds), fmt.Sprintf("%.3g", x.EventsPerS), fmt.Sprintf("%.3g", x.SimNsPerWallS)); err != nil {
+				return err
+			}
+		}
+		err = t.Render()
+	}
 	if err == nil && r.On.Waveform != "" {
 		_, err = fmt.Fprintf(w, "waveform of receiver %d (LHS on; idle cycles skipped): %s\nopen with: gtkwave %s %s\n", r.TraceNode, r.On.Waveform, r.On.Waveform, r.On.SaveFile)
 	}
 	return err
+}
+
+// WritePlot draws receives completed against time, LHS on and off: the incast's Figure.
+func (r *IncastResult) WritePlot(file string) error {
+	if err := CheckPlotFile(file); err != nil {
+		return err
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("incast on %s: %d senders, %d receivers, receives posted at %.0f µs",
+		r.Topology, r.Senders, r.Receivers, r.PostAtUs)
+	p.X.Label.Text = "simulated time (µs)"
+	p.Y.Label.Text = "receives completed"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Legend.Top, p.Legend.Left = true, true
+	for i, run := range []IncastRun{r.On, r.Off} {
+		done := slices.Clone(run.Done)
+		slices.Sort(done)
+		pts := make(plotter.XYs, len(done))
+		for k, t := range done {
+			pts[k] = plotter.XY{X: t.Microseconds(), Y: float64(k + 1)}
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		l.Color = plotutil.Color(i)
+		p.Add(l)
+		name := "LHS on"
+		if !run.LHS {
+			name = "LHS off"
+		}
+		p.Legend.Add(name, l)
+	}
+	p.Add(plotter.NewGrid())
+	return p.Save(8*vg.Inch, 5*vg.Inch, file)
 }

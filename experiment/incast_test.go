@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/netsim"
 )
 
@@ -16,6 +17,7 @@ func smallIncast() IncastConfig {
 	cfg.Topology = "crossbar:4"
 	cfg.Messages = 30
 	cfg.PostAt = 20 * netsim.Microsecond
+	cfg.Speed = false
 	return cfg
 }
 
@@ -63,6 +65,41 @@ func TestIncastBadInput(t *testing.T) {
 	cfg.RTLNodes = []int{3}
 	_, err = RunIncast(cfg)
 	require.ErrorContains(t, err, "RTL node 3 is not a receiver")
+	cfg = smallIncast()
+	cfg.Model = "rtl"
+	_, err = RunIncast(cfg)
+	require.ErrorContains(t, err, `model "rtl" for the non-RTL receivers`)
+}
+
+// The same incast with every receiver the RTL in this process, the RTL in a plugin process,
+// the golden model and the transaction-level model: every receive completes at the same time,
+// with the same stalls, with the LH buffer filling. And with two receivers, one RTL (on either
+// bridge) and one of each model, the same times as with two RTL receivers, LHS on and off.
+func TestIncastReceivePathsAgree(t *testing.T) {
+	cfg := smallIncast()
+	cfg.Topology, cfg.Messages, cfg.Speed = "crossbar:5", 300, true
+	cfg.PostAt = 300 * netsim.Microsecond
+	r, err := RunIncast(cfg)
+	require.NoError(t, err)
+	require.Len(t, r.Speed, 4)
+	require.Positive(t, r.On.CopiedToHost, "the 1024-entry LH buffer filled")
+	for _, s := range r.Speed {
+		require.True(t, s.Same, "%s: mean receive %.3f µs, %d stalls; RTL %.3f µs, %d stalls", s.NIC, s.MeanReceiveUs, s.StallCycles,
+			r.On.MeanReceiveUs, r.On.StallCycles)
+	}
+	cfg = smallIncast()
+	cfg.Receivers, cfg.Topology = 2, "crossbar:6"
+	both, err := RunIncast(cfg)
+	require.NoError(t, err)
+	for _, bridge := range []device.Bridge{device.Cgo, device.Plugin} {
+		for _, model := range []string{"go", "tlm"} {
+			cfg.Bridge, cfg.Model, cfg.RTLNodes = bridge, model, []int{1}
+			m, err := RunIncast(cfg)
+			require.NoError(t, err)
+			require.Equal(t, both.On.Done, m.On.Done, "RTL on %s at 1, %s at 0", bridge, model)
+			require.Equal(t, both.Off.Done, m.Off.Done, "RTL on %s at 1, %s at 0", bridge, model)
+		}
+	}
 }
 
 // Several receive paths at once (their cycles start at the same times): every message
@@ -98,5 +135,5 @@ func TestIncastTrace(t *testing.T) {
 	}
 	cfg.RTLNodes = []int{}
 	_, err = RunIncast(cfg)
-	require.ErrorContains(t, err, "golden model, which has no waveform")
+	require.ErrorContains(t, err, "runs go, which has no waveform here")
 }

@@ -201,14 +201,22 @@ func TestGoalCommand(t *testing.T) {
 	require.Contains(t, stderr, `line 3`)
 }
 
-// lhsim incast: JSON with LHS on and off; bad receiver lists exit 2.
+// lhsim incast: JSON with LHS on and off and the speed of each kind of receive path; a plot;
+// bad flags exit 2.
 func TestIncastCommand(t *testing.T) {
-	code, js, stderr := run(t, nil, "incast", "--topology", "crossbar:4", "--messages", "10", "--post-at", "5", "--json")
+	plotFile := filepath.Join(t.TempDir(), "incast.svg")
+	code, js, stderr := run(t, nil, "incast", "--topology", "crossbar:4", "--messages", "10", "--post-at", "5", "--json", "--plot", plotFile)
 	require.Equal(t, 0, code, stderr)
-	for _, k := range []string{`"lhs_on"`, `"lhs_off"`, `"mean_receive_us"`, `"max_queue_depth"`, `"stall_cycles"`, `"events_per_s"`} {
+	for _, k := range []string{`"lhs_on"`, `"lhs_off"`, `"mean_receive_us"`, `"max_queue_depth"`, `"stall_cycles"`, `"events_per_s"`,
+		`"nic": "rtl-plugin"`, `"nic": "tlm"`} {
 		require.Contains(t, js, k)
 	}
-	for _, bad := range [][]string{{"--receivers", "4", "--topology", "crossbar:4"}, {"--rtl-nodes", "3"}, {"--messages", "0"}} {
+	require.NotContains(t, js, `"same_as_lhs_on": false`)
+	svg, err := os.ReadFile(plotFile)
+	require.NoError(t, err)
+	require.Contains(t, string(svg), "receives completed")
+	for _, bad := range [][]string{{"--receivers", "4", "--topology", "crossbar:4"}, {"--rtl-nodes", "3"}, {"--messages", "0"},
+		{"--bridge", "pcie"}, {"--model", "rtl"}, {"--plot", "incast.pdf"}, {"--bridge", "plugin", "--trace", "0"}} {
 		code, _, stderr := run(t, nil, append([]string{"incast"}, bad...)...)
 		require.Equal(t, 2, code, "%v: %s", bad, stderr)
 	}
@@ -273,7 +281,7 @@ func TestProgressOnTerminal(t *testing.T) {
 func TestIncastTraceFlags(t *testing.T) {
 	code, _, stderr := run(t, nil, "incast", "--topology", "crossbar:4", "--rtl-nodes", "", "--trace", "0")
 	require.Equal(t, 2, code, stderr)
-	require.Contains(t, stderr, "golden model, which has no waveform")
+	require.Contains(t, stderr, "runs --model go, which has no waveform")
 	code, _, stderr = run(t, nil, "incast", "--topology", "crossbar:4", "--trace", "2")
 	require.Equal(t, 2, code, stderr)
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
@@ -23,7 +24,11 @@ func runIncast(args []string) error {
 	fs := newFlags("incast", incastSummary)
 	fs.StringVar(&cfg.Topology, "topology", cfg.Topology, "crossbar:N, fattree:KxN or torus:XxYxZ")
 	fs.IntVar(&cfg.Receivers, "receivers", cfg.Receivers, "ranks 0..N-1 receive; every other rank sends to each of them")
-	rtl := fs.String("rtl-nodes", "all", "receivers whose receive path is the Verilated RTL (comma-separated, or all); the others run the golden model")
+	rtl := fs.String("rtl-nodes", "all", "receivers whose receive path is the Verilated RTL (comma-separated, or all); the others run --model")
+	bridge := fs.String("bridge", string(cfg.Bridge), "the RTL receivers' bridge: cgo (in this process) or plugin (a process each)")
+	fs.StringVar(&cfg.Model, "model", cfg.Model, "what the receivers not in --rtl-nodes run: go (golden model) or tlm (transaction-level model)")
+	fs.BoolVar(&cfg.Speed, "speed", cfg.Speed, "also run LHS on with every receiver RTL (cgo, plugin), golden model and TLM, and compare speeds")
+	plotOut := fs.String("plot", "", "draw receives completed against time, LHS on and off, to this .svg or .png")
 	fs.IntVar(&cfg.Messages, "messages", cfg.Messages, "messages from each sender to each receiver")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the message sizes")
 	post := fs.Float64("post-at", cfg.PostAt.Microseconds(), "when the receivers post their receives, µs")
@@ -44,6 +49,20 @@ func runIncast(args []string) error {
 		return badUsage(fs, errMsg("--messages must be at least 1 and --post-at at least 0"))
 	}
 	cfg.PostAt = netsim.NS(*post * 1000)
+	switch device.Bridge(*bridge) {
+	case device.Cgo, device.Plugin:
+		cfg.Bridge = device.Bridge(*bridge)
+	default:
+		return badUsage(fs, fmt.Errorf("--bridge %q: want cgo or plugin", *bridge))
+	}
+	if cfg.Model != "go" && cfg.Model != "tlm" {
+		return badUsage(fs, fmt.Errorf("--model %q: want go or tlm", cfg.Model))
+	}
+	if *plotOut != "" {
+		if err := experiment.CheckPlotFile(*plotOut); err != nil {
+			return badUsage(fs, fmt.Errorf("--plot: %w", err))
+		}
+	}
 	if *rtl != "all" {
 		cfg.RTLNodes = []int{}
 		for _, s := range splitList(*rtl) {
@@ -59,7 +78,10 @@ func runIncast(args []string) error {
 			return badUsage(fs, fmt.Errorf("--trace %d: not a receiver (0..%d)", *trace, cfg.Receivers-1))
 		}
 		if cfg.RTLNodes != nil && !slices.Contains(cfg.RTLNodes, *trace) {
-			return badUsage(fs, fmt.Errorf("--trace %d: that receiver runs the golden model, which has no waveform (add it to --rtl-nodes)", *trace))
+			return badUsage(fs, fmt.Errorf("--trace %d: that receiver runs --model %s, which has no waveform (add it to --rtl-nodes)", *trace, cfg.Model))
+		}
+		if cfg.Bridge != device.Cgo {
+			return badUsage(fs, errMsg("--trace records the waveform in this process: use --bridge cgo"))
 		}
 		cfg.TraceNode, cfg.Trace = *trace, *traceFile
 		if cfg.Trace == "" {
@@ -76,5 +98,11 @@ func runIncast(args []string) error {
 	if err != nil {
 		return err
 	}
-	return out.write(r, r.WriteTable)
+	if err := out.write(r, r.WriteTable); err != nil {
+		return err
+	}
+	if *plotOut != "" {
+		return r.WritePlot(*plotOut)
+	}
+	return nil
 }

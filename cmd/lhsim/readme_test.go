@@ -86,7 +86,7 @@ func TestREADMEExamples(t *testing.T) {
 		require.Equal(t, want[0], strings.SplitN(out, "\n", 2)[0])
 	})
 	// The network commands: every line but the machine-dependent ones (wall time, rates).
-	machine := regexp.MustCompile(`s wall|per wall second|^speed:`)
+	machine := regexp.MustCompile(`s wall|per wall second|^speed:|^│ (rtl|rtl-plugin|go|tlm) +│`)
 	network := func(t *testing.T, cmd string) {
 		want := readmeOutput(t, cmd)
 		var keep []string
