@@ -41,6 +41,10 @@ type IncastConfig struct {
 	// Model is what the other receivers run: "go" (the golden model) or "tlm" (the
 	// transaction-level model). Both commit every message at the RTL's cycle.
 	Model string
+	// StepInTurn steps busy receivers in turn, a cycle at a time, instead of letting each run
+	// ahead of the others by the network's shortest latency (lhsnic.Group): the same result,
+	// slower; for tests and measurements.
+	StepInTurn bool
 	// Speed also runs the LHS-on case with every receiver of each kind (RTL on the cgo
 	// bridge, RTL on the plugin bridge, golden model, TLM) and reports their speeds.
 	Speed    bool
@@ -331,6 +335,17 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 		return run, err
 	}
 	eng, net := c.Network().Engine(), c.Network()
+	lookahead, err := lhsnic.Lookahead(net)
+	if err != nil {
+		return run, err
+	}
+	if cfg.StepInTurn {
+		lookahead = 0
+	}
+	group, err := lhsnic.NewGroup(eng, lookahead)
+	if err != nil {
+		return run, err
+	}
 	senders := topo.Nodes() - cfg.Receivers
 	var hosts []*receiverHost
 	var nodes []*lhsnic.Node
@@ -372,7 +387,7 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 			traced = ev
 		}
 		nc := lhsnic.Config{Device: dc, TLM: kinds[r] == nicTLM, Period: cfg.Period, Batch: 256, LHS: lhs, Host: h}
-		node, err := lhsnic.New(eng, nc)
+		node, err := group.New(nc)
 		if err != nil {
 			return run, err
 		}

@@ -28,7 +28,9 @@ func TestNativeTimerGrowsCalls(t *testing.T) {
 		time.Sleep(50 * time.Microsecond)
 	})
 	require.GreaterOrEqual(t, ns, float64(50*time.Microsecond))
-	require.Greater(t, calls, 3*int(tm.target/time.Millisecond), "one run of many calls reached the target")
+	// Runs of one call each would be 3 calls; more means the runs grew toward the target (how
+	// many more depends on how long the sleeps take on a loaded machine).
+	require.Greater(t, calls, 2*tm.runs, "the runs grew to many calls")
 }
 
 func TestNativeTimerSlowCall(t *testing.T) {

@@ -87,6 +87,8 @@ type Node struct {
 	settle  int         // quiet cycles still to run before the device counts as idle
 	wakeAt  netsim.Time // the step event scheduled (Never: none)
 	wakeGen int64       // its number: an event with another number was replaced by it
+	group   *Group      // the nodes it is stepped with, if any
+	lastRun netsim.Time // the start of the last cycle run
 	st      device.Steps
 
 	inputs   []input  // messages injected and not yet taken whole, oldest first
@@ -167,6 +169,16 @@ func (n *Node) fail(err error) {
 	n.eng.Stop()
 }
 
+// ranPast reports (and fails the node with) a call at now after the device has already run a
+// cycle that starts after now: a lookahead too long for the network (Group).
+func (n *Node) ranPast(now netsim.Time) bool {
+	if n.lastRun > now { // (cycles skipped in bulk while the input waits for the host do not count)
+		n.fail(fmt.Errorf("causality: a call at %v after a cycle at %v ran: the group's lookahead is longer than the network's", now, n.lastRun))
+		return true
+	}
+	return false
+}
+
 // start is the engine time device cycle c starts.
 func (n *Node) start(c uint64) netsim.Time { return n.base + netsim.Time(c)*n.cfg.Period }
 
@@ -177,6 +189,9 @@ func (n *Node) Arrive(now netsim.Time, msg []byte, done func(now netsim.Time)) e
 		return n.err
 	}
 	n.catchUp(now)
+	if n.ranPast(now) {
+		return n.err
+	}
 	if !n.busy() {
 		n.next = max(n.next, n.cycleAfter(now)) // idle: skip to the first cycle after now
 	}
@@ -232,7 +247,11 @@ func (n *Node) wake(now netsim.Time) {
 	if at < n.wakeAt { // replaces a later one, which will find it is stale
 		n.wakeGen++
 		n.wakeAt = at
-		n.eng.At(at, n, n.wakeGen)
+		if n.group != nil {
+			n.group.schedule(at)
+		} else {
+			n.eng.At(at, n, n.wakeGen)
+		}
 	}
 }
 
@@ -242,6 +261,11 @@ func (n *Node) Fire(now netsim.Time, gen int64) {
 	if gen != n.wakeGen {
 		return // replaced by an earlier step event
 	}
+	n.run(now)
+}
+
+// run runs the node's step event at now.
+func (n *Node) run(now netsim.Time) {
 	n.wakeAt = netsim.Never
 	if n.err != nil {
 		return
@@ -257,7 +281,7 @@ func (n *Node) Fire(now netsim.Time, gen int64) {
 		// The cycles that may run: those starting no later than now, or before the
 		// engine's next event (a message taken may schedule an earlier one: each step ends
 		// at a take, and the limit is looked at again).
-		limit := n.eng.NextAt()
+		limit := n.horizon()
 		k := uint64(n.cfg.Batch) - ran
 		if limit != netsim.Never {
 			k = 0
@@ -285,6 +309,16 @@ func (n *Node) Fire(now netsim.Time, gen int64) {
 		return // nothing can ever take the input again: the run ends with its waiting ranks
 	}
 	n.wake(max(now, n.start(n.next)))
+}
+
+// horizon is the time before which the device may run: the engine's next event, and in a
+// group the other nodes' next steps plus the lookahead.
+func (n *Node) horizon() netsim.Time {
+	h := n.eng.NextAt()
+	if n.group != nil {
+		h = min(h, n.group.others(n))
+	}
+	return h
 }
 
 // deadlocked: the input is held off, nothing moves inside the device, and no event at all
@@ -320,6 +354,9 @@ func (n *Node) step(k uint64) uint64 {
 	first := n.next
 	n.st, n.settle = st, st.Settle
 	n.next += uint64(st.Cycles)
+	if st.Cycles > 0 {
+		n.lastRun = n.start(n.next - 1)
+	}
 	n.Stalls += st.Stalls
 	for _, e := range st.Events {
 		if e.Flags&drivers.EvCommit != 0 || !n.cfg.LHS && e.Flags&drivers.EvMsgDone != 0 {
@@ -368,6 +405,9 @@ func (n *Node) Release(now netsim.Time, sizes []int) {
 		return
 	}
 	n.catchUp(now)
+	if n.ranPast(now) {
+		return
+	}
 	if !n.busy() {
 		n.next = max(n.next, n.cycleAfter(now))
 	}

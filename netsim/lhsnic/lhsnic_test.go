@@ -243,3 +243,73 @@ func TestPluginNodeCrashEndsTheRun(t *testing.T) {
 	require.ErrorIs(t, err, node.Err())
 	require.ErrorIs(t, node.Err(), node.Close(), "Close reports the same crash")
 }
+
+// Three receivers stepped alone, in a group stepping in turn (lookahead 0) and in a group
+// with the network's shortest latency as lookahead: the same commits at the same cycles and
+// the same finishing times (experiment's TestIncastLookahead shows the events it saves).
+func TestGroupLookahead(t *testing.T) {
+	const ranks, receivers, per = 9, 3, 30
+	type result struct {
+		commits [][]Commit
+		res     cluster.Result
+	}
+	runWith := func(lookahead netsim.Time, grouped bool) result {
+		tp, err := fabric.ParseTopology(fmt.Sprintf("crossbar:%d", ranks))
+		require.NoError(t, err)
+		c, err := cluster.Build(tp, fabric.DefaultConfig(), cluster.DefaultConfig())
+		require.NoError(t, err)
+		eng := c.Network().Engine()
+		g, err := NewGroup(eng, lookahead)
+		require.NoError(t, err)
+		var nodes []*Node
+		for r := range receivers {
+			cfg := DefaultConfig()
+			cfg.Device.Model = device.Go
+			var node *Node
+			if grouped {
+				node, err = g.New(cfg)
+			} else {
+				node, err = New(eng, cfg)
+			}
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, node.Close()) })
+			require.NoError(t, c.SetReceivePath(r, node))
+			nodes = append(nodes, node)
+		}
+		res, err := c.Run(ranks, func(r *cluster.Rank) {
+			if r.ID() < receivers {
+				for range (ranks - receivers) * per {
+					r.Recv(cluster.AnySource, cluster.AnyTag)
+				}
+				return
+			}
+			rng := rand.New(rand.NewPCG(5, uint64(r.ID())))
+			for i := range per {
+				for d := range receivers {
+					r.Send(d, i, 16+rng.IntN(300))
+				}
+			}
+		})
+		require.NoError(t, err)
+		var out result
+		for _, n := range nodes {
+			out.commits = append(out.commits, n.Commits)
+		}
+		out.res = res
+		return out
+	}
+	tp, err := fabric.ParseTopology(fmt.Sprintf("crossbar:%d", ranks))
+	require.NoError(t, err)
+	net, err := fabric.New(&netsim.Engine{}, tp, fabric.DefaultConfig())
+	require.NoError(t, err)
+	shortest, err := Lookahead(net)
+	require.NoError(t, err)
+	alone := runWith(0, false)
+	inTurn := runWith(0, true)
+	ahead := runWith(shortest, true)
+	for _, r := range []result{inTurn, ahead} {
+		require.Equal(t, alone.commits, r.commits)
+		require.Equal(t, alone.res.Finished, r.res.Finished)
+	}
+	require.Greater(t, shortest, 100*netsim.Nanosecond, "the crossbar's switch latency is in it")
+}
