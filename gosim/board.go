@@ -9,8 +9,11 @@ import (
 // BoardConfig is what the user chose for the world around the receive path.
 type BoardConfig struct {
 	Memory      SODIMMParams
-	IdlePercent int    // random idle cycles at the network input
-	Seed        uint64 // seeds every random choice on the board
+	IdlePercent int // random idle cycles at the network input
+	// WireNoise drives random bytes past each message's end in its last beat and random
+	// tkeep bits below its last byte (Source.SetNoise): what the wire may carry there.
+	WireNoise bool
+	Seed      uint64 // seeds every random choice on the board
 }
 
 // Counters are what a Board saw on the ports.
@@ -52,11 +55,13 @@ func NewBoard(core Core, cfg BoardConfig) *Board {
 		mp = DefaultSODIMM
 	}
 	core.Reset()
-	return &Board{
+	b := &Board{
 		core: core,
 		mem:  NewSODIMM(mp, NewRand(rng.Uint64())),
 		src:  NewSource(cfg.IdlePercent, NewRand(rng.Uint64())),
 	}
+	b.src.SetNoise(cfg.WireNoise)
+	return b
 }
 
 // OnCycle calls f after every cycle with that cycle's ports (for tracing and checking).

@@ -111,6 +111,7 @@ func (m *Model) Cycle(p *Pins) {
 	m.rx.eval(p, &m.top.cfg, &rxIn, &rx, &rxNx)
 	var w topWrites
 	m.top.writes(p, &req, &rx, m.vec.busy(), &w)
+	rxIn.ringReset = w.cfgTake && (req.regAddr == hw.RegTailBase || req.regAddr == hw.RegTailSize)
 	var vecIn vecIn
 	m.vecInputs(p, &req, &w, rx.memValid, &vecIn)
 	var vec vecOut
@@ -123,7 +124,7 @@ func (m *Model) Cycle(p *Pins) {
 	p.MemWrite = uint8(b2u(rx.memValid || vec.memWrite))
 	if rx.memValid {
 		p.MemAddr = rx.memUnit << 4
-		p.MemWData = p.MsgData
+		p.MemWData = rxNx.beatData
 	} else {
 		p.MemAddr = m.vec.memWord() << 4
 		p.MemWData = m.vec.wdata()

@@ -20,6 +20,7 @@ type rxBlock struct {
 	size, delivered            uint32
 	tailOff, tailLeft, tailPtr uint32
 	hold                       uint64 // entry bytes 48..55
+	short                      bool   // the message ended before its size field did
 	ram                        []word // lh_ram: four words per entry
 	rd                         word   // lh_ram's read data register (rd_data)
 }
@@ -54,6 +55,7 @@ type rxIn struct {
 	relTailUnits uint32 // rel_tail_units
 	rdEn         bool   // rd_en: a host read of the LH buffer
 	rdAddr       uint32 // rd_addr: LH buffer word
+	ringReset    bool   // cfg_ring_reset: TAIL_BASE or TAIL_SIZE taken, TAIL_WPTR to 0
 }
 
 // rxOut are lhs_rx's outputs during the cycle.
@@ -77,6 +79,8 @@ type rxNext struct {
 	startUnit             uint32
 	beatToMem, beatToHold bool
 	deliveredNow          uint32
+	beatData              word // the beat, bytes past the message's end 0 (beat_data)
+	sizeShort             bool
 	ramWr                 bool // LH buffer write port
 	ramAddr               uint32
 	ramData               word
@@ -92,12 +96,20 @@ func (r *rxBlock) eval(p *Pins, cfg *rxConfig, in *rxIn, out *rxOut, nx *rxNext)
 	first := r.state == rxFirst
 	commit := r.state == rxCommit
 
+	// The beat as the message has it: on the last beat, bytes past its end are 0.
+	lb := lastBytes(p.MsgKeep)
+	beatData := p.MsgData
+	if p.MsgLast != 0 {
+		beatData = maskBeat(beatData, lb)
+	}
+
 	// First-beat decisions, from the size field of the beat on the bus (the RTL computes them
 	// on every cycle; they are used at the first beat only).
 	var size, need, wptrAfter, startUnit uint32
-	var isInline, tooLong, fits bool
+	var isInline, tooLong, fits, sizeShort bool
 	if first {
-		size = uint32(p.MsgData[cfg.sizeWord/2] >> (32 * (cfg.sizeWord % 2)))
+		size = uint32(beatData[cfg.sizeWord/2] >> (32 * (cfg.sizeWord % 2)))
+		sizeShort = p.MsgLast != 0 && lb < cfg.sizeWord*4+4
 		splitBytes := cfg.splitBeats * 16
 		isInline = cfg.lhsOn && size <= hw.InlineMax
 		var span uint32
@@ -146,7 +158,6 @@ func (r *rxBlock) eval(p *Pins, cfg *rxConfig, in *rxIn, out *rxOut, nx *rxNext)
 	fire := valid && tready
 
 	// Bytes delivered so far, counting this beat as the last one.
-	lb := lastBytes(p.MsgKeep)
 	deliveredNow := lb
 	if !first {
 		deliveredNow = uint32(r.beat)*16 + lb
@@ -161,14 +172,14 @@ func (r *rxBlock) eval(p *Pins, cfg *rxConfig, in *rxIn, out *rxOut, nx *rxNext)
 		ramWord = 0
 	}
 	ramAddr := (r.prod&(r.entries-1))<<2 | ramWord
-	ramData := p.MsgData
+	ramData := beatData
 	var mismatchNow bool
 	if commit {
 		lenField := r.delivered
 		if lenField > 0xffff {
 			lenField = 0xffff
 		}
-		mismatchNow = r.delivered != r.size
+		mismatchNow = r.delivered != r.size || r.short
 		flags := b2u(r.tooLong)<<2 | b2u(mismatchNow)<<1 | b2u(r.split)
 		var ptrField uint32
 		if r.split {
@@ -191,7 +202,7 @@ func (r *rxBlock) eval(p *Pins, cfg *rxConfig, in *rxIn, out *rxOut, nx *rxNext)
 		if first {
 			sz, tl = size, tooLong
 		}
-		evMismatch, evTooLong = deliveredNow != sz, tl
+		evMismatch, evTooLong = deliveredNow != sz || first && sizeShort, tl
 	}
 
 	out.tready, out.memValid, out.memUnit = tready, memValid, memUnit
@@ -205,6 +216,7 @@ func (r *rxBlock) eval(p *Pins, cfg *rxConfig, in *rxIn, out *rxOut, nx *rxNext)
 	nx.size, nx.need, nx.wptrAfter, nx.startUnit = size, need, wptrAfter, startUnit
 	nx.beatToMem, nx.beatToHold = beatToMem, beatToHold
 	nx.deliveredNow = deliveredNow
+	nx.beatData, nx.sizeShort = beatData, sizeShort
 	nx.ramWr, nx.ramAddr, nx.ramData = ramWr, ramAddr, ramData
 	nx.relLH, nx.relTail = in.relLH && !relLHBad, in.relTail && !relTailBad
 }
@@ -239,6 +251,7 @@ func (r *rxBlock) clock(rst bool, p *Pins, cfg *rxConfig, in *rxIn, nx *rxNext) 
 			tl = nx.tooLong
 			r.size = nx.size
 			r.hold = 0
+			r.short = nx.sizeShort
 			r.tailPtr = nx.startUnit
 			r.tailOff = r.wptr
 			if nx.beatToMem {
@@ -249,7 +262,7 @@ func (r *rxBlock) clock(rst bool, p *Pins, cfg *rxConfig, in *rxIn, nx *rxNext) 
 			used = used + nx.need
 		} else {
 			if nx.beatToHold {
-				r.hold = p.MsgData[0]
+				r.hold = nx.beatData[0]
 			}
 			if nx.beatToMem {
 				r.tailOff = ringNext(r.tailOff, cfg.tailUnits)
@@ -272,6 +285,9 @@ func (r *rxBlock) clock(rst bool, p *Pins, cfg *rxConfig, in *rxIn, nx *rxNext) 
 			state = rxBody
 		}
 	}
+	if in.ringReset { // only while quiet: no beat moves, the ring is empty
+		wptr = 0
+	}
 	if rst {
 		state, prod, cons, wptr, used, beat = rxFirst, 0, 0, 0, 0, 0
 		inline, split, tl = false, false, false
@@ -279,6 +295,19 @@ func (r *rxBlock) clock(rst bool, p *Pins, cfg *rxConfig, in *rxIn, nx *rxNext) 
 	}
 	r.state, r.prod, r.cons, r.wptr, r.used, r.beat = state, prod, cons, wptr, used, beat
 	r.inline, r.split, r.tooLong = inline, split, tl
+}
+
+// maskBeat keeps the first n bytes of a beat (keep_mask) and zeroes the rest.
+func maskBeat(w word, n uint32) word {
+	switch {
+	case n >= 16:
+		return w
+	case n > 8:
+		return word{w[0], w[1] & (1<<(8*(n-8)) - 1)}
+	case n == 8:
+		return word{w[0], 0}
+	}
+	return word{w[0] & (1<<(8*n) - 1), 0}
 }
 
 // ringNext is the tail-ring offset after off in a ring of units.

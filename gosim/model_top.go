@@ -11,7 +11,8 @@ type topBlock struct {
 	cmd                                  vecCmd   // VEC_MEM_ADDR, VEC_WIN_OFF, VEC_LEN
 	err                                  uint32   // ERR
 	msgCount, stall, drop, mismatchCount uint32
-	rd1Valid                             bool // read pipeline, stage 1
+	stored                               uint32 // STORED_COUNT
+	rd1Valid                             bool   // read pipeline, stage 1
 	rd1Src, rd1Lane, rd1Value            uint32
 	hostRValid                           bool // stage 2: the bus
 	hostRData                            uint32
@@ -22,7 +23,7 @@ type topBlock struct {
 func (t *topBlock) reset() {
 	t.cfg.reset()
 	t.cmd = vecCmd{memAddr: hw.VecMemAddrReset, winOff: hw.VecWinOffReset, length: hw.VecLenReset}
-	t.err, t.msgCount, t.stall, t.drop, t.mismatchCount = 0, 0, 0, 0, 0
+	t.err, t.msgCount, t.stall, t.drop, t.mismatchCount, t.stored = 0, 0, 0, 0, 0, 0
 }
 
 // hostReq is the request on the host bus, decoded.
@@ -32,7 +33,8 @@ type hostReq struct {
 	selReg, selRwin, selWwin, selLH bool
 	regAddr                         uint32
 	regWr, regRd                    bool
-	relTailBad                      bool // a TAIL_RELEASE that is not a 16-byte multiple
+	relTailBad                      bool // a TAIL_RELEASE that is not a 16-byte multiple, or >= 256 MiB
+	lhBeyond                        bool // an LH window address past ENTRIES (reads 0)
 }
 
 // decode decodes the request on the host bus into q.
@@ -45,7 +47,7 @@ func (q *hostReq) decode(p *Pins) {
 	q.regAddr = q.addr & 0xff
 	q.regWr = q.valid && q.write && q.selReg && (q.addr>>8)&0xff == 0
 	q.regRd = q.valid && !q.write
-	q.relTailBad = q.regWr && q.regAddr == hw.RegTailRelease && q.wdata&15 != 0
+	q.relTailBad = q.regWr && q.regAddr == hw.RegTailRelease && (q.wdata&15 != 0 || q.wdata>>28 != 0)
 }
 
 // rxInputs sets the receive block's inputs from the host request: releases and LH buffer
@@ -57,6 +59,7 @@ func (m *Model) rxInputs(q *hostReq, in *rxIn) {
 	in.relTailUnits = q.wdata >> 4 & 0xffffff
 	in.rdEn = q.valid && !q.write && q.selLH
 	in.rdAddr = (q.addr >> 4) & (m.rx.entries*4 - 1)
+	q.lhBeyond = (q.addr&0x7ffff)>>(m.idxW+6) != 0
 }
 
 // vecInputs sets the vector engine's inputs: the command registers, the arbiter's ready and
@@ -167,6 +170,8 @@ func (m *Model) readReg(a uint32) uint32 {
 		return t.drop
 	case hw.RegMismatchCount:
 		return t.mismatchCount
+	case hw.RegStoredCount:
+		return t.stored
 	}
 	return 0
 }
@@ -199,6 +204,8 @@ func (t *topBlock) clock(rst bool, q *hostReq, w *topWrites, rx *rxOut, regValue
 	t.hostRData = rd1Data
 	t.rd1Valid = q.regRd && !rst
 	switch {
+	case q.selLH && q.lhBeyond:
+		t.rd1Src = 3
 	case q.selLH:
 		t.rd1Src = 2
 	case q.selRwin:
@@ -278,6 +285,9 @@ func (t *topBlock) clock(rst bool, q *hostReq, w *topWrites, rx *rxOut, regValue
 	}
 	if msgDone && rx.evTooLong && !lhsOn {
 		t.drop++
+	}
+	if msgDone && !(rx.evTooLong && !lhsOn) {
+		t.stored++
 	}
 	if w.stall {
 		t.stall++

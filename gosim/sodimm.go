@@ -21,6 +21,14 @@ type SODIMMParams struct {
 	// BusyPercent makes the port randomly not ready on this share of cycles (tests use it
 	// for back-pressure); 0 in normal runs.
 	BusyPercent int
+
+	// Fault injection (tests; 0 in normal runs). ReadJitter delays each read's data by a
+	// further random 0..ReadJitter cycles, still in request order. On StallPercent of the
+	// cycles the port would be ready it instead goes not ready for a stretch of 1..StallMax
+	// cycles (StallMax 0: 1000).
+	ReadJitter   int
+	StallPercent int
+	StallMax     int
 }
 
 // DefaultSODIMM is DIMMnet-2's SO-DIMM as seen from the FPGA. Enough reads may be in flight
@@ -43,6 +51,7 @@ type SODIMM struct {
 	chunks [hw.MemBytes / chunkBytes]*[chunkBytes]byte
 	reads  []pendingRead
 	rng    *Rand
+	stall  int    // cycles left in a not-ready stretch (StallPercent)
 	Writes uint64 // 16-byte writes taken
 	ReadsN uint64 // 16-byte reads taken
 }
@@ -70,6 +79,19 @@ func (s *SODIMM) Drive(p *Pins, cycle uint64) {
 	if len(s.reads) < s.p.MaxOutstanding && (s.p.BusyPercent == 0 || s.rng.Intn(100) >= s.p.BusyPercent) {
 		p.MemReady = 1
 	}
+	if s.p.StallPercent > 0 {
+		if s.stall == 0 && p.MemReady != 0 && s.rng.Intn(100) < s.p.StallPercent {
+			n := s.p.StallMax
+			if n <= 0 {
+				n = 1000
+			}
+			s.stall = 1 + s.rng.Intn(n)
+		}
+		if s.stall > 0 {
+			s.stall--
+			p.MemReady = 0
+		}
+	}
 	p.MemRValid = 0
 	if len(s.reads) > 0 && s.reads[0].due <= cycle {
 		p.MemRValid = 1
@@ -91,7 +113,14 @@ func (s *SODIMM) Observe(p *Pins, cycle uint64) {
 		s.Writes++
 		return
 	}
-	s.reads = append(s.reads, pendingRead{due: cycle + uint64(s.p.ReadLatency), data: getWord(c[off : off+16])})
+	due := cycle + uint64(s.p.ReadLatency)
+	if s.p.ReadJitter > 0 {
+		due += uint64(s.rng.Intn(s.p.ReadJitter + 1))
+		if n := len(s.reads); n > 0 && s.reads[n-1].due > due {
+			due = s.reads[n-1].due // in request order
+		}
+	}
+	s.reads = append(s.reads, pendingRead{due: due, data: getWord(c[off : off+16])})
 	s.ReadsN++
 }
 

@@ -15,12 +15,18 @@ type Source struct {
 	idle       int
 	rng        *Rand
 	presenting bool
+	noise      bool
 	Beats      uint64 // beats taken by the receive path
 	Messages   uint64 // messages fully taken
 }
 
 // NewSource builds a source that idles on idlePercent of the cycles when it could send.
 func NewSource(idlePercent int, rng *Rand) *Source { return &Source{idle: idlePercent, rng: rng} }
+
+// SetNoise makes the source drive what docs/design.md allows past a message's end: random,
+// never-zero bytes after its last byte in the last beat, and random tkeep bits below the last
+// byte's (only the highest set bit counts). The receive path must store none of it.
+func (s *Source) SetNoise(on bool) { s.noise = on }
 
 // Push queues a message.
 func (s *Source) Push(msg []byte) error {
@@ -59,6 +65,18 @@ func (s *Source) Drive(p *Pins) {
 	if n == len(msg) {
 		p.MsgLast = 1
 		p.MsgKeep = uint16(1<<n - 1)
+		if s.noise {
+			// From the message's number, so that a beat held for several cycles is the same.
+			r := NewRand(0x6e6f697365 ^ s.Messages*0x9e3779b97f4a7c15)
+			for i := n; i < 16; i++ {
+				beat[i] = byte(r.Uint64()) | 0x80
+			}
+			p.MsgData = getWord(beat[:])
+			p.MsgKeep = uint16(1<<(n-1)) | uint16(r.Uint64())&(1<<(n-1)-1)
+			if n == 16 && r.Intn(4) == 0 {
+				p.MsgKeep = 0 // a full last beat may say so with tkeep 0
+			}
+		}
 	}
 }
 

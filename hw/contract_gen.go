@@ -51,10 +51,11 @@ const (
 	RegVecCmd        = 0x4C // W: 1 = VL, 2 = VS
 	RegVecStatus     = 0x50 // R: bit0 BUSY, bit1 DONE, bit2 ERROR, [11:8] cause (1 = LEN, 2 = WINDOW, 3 = MEMORY, 4 = ALIGN, 5 = OPCODE)
 	RegErr           = 0x60 // R/W1C: sticky: bit0 CFG_BUSY, bit1 MISMATCH, bit2 TOO_LONG, bit3 RELEASE, bit4 VEC_BUSY, bit5 CFG_VALUE
-	RegMsgCount      = 0x64 // R: messages fully received
+	RegMsgCount      = 0x64 // R: messages fully received, dropped ones included
 	RegStallCycles   = 0x68 // R: cycles with s_msg_tvalid && !s_msg_tready
 	RegDropCount     = 0x6C // R: messages dropped whole (LHS off, too long)
 	RegMismatchCount = 0x70 // R: messages whose size field lied
+	RegStoredCount   = 0x74 // R: messages stored: MSG_COUNT - DROP_COUNT in one read (LHS off: the messages in the tail ring, a count the host can walk it by)
 )
 
 // Reset values of the writable registers, and the bounds the contract sets.
@@ -145,8 +146,9 @@ var Registers = []Register{
 	{Name: "VEC_CMD", Offset: RegVecCmd, Access: "W", Doc: "1 = VL, 2 = VS"},
 	{Name: "VEC_STATUS", Offset: RegVecStatus, Access: "R", Reset: 0, Doc: "bit0 `BUSY`, bit1 `DONE`, bit2 `ERROR`, `[11:8]` cause (1 = LEN, 2 = WINDOW, 3 = MEMORY, 4 = ALIGN, 5 = OPCODE)"},
 	{Name: "ERR", Offset: RegErr, Access: "R/W1C", Reset: 0, Doc: "sticky: bit0 `CFG_BUSY`, bit1 `MISMATCH`, bit2 `TOO_LONG`, bit3 `RELEASE`, bit4 `VEC_BUSY`, bit5 `CFG_VALUE`"},
-	{Name: "MSG_COUNT", Offset: RegMsgCount, Access: "R", Reset: 0, Doc: "messages fully received"},
+	{Name: "MSG_COUNT", Offset: RegMsgCount, Access: "R", Reset: 0, Doc: "messages fully received, dropped ones included"},
 	{Name: "STALL_CYCLES", Offset: RegStallCycles, Access: "R", Reset: 0, Doc: "cycles with `s_msg_tvalid && !s_msg_tready`"},
 	{Name: "DROP_COUNT", Offset: RegDropCount, Access: "R", Reset: 0, Doc: "messages dropped whole (LHS off, too long)"},
 	{Name: "MISMATCH_COUNT", Offset: RegMismatchCount, Access: "R", Reset: 0, Doc: "messages whose size field lied"},
+	{Name: "STORED_COUNT", Offset: RegStoredCount, Access: "R", Reset: 0, Doc: "messages stored: `MSG_COUNT - DROP_COUNT` in one read (LHS off: the messages in the tail ring, a count the host can walk it by)"},
 }

@@ -51,7 +51,8 @@ localparam [7:0]
     REG_MSG_COUNT = 8'h64,
     REG_STALL_CYCLES = 8'h68,
     REG_DROP_COUNT = 8'h6C,
-    REG_MISMATCH_COUNT = 8'h70;
+    REG_MISMATCH_COUNT = 8'h70,
+    REG_STORED_COUNT = 8'h74;
 
 // Reset values of the writable registers, and bounds
 localparam [31:0]

@@ -45,6 +45,7 @@ module lhs_rx #
     input  wire [15:0]       cfg_max_msg,
     input  wire [MEM_AW-5:0] cfg_tail_base,   // in 16-byte units
     input  wire [23:0]       cfg_tail_units,  // ring size in 16-byte units
+    input  wire              cfg_ring_reset,  // TAIL_BASE or TAIL_SIZE taken (only while quiet): TAIL_WPTR to 0
 
     // Host releases (counts; refused when larger than what is in use)
     input  wire              rel_lh_valid,
@@ -112,9 +113,33 @@ reg [23:0]       tail_off_reg = 0, tail_off_next;   // ring offset of the next t
 reg [12:0]       tail_left_reg = 0, tail_left_next; // tail units still reserved
 reg [MEM_AW-5:0] tail_ptr_reg = 0, tail_ptr_next;   // first tail unit, for the entry
 reg [63:0]       hold_reg = 0, hold_next;           // entry bytes 48..55
+reg              short_reg = 0, short_next;         // the message ended before its size field did
+
+// Bytes in this beat: all 16, or on the last beat the highest kept byte plus one.
+reg [4:0] last_bytes;
+integer i;
+always @* begin
+    last_bytes = 5'd16;
+    if (s_msg_tkeep != 0) begin
+        for (i = 0; i < 16; i = i + 1) begin
+            if (s_msg_tkeep[i]) begin
+                last_bytes = i[4:0] + 5'd1;
+            end
+        end
+    end
+end
+
+// The beat as the message has it: on the last beat, bytes past the message's end are 0
+// whatever the wire carried there, so nothing past tkeep reaches the size field, the LH
+// buffer or large memory.
+wire [127:0] keep_mask = s_msg_tlast ? {128{1'b1}} >> {(5'd16 - last_bytes), 3'd0} : {128{1'b1}};
+wire [127:0] beat_data = s_msg_tdata & keep_mask;
 
 // First-beat decisions, from the size field of the beat on the bus.
-wire [31:0] size = s_msg_tdata[32*cfg_size_word +: 32];
+wire [31:0] size = beat_data[32*cfg_size_word +: 32];
+// A one-beat message that ends before byte SIZE_POS+4: its missing size bytes read as 0 and
+// it is flagged MISMATCH, whatever the bytes it has say.
+wire        size_short = s_msg_tlast && last_bytes < {1'b0, cfg_size_word, 2'd0} + 5'd4;
 wire [16:0] split_bytes = {11'd0, cfg_split_beats, 4'd0};
 wire        is_inline = cfg_lhs_on && size <= INLINE_MAX;
 wire [16:0] span = cfg_lhs_on ? {1'b0, size[15:0]} + 17'd15 - split_bytes
@@ -151,26 +176,12 @@ wire [MEM_AW-5:0] start_unit = cfg_tail_base + {{(MEM_AW-28){1'b0}}, wptr_reg};
 wire [MEM_AW-5:0] mem_unit = cfg_tail_base + {{(MEM_AW-28){1'b0}}, first ? wptr_reg : tail_off_reg};
 assign m_mem_valid = s_msg_tvalid && (first ? beat_to_mem && cfg_enable : state_reg == STATE_BODY && beat_to_mem);
 assign m_mem_addr = {mem_unit, 4'd0};
-assign m_mem_wdata = s_msg_tdata;
-
-// Bytes in this beat: all 16, or on the last beat the highest kept byte plus one.
-reg [4:0] last_bytes;
-integer i;
-always @* begin
-    last_bytes = 5'd16;
-    if (s_msg_tkeep != 0) begin
-        for (i = 0; i < 16; i = i + 1) begin
-            if (s_msg_tkeep[i]) begin
-                last_bytes = i[4:0] + 5'd1;
-            end
-        end
-    end
-end
+assign m_mem_wdata = beat_data;
 
 // Bytes delivered so far, counting this beat as the last one.
 wire [20:0] delivered_now = first ? {16'd0, last_bytes} : {1'b0, beat_reg, 4'd0} + {16'd0, last_bytes};
 wire [15:0] len_field = delivered_reg > 21'd65535 ? 16'hffff : delivered_reg[15:0];
-wire        mismatch_reg_now = {11'd0, delivered_reg} != size_reg;
+wire        mismatch_reg_now = {11'd0, delivered_reg} != size_reg || short_reg;
 wire [7:0]  flags = {5'd0, too_long_reg, mismatch_reg_now, split_reg}; // FLAG_*
 wire [31:0] ptr_field = split_reg ? {{(32-MEM_AW){1'b0}}, tail_ptr_reg, 4'd0} : 32'd0;
 
@@ -180,7 +191,7 @@ wire               commit = state_reg == STATE_COMMIT;
 wire               ram_wr_en = commit || (fire && beat_to_ram);
 wire [1:0]         ram_word = commit ? 2'd3 : (first ? 2'd0 : beat_reg[1:0]);
 wire [RAM_AW-1:0]  ram_wr_addr = {prod_reg[IDX_W-1:0], ram_word};
-wire [127:0]       ram_wr_data = commit ? {ptr_field, 8'd0, flags, len_field, hold_reg} : s_msg_tdata;
+wire [127:0]       ram_wr_data = commit ? {ptr_field, 8'd0, flags, len_field, hold_reg} : beat_data;
 
 lhs_ram_sdp #(
     .DATA_W(128),
@@ -207,7 +218,7 @@ wire off_done = last_fire && !cfg_lhs_on;
 assign ev_commit = commit;
 assign ev_msg_done = commit || off_done;
 assign ev_mismatch = commit ? mismatch_reg_now
-                   : off_done && {11'd0, delivered_now} != (first ? size : size_reg);
+                   : off_done && ({11'd0, delivered_now} != (first ? size : size_reg) || (first && size_short));
 assign ev_too_long = commit ? too_long_reg : off_done && (first ? too_long : too_long_reg);
 
 assign lh_prod = prod_reg;
@@ -232,6 +243,7 @@ always @* begin
     tail_left_next = tail_left_reg;
     tail_ptr_next = tail_ptr_reg;
     hold_next = hold_reg;
+    short_next = short_reg;
 
     if (rel_lh_valid && !rel_lh_bad) begin
         cons_next = cons_reg + rel_lh_count;
@@ -252,6 +264,7 @@ always @* begin
             too_long_next = too_long;
             size_next = size;
             hold_next = 64'd0;
+            short_next = size_short;
             tail_ptr_next = start_unit;
             tail_off_next = beat_to_mem ? wptr_inc : wptr_reg;
             tail_left_next = need - (beat_to_mem ? 13'd1 : 13'd0);
@@ -259,7 +272,7 @@ always @* begin
             used_next = used_next + {11'd0, need};
         end else begin
             if (beat_to_hold) begin
-                hold_next = s_msg_tdata[63:0];
+                hold_next = beat_data[63:0];
             end
             if (beat_to_mem) begin
                 tail_off_next = tail_off_inc;
@@ -277,6 +290,11 @@ always @* begin
         end else begin
             state_next = STATE_BODY;
         end
+    end
+
+    // Quiet, so no beat moves and the ring is empty: it starts over at its base.
+    if (cfg_ring_reset) begin
+        wptr_next = 24'd0;
     end
 end
 
@@ -309,6 +327,7 @@ always @(posedge clk) begin
     tail_off_reg <= tail_off_next;
     tail_ptr_reg <= tail_ptr_next;
     hold_reg <= hold_next;
+    short_reg <= short_next;
 end
 
 endmodule

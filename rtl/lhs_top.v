@@ -96,6 +96,7 @@ reg [31:0]  msg_count_reg = 0;
 reg [31:0]  stall_reg = 0;
 reg [31:0]  drop_reg = 0;
 reg [31:0]  mismatch_count_reg = 0;
+reg [31:0]  stored_reg = 0;
 
 wire rx_quiet;
 wire vec_busy;
@@ -132,7 +133,11 @@ wire vec_cmd = vec_take && reg_addr == REG_VEC_CMD;
 
 wire rel_lh = reg_wr && reg_addr == REG_LH_RELEASE;
 wire rel_tail = reg_wr && reg_addr == REG_TAIL_RELEASE;
-wire rel_tail_bad = rel_tail && host_wdata[3:0] != 0;
+// Not a 16-byte multiple, or 256 MiB or more (more than any ring holds): refused whole, never
+// taken modulo the width of rel_tail_units.
+wire rel_tail_bad = rel_tail && (host_wdata[3:0] != 0 || host_wdata[31:28] != 0);
+// A new base or size starts the ring over at its base (it is empty: configuration waits).
+wire ring_reset = cfg_take && (reg_addr == REG_TAIL_BASE || reg_addr == REG_TAIL_SIZE);
 wire rel_error;
 
 // Receive block.
@@ -163,6 +168,7 @@ rx (
     .cfg_max_msg(max_msg_reg),
     .cfg_tail_base(tail_base_reg[MEM_AW-5:0]),
     .cfg_tail_units(tail_units_reg),
+    .cfg_ring_reset(ring_reset),
     .rel_lh_valid(rel_lh),
     .rel_lh_count(host_wdata),
     .rel_tail_valid(rel_tail && !rel_tail_bad),
@@ -261,6 +267,7 @@ always @* begin
             REG_STALL_CYCLES: reg_value = stall_reg;
             REG_DROP_COUNT: reg_value = drop_reg;
             REG_MISMATCH_COUNT: reg_value = mismatch_count_reg;
+            REG_STORED_COUNT: reg_value = stored_reg;
             default: reg_value = 32'd0;
         endcase
     end
@@ -272,13 +279,16 @@ reg [1:0]  rd1_src_reg = 2'd0;   // 0 register, 1 read window, 2 LH buffer, 3 ze
 reg [1:0]  rd1_lane_reg = 2'd0;
 reg [31:0] rd1_value_reg = 32'd0;
 
+// LH window addresses past ENTRIES read 0 (not an alias of a lower entry).
+wire lh_beyond = |({13'd0, host_addr[18:0]} >> (IDX_W + 6));
+
 wire [127:0] rd1_word = rd1_src_reg == 2'd1 ? rwin_rd_data : lh_rd_data;
 wire [31:0]  rd1_data = rd1_src_reg == 2'd0 ? rd1_value_reg :
                         rd1_src_reg == 2'd3 ? 32'd0 : rd1_word[32*rd1_lane_reg +: 32];
 
 always @(posedge clk) begin
     rd1_valid_reg <= reg_rd && !rst;
-    rd1_src_reg <= sel_lh ? 2'd2 : sel_rwin ? 2'd1 : sel_reg ? 2'd0 : 2'd3;
+    rd1_src_reg <= sel_lh ? (lh_beyond ? 2'd3 : 2'd2) : sel_rwin ? 2'd1 : sel_reg ? 2'd0 : 2'd3;
     rd1_lane_reg <= host_addr[3:2];
     rd1_value_reg <= reg_value;
     host_rvalid <= rd1_valid_reg && !rst;
@@ -303,6 +313,7 @@ always @(posedge clk) begin
         stall_reg <= 0;
         drop_reg <= 0;
         mismatch_count_reg <= 0;
+        stored_reg <= 0;
     end else begin
         if (reg_wr && reg_addr == REG_CTRL) begin
             enable_reg <= host_wdata[CTRL_ENABLE];
@@ -340,6 +351,7 @@ always @(posedge clk) begin
         if (ev_msg_done) msg_count_reg <= msg_count_reg + 1;
         if (ev_msg_done && rx_mismatch) mismatch_count_reg <= mismatch_count_reg + 1;
         if (ev_msg_done && rx_too_long && !lhs_on_reg) drop_reg <= drop_reg + 1;
+        if (ev_msg_done && !(rx_too_long && !lhs_on_reg)) stored_reg <= stored_reg + 1;
         if (s_msg_tvalid && !s_msg_tready) stall_reg <= stall_reg + 1;
     end
 end

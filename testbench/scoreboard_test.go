@@ -34,7 +34,7 @@ func lhsRule(m []byte, cfg drivers.Config) expect {
 	s := sizeField(m, cfg.SizePos)
 	ringUnits := cfg.TailSize / 16
 	e := expect{size: s}
-	if uint32(n) != s {
+	if uint32(n) != s || n < int(cfg.SizePos)+4 { // a message that ends inside its size field lies
 		e.flags |= hw.FlagMismatch
 	}
 	if !cfg.LHS {

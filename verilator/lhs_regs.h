@@ -52,6 +52,7 @@
 #define LHS_REG_STALL_CYCLES 0x68u
 #define LHS_REG_DROP_COUNT 0x6Cu
 #define LHS_REG_MISMATCH_COUNT 0x70u
+#define LHS_REG_STORED_COUNT 0x74u
 
 /* Reset values of the writable registers, and bounds */
 #define LHS_CTRL_RESET 0x2u

@@ -233,7 +233,7 @@ var endRegs = []struct {
 	addr uint32
 }{{"LH_PROD", hw.RegLHProd}, {"LH_CONS", hw.RegLHCons}, {"TAIL_WPTR", hw.RegTailWptr}, {"TAIL_USED", hw.RegTailUsed},
 	{"MSG_COUNT", hw.RegMsgCount}, {"STALL_CYCLES", hw.RegStallCycles}, {"MISMATCH_COUNT", hw.RegMismatchCount},
-	{"DROP_COUNT", hw.RegDropCount}}
+	{"DROP_COUNT", hw.RegDropCount}, {"STORED_COUNT", hw.RegStoredCount}}
 
 // onDevice runs r on the cycle-accurate device.
 func onDevice(t *testing.T, model device.Model, r *run) result {
@@ -385,7 +385,7 @@ func onModel(t *testing.T, r *run, start uint64) result {
 	st := n.Status()
 	res.regs = map[string]uint32{"LH_PROD": st.LHProd, "LH_CONS": st.LHCons, "TAIL_WPTR": st.TailWptr, "TAIL_USED": st.TailUsed,
 		"MSG_COUNT": uint32(st.Messages), "STALL_CYCLES": uint32(st.Stalls), "MISMATCH_COUNT": uint32(st.Mismatches),
-		"DROP_COUNT": uint32(st.Drops)}
+		"DROP_COUNT": uint32(st.Drops), "STORED_COUNT": uint32(st.Stored())}
 	res.ring = make([]byte, r.cfg.TailSize)
 	require.NoError(t, mem.Read(uint64(r.cfg.TailBase), res.ring))
 	res.count = st.Counters

@@ -129,6 +129,10 @@ type Counters struct {
 	RingWaits  uint64 // messages whose first beat found too little tail ring room
 }
 
+// Stored is STORED_COUNT: the messages stored (LHS on: every message; LHS off: those not
+// dropped whole), MSG_COUNT - DROP_COUNT.
+func (c Counters) Stored() uint64 { return c.Messages - c.Drops }
+
 // Status is the receive block's registers once every message offered has finished and every
 // release reported has been taken.
 type Status struct {
@@ -308,7 +312,7 @@ func (n *NIC) offer(at uint64, msg []byte, mlen uint32, idle []uint32, a *Accept
 	var size uint32
 	if sp := n.cfg.SizePos; uint64(sp)+4 <= uint64(len(msg)) {
 		size = binary.LittleEndian.Uint32(msg[sp:])
-	} else { // a short message: the rest of the first beat is zeros, as gosim.Source drives it
+	} else { // a short message: bytes past its end read as 0 (docs/design.md, "Size field that lies")
 		var b0 [16]byte
 		copy(b0[:], msg)
 		size = binary.LittleEndian.Uint32(b0[sp:])
@@ -406,8 +410,9 @@ func (n *NIC) offer(at uint64, msg []byte, mlen uint32, idle []uint32, a *Accept
 		}
 	}
 
-	// The entry (LHS on), written as the message streams in and at the commit.
-	mismatch := length != uint64(size)
+	// The entry (LHS on), written as the message streams in and at the commit. A message
+	// that ends before its size field does is a mismatch whatever its bytes say.
+	mismatch := length != uint64(size) || length < uint64(n.cfg.SizePos)+4
 	flags := uint8(0)
 	if mismatch {
 		flags |= hw.FlagMismatch
