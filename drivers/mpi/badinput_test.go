@@ -364,3 +364,103 @@ func checkUnknownComm(t *testing.T, e *Engine) {
 	require.Equal(t, "real", string(r.Data()))
 	checkSkipped(t, e, q, 2, ErrBadEnvelope)
 }
+
+// TestIrecvIntoTruncates (defect 9, MPI-4.0 §3.2.4): a message longer than the receive
+// buffer fills it and completes with ErrTruncate; the message is released.
+func TestIrecvIntoTruncates(t *testing.T) {
+	q := NewMemQueue()
+	e := testEngine(NewEngine(q, nil, DefaultCosts()))
+	send(t, q, 1, 1, 0, "0123456789")
+	send(t, q, 1, 1, 0, "ab")
+	buf := make([]byte, 4)
+	r, err := e.IrecvInto(Pattern{1, 1, 0}, buf)
+	require.NoError(t, err)
+	require.True(t, r.Done())
+	require.ErrorIs(t, r.Status().Err, ErrTruncate)
+	require.Equal(t, 4, r.Status().Size)
+	require.Equal(t, 10, r.Status().Declared)
+	require.Equal(t, "0123", string(buf))
+	r, err = e.IrecvInto(Pattern{1, 1, 0}, buf)
+	require.NoError(t, err)
+	require.NoError(t, r.Status().Err)
+	require.Equal(t, "ab", string(r.Data()))
+	require.True(t, q.consumed[0] && q.consumed[1])
+}
+
+// TestCancelPostedReceive (defect 9, MPI-4.0 §3.8.4): a cancelled posted receive completes
+// as cancelled and takes no message; a completed receive is not cancelled.
+func TestCancelPostedReceive(t *testing.T) {
+	q := NewMemQueue()
+	e := testEngine(NewEngine(q, nil, DefaultCosts()))
+	r, err := e.Irecv(Pattern{1, 1, 0})
+	require.NoError(t, err)
+	require.NoError(t, e.Cancel(r))
+	require.True(t, r.Done())
+	require.True(t, r.Status().Cancelled)
+	require.Equal(t, 0, e.Posted())
+	send(t, q, 1, 1, 0, "x")
+	r2, err := e.Irecv(Pattern{1, 1, 0})
+	require.NoError(t, err)
+	require.Equal(t, "x", string(r2.Data()), "the cancelled receive took nothing")
+	require.NoError(t, e.Cancel(r2))
+	require.False(t, r2.Status().Cancelled)
+	require.Error(t, e.Cancel(nil))
+}
+
+// TestProcNull (defect 9, MPI-4.0 §3.10): receives and probes of PROC_NULL complete at once.
+func TestProcNull(t *testing.T) {
+	q := NewMemQueue()
+	e := testEngine(NewEngine(q, nil, DefaultCosts()))
+	send(t, q, 1, 1, 0, "x")
+	r, err := e.Irecv(Pattern{ProcNull, 1, 0})
+	require.NoError(t, err)
+	require.True(t, r.Done())
+	require.Equal(t, Status{Source: ProcNull, Tag: AnyTag, Comm: 0, ID: NoMessage, Depth: -1}, r.Status())
+	require.Empty(t, r.Data())
+	st, ok, err := e.Iprobe(Pattern{ProcNull, AnyTag, 0})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, ProcNull, st.Source)
+	m, ok, err := e.Improbe(Pattern{ProcNull, AnyTag, 0})
+	require.NoError(t, err)
+	require.True(t, ok)
+	r, err = e.Mrecv(m, nil)
+	require.NoError(t, err)
+	require.Equal(t, ProcNull, r.Status().Source)
+	r, err = e.Irecv(Pattern{AnySource, AnyTag, 0})
+	require.NoError(t, err)
+	require.Equal(t, "x", string(r.Data()), "the real message is untouched")
+}
+
+// TestMprobeMrecv (defect 9, MPI-4.0 §3.8.2-3.8.3): a matched probe takes the message, so
+// no receive can take it before the Mrecv.
+func TestMprobeMrecv(t *testing.T) {
+	q := NewMemQueue()
+	e := testEngine(NewEngine(q, nil, DefaultCosts()))
+	send(t, q, 1, 1, 0, "first")
+	send(t, q, 1, 1, 0, "second")
+	m, ok, err := e.Improbe(Pattern{1, 1, 0})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, 5, m.Status().Size)
+	r, err := e.Irecv(Pattern{AnySource, AnyTag, 0})
+	require.NoError(t, err)
+	require.Equal(t, "second", string(r.Data()), "the probed message is no longer matchable")
+	r, err = e.Mrecv(m, nil)
+	require.NoError(t, err)
+	require.Equal(t, "first", string(r.Data()))
+	_, err = e.Mrecv(m, nil)
+	require.Error(t, err, "a message is received once")
+	_, ok, err = e.Improbe(Pattern{1, 1, 0})
+	require.NoError(t, err)
+	require.False(t, ok)
+}
+
+// TestMatchReservedTag: ANY_TAG does not match a reserved tag; the tag itself does.
+func TestMatchReservedTag(t *testing.T) {
+	env := Envelope{Source: 1, Tag: ReservedTagMax - 3, Comm: 0}
+	ok, _ := Pattern{AnySource, AnyTag, 0}.Match(env)
+	require.False(t, ok)
+	ok, _ = Pattern{1, ReservedTagMax - 3, 0}.Match(env)
+	require.True(t, ok)
+}
