@@ -177,6 +177,7 @@ type Engine struct {
 	posted     []*Request
 	skipped    int
 	lastSkip   error
+	unreleased []uint64 // received or skipped, but Consume failed: retried by Progress
 }
 
 // NewEngine makes an engine over q. cpu may be nil. It knows no communicator yet: AddComm
@@ -244,19 +245,41 @@ func (e *Engine) envelope(id uint64) (Envelope, error) {
 	return env, nil
 }
 
-// skip consumes an unmatchable message so its storage is freed, and counts it.
+// skip counts an unmatchable message and consumes it so its storage is freed.
 func (e *Engine) skip(id uint64, why error) error {
-	if err := e.q.Consume(id); err != nil {
-		return err
-	}
 	e.skipped++
 	e.lastSkip = why
+	return e.consume(id)
+}
+
+// consume hands message id back to the queue. When that fails the message is remembered and
+// Progress tries again: a message the host is done with is never left holding its storage
+// (with LHS on an unreleased entry would stop the in-order release, and then the NIC).
+func (e *Engine) consume(id uint64) error {
+	if err := e.q.Consume(id); err != nil {
+		e.unreleased = append(e.unreleased, id)
+		return err
+	}
+	return nil
+}
+
+// release retries the Consumes that failed.
+func (e *Engine) release() error {
+	for len(e.unreleased) > 0 {
+		if err := e.q.Consume(e.unreleased[0]); err != nil {
+			return err
+		}
+		e.unreleased = e.unreleased[1:]
+	}
 	return nil
 }
 
 // Progress takes in new arrivals: each goes to the oldest posted receive it matches, or joins
 // the unexpected queue. With no receive posted it does not read envelopes at all.
 func (e *Engine) Progress() error {
+	if err := e.release(); err != nil {
+		return err
+	}
 	n, err := e.q.Arrived()
 	if err != nil {
 		return err
@@ -270,6 +293,7 @@ func (e *Engine) Progress() error {
 		env, err := e.envelope(id)
 		if isMessageError(err) {
 			if err := e.skip(id, err); err != nil {
+				e.seen++ // skipped all the same; its release is retried
 				return err
 			}
 			continue
@@ -297,7 +321,7 @@ func (e *Engine) Progress() error {
 			return err
 		}
 		e.posted = append(e.posted[:matched], e.posted[matched+1:]...)
-		if err := e.q.Consume(id); err != nil {
+		if err := e.consume(id); err != nil {
 			e.seen++
 			return err
 		}
@@ -313,10 +337,10 @@ func (e *Engine) search(p Pattern) (pos int, env Envelope, err error) {
 		id := e.unexpected[i]
 		env, err := e.envelope(id)
 		if isMessageError(err) {
+			e.unexpected = append(e.unexpected[:i], e.unexpected[i+1:]...)
 			if err := e.skip(id, err); err != nil {
 				return -1, Envelope{}, err
 			}
-			e.unexpected = append(e.unexpected[:i], e.unexpected[i+1:]...)
 			continue
 		}
 		if err != nil {
@@ -352,7 +376,8 @@ func procNull(p Pattern) Status {
 
 // Irecv starts a receive with no limit on the message's length: it takes in arrivals, then
 // searches the unexpected queue; with no match the receive is posted and completes in a later
-// Progress.
+// Progress. With an error, a returned request has its message (the error was releasing it);
+// a nil one means no receive was started and no message taken.
 func (e *Engine) Irecv(p Pattern) (*Request, error) {
 	return e.irecv(p, &Request{pattern: p, limit: -1})
 }
@@ -382,7 +407,13 @@ func (e *Engine) irecv(p Pattern, r *Request) (*Request, error) {
 		e.posted = append(e.posted, r)
 		return r, nil
 	}
-	return r, e.take(r, pos, env)
+	if err := e.take(r, pos, env); err != nil {
+		if !r.done {
+			return nil, err // the message stays queued; no receive was started
+		}
+		return r, err // received; only releasing the message failed (Progress retries it)
+	}
+	return r, nil
 }
 
 // take completes r with the unexpected message at pos; a read error leaves the message there.
@@ -392,7 +423,7 @@ func (e *Engine) take(r *Request, pos int, env Envelope) error {
 		return err
 	}
 	e.unexpected = append(e.unexpected[:pos], e.unexpected[pos+1:]...)
-	return e.q.Consume(id)
+	return e.consume(id)
 }
 
 // Iprobe takes in arrivals and searches the unexpected queue like Irecv, but leaves the
@@ -482,7 +513,7 @@ func (e *Engine) Mrecv(m *Message, buf []byte) (*Request, error) {
 		return nil, err // m stays unreceived: Mrecv may be called again
 	}
 	m.used = true
-	return r, e.q.Consume(m.id)
+	return r, e.consume(m.id)
 }
 
 // Cancel cancels a posted receive (MPI-4.0 §3.8.4): it leaves the posted list and completes
