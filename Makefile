@@ -10,7 +10,7 @@ VLIBS := $(foreach t,$(VTOPS),build/verilator/$(t)/lib$(t).a)
 LINT_TOPS := $(basename $(notdir $(RTL)))
 
 .PHONY: all setup rtl test lint demo bench soak synth clean plugin generate
-.PHONY: waves regress coverage
+.PHONY: waves regress coverage fuzz
 all: rtl
 
 setup:
@@ -80,6 +80,18 @@ regress: rtl
 # Line, branch and toggle coverage of lhs_top under the test bench and the randomized suite.
 coverage: rtl
 	SEEDS=$(if $(filter command line,$(origin SEEDS)),$(SEEDS),50) bash scripts/coverage.sh
+
+# Every Fuzz target of the repository, one after another, FUZZTIME each (go test -fuzz takes
+# one target in one package at a time). Targets are found with go test -list, so new ones need
+# no edit here; their seed corpora (testdata/fuzz/FuzzXxx) also run in every make test.
+FUZZTIME ?= 30s
+fuzz: rtl
+	@mkdir -p build; set -o pipefail; $(GO) test -list '^Fuzz' ./... | \
+		awk '/^Fuzz/ { t[n++] = $$1; next } /^ok / { for (i = 0; i < n; i++) print $$2, t[i]; n = 0 }' > build/fuzz-targets.txt
+	@set -e; while read -r pkg t; do \
+		echo "fuzz $$t in $$pkg for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$pkg < /dev/null; \
+	done < build/fuzz-targets.txt
 
 clean:
 	rm -rf build verilator/zz_*_libhash.go verilator/*/zz_*_libhash.go

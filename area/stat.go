@@ -28,6 +28,25 @@ type statModule struct {
 	CellsByType map[string]int `json:"num_cells_by_type"`
 }
 
+// maxCount bounds every count a report may give: far above any FPGA, low enough that sums
+// and the site multiples of Classify cannot overflow.
+const maxCount = 1 << 40
+
+func countOK(n int) bool { return n >= 0 && n <= maxCount }
+
+// check refuses counts no synthesis run reports (a corrupt or hand-edited file).
+func (m statModule) check(where string) error {
+	if !countOK(m.NumCells) || !countOK(m.NumMemories) {
+		return fmt.Errorf("area: stat json: %s has %d cells, %d memories", where, m.NumCells, m.NumMemories)
+	}
+	for typ, n := range m.CellsByType {
+		if !countOK(n) {
+			return fmt.Errorf("area: stat json: %s has %d cells of type %q", where, n, typ)
+		}
+	}
+	return nil
+}
+
 // ParseStat reads the output of Yosys `stat -json` (with -top: the "design" object holds the
 // totals over the hierarchy; without: a single module is the design).
 func ParseStat(data []byte) (Stat, error) {
@@ -41,7 +60,15 @@ func ParseStat(data []byte) (Stat, error) {
 	}
 	s := Stat{Creator: raw.Creator, Modules: map[string]map[string]int{}}
 	for name, m := range raw.Modules {
+		if err := m.check("module " + name); err != nil {
+			return Stat{}, err
+		}
 		s.Modules[strings.TrimPrefix(name, `\`)] = m.CellsByType
+	}
+	if raw.Design != nil {
+		if err := raw.Design.check("design"); err != nil {
+			return Stat{}, err
+		}
 	}
 	switch {
 	case raw.Design != nil:
@@ -82,7 +109,10 @@ func ParseCounts(data []byte) (map[string]int, error) {
 			if label == "" {
 				return nil, fmt.Errorf("area: count %q without a label", line)
 			}
-			n, _ := strconv.Atoi(m[1])
+			n, err := strconv.Atoi(m[1])
+			if err != nil || !countOK(n) {
+				return nil, fmt.Errorf("area: count %q of %q is out of range", m[1], label)
+			}
 			out[label] = n
 			label = ""
 			continue

@@ -114,12 +114,21 @@ func searchArrive(dev drivers.Device, msgs [][]byte) error {
 	return dev.RunUntilIdle(uint64(1000 + 200*len(msgs)))
 }
 
+// newSearchEngine is a matching engine that knows the experiment's one communicator.
+func newSearchEngine(q mpi.Queue, cpu *hostcpu.CPU, costs mpi.Costs) *mpi.Engine {
+	e := mpi.NewEngine(q, cpu, costs)
+	if err := e.AddComm(searchComm, searchSource+1); err != nil {
+		panic(err) // constants
+	}
+	return e
+}
+
 // timeSearch searches e's unexpected queue for the target, checks that it was found at depth
 // x (where names the search in the error otherwise), and returns how long the search took on
 // cpu, the host model e charges, in nanoseconds.
 func timeSearch(e *mpi.Engine, cpu *hostcpu.CPU, x int, where string) (float64, error) {
 	t0 := cpu.Now()
-	st, ok, err := e.Iprobe(searchTarget)
+	st, ok, err := e.Search(searchTarget) // the search loop alone: the caller ran Progress
 	if err != nil {
 		return 0, err
 	}
@@ -157,7 +166,7 @@ func runSearchNoLHS(cfg SearchConfig, depths []int, res *SearchResult) (err erro
 	if err != nil {
 		return err
 	}
-	e := mpi.NewEngine(q, cpu, cfg.Costs)
+	e := newSearchEngine(q, cpu, cfg.Costs)
 	rng := newSearchRNG(cfg.Seed)
 	for _, x := range depths {
 		msgs := searchMessages(x, rng)
@@ -211,7 +220,7 @@ func runSearchLHS(cfg SearchConfig, depths []int, entries int, res *SearchResult
 			if err != nil {
 				return err
 			}
-			runs[i] = run{cpu, mpi.NewEngine(q, cpu, cfg.Costs)}
+			runs[i] = run{cpu, newSearchEngine(q, cpu, cfg.Costs)}
 		}
 		msgs := searchMessages(x, rng)
 		if err := searchArrive(dev, msgs); err != nil {

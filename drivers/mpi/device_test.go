@@ -45,7 +45,7 @@ func newPath(t *testing.T, lhs bool, tailSize uint32) *path {
 		q, err = NewRingQueue(h, m)
 	}
 	require.NoError(t, err)
-	return &path{dev: dev, h: h, m: m, e: NewEngine(q, cpu, DefaultCosts())}
+	return &path{dev: dev, h: h, m: m, e: testEngine(NewEngine(q, cpu, DefaultCosts()))}
 }
 
 func (p *path) settle(t *testing.T) {
@@ -119,7 +119,7 @@ func TestDeviceAgainstMemQueue(t *testing.T) {
 	forBothPaths(t, func(t *testing.T, lhs bool) {
 		p := newPath(t, lhs, 4096)
 		ref := NewMemQueue()
-		re := NewEngine(ref, nil, DefaultCosts())
+		re := testEngine(NewEngine(ref, nil, DefaultCosts()))
 		rng := rand.New(rand.NewPCG(7, 7))
 		type pair struct{ dev, ref *Request }
 		var pairs []pair

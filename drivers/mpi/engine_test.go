@@ -41,8 +41,8 @@ func TestMatchWildcards(t *testing.T) {
 	}{
 		{Pattern{2, 9, 1}, true, 3},
 		{Pattern{AnySource, 9, 1}, true, 2},
-		{Pattern{2, AnyTag, 1}, true, 2},
-		{Pattern{AnySource, AnyTag, 1}, true, 1},
+		{Pattern{2, AnyTag, 1}, true, 3}, // AnyTag tests the tag's sign
+		{Pattern{AnySource, AnyTag, 1}, true, 2},
 		{Pattern{AnySource, AnyTag, 2}, false, 1}, // communicator is never a wildcard
 		{Pattern{3, 9, 1}, false, 2},
 		{Pattern{2, 8, 1}, false, 3},
@@ -58,7 +58,7 @@ func TestMatchWildcards(t *testing.T) {
 
 func TestUnexpectedThenReceive(t *testing.T) {
 	q := NewMemQueue()
-	e := NewEngine(q, nil, DefaultCosts())
+	e := testEngine(NewEngine(q, nil, DefaultCosts()))
 	send(t, q, 1, 10, 0, "a")
 	send(t, q, 2, 20, 0, "b")
 	send(t, q, 1, 30, 0, "c")
@@ -76,7 +76,7 @@ func TestUnexpectedThenReceive(t *testing.T) {
 
 func TestPostedThenArrival(t *testing.T) {
 	q := NewMemQueue()
-	e := NewEngine(q, nil, DefaultCosts())
+	e := testEngine(NewEngine(q, nil, DefaultCosts()))
 	rAny := recvNow(t, e, Pattern{AnySource, AnyTag, 0})
 	r5 := recvNow(t, e, Pattern{AnySource, 5, 0})
 	rOther := recvNow(t, e, Pattern{AnySource, 5, 1})
@@ -98,7 +98,7 @@ func TestPostedThenArrival(t *testing.T) {
 
 func TestNonOvertaking(t *testing.T) {
 	q := NewMemQueue()
-	e := NewEngine(q, nil, DefaultCosts())
+	e := testEngine(NewEngine(q, nil, DefaultCosts()))
 	for i := 0; i < 5; i++ {
 		send(t, q, 1, 7, 0, fmt.Sprint("one-", i))
 		send(t, q, 2, 7, 0, fmt.Sprint("two-", i))
@@ -115,7 +115,7 @@ func TestNonOvertaking(t *testing.T) {
 
 func TestIprobeLeavesMessage(t *testing.T) {
 	q := NewMemQueue()
-	e := NewEngine(q, nil, DefaultCosts())
+	e := testEngine(NewEngine(q, nil, DefaultCosts()))
 	send(t, q, 1, 1, 0, "x")
 	send(t, q, 1, 2, 0, "y")
 	require.NoError(t, e.Progress())
@@ -128,14 +128,14 @@ func TestIprobeLeavesMessage(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, ok)
 	require.Equal(t, 2, e.Pending())
-	_, err = e.Irecv(Pattern{-2, 0, 0})
+	_, err = e.Irecv(Pattern{-3, 0, 0})
 	require.Error(t, err)
 }
 
 func TestSearchReadsEachEnvelopeOnce(t *testing.T) {
 	q := NewMemQueue()
 	var cpu countCPU
-	e := NewEngine(q, &cpu, DefaultCosts())
+	e := testEngine(NewEngine(q, &cpu, DefaultCosts()))
 	for i := 0; i < 100; i++ {
 		send(t, q, 0, int32(i), 0, "")
 	}
@@ -167,7 +167,7 @@ func TestRandomAgainstEagerReference(t *testing.T) {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 0))
 			q := NewMemQueue()
-			e := NewEngine(q, nil, DefaultCosts())
+			e := testEngine(NewEngine(q, nil, DefaultCosts()))
 			type refRecv struct {
 				p   Pattern
 				got int // message index, -1 while posted

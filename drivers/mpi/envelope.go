@@ -21,6 +21,9 @@ package mpi
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/lhsim/lhsim/drivers"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // Wildcards of a receive.
@@ -66,7 +69,8 @@ func ParseEnvelope(b []byte) (Envelope, error) {
 	}, nil
 }
 
-// Eager builds the message an eager send puts on the wire: the envelope, then the body.
+// Eager builds the message an eager send puts on the wire: the envelope, then the body. It
+// checks nothing (tests and experiments build bad messages with it); Sender.Send checks.
 func Eager(source, tag, comm int32, body []byte) []byte {
 	msg := make([]byte, EnvelopeBytes+len(body))
 	Envelope{Source: source, Tag: tag, Comm: comm, Size: uint32(len(msg))}.Put(msg)
@@ -85,12 +89,49 @@ type Injector interface {
 type Sender struct {
 	Rank int32
 	Net  Injector
+	// MaxMsg is the longest message the receiver takes whole, envelope included: MaxMessage
+	// of its driver configuration (0: MAX_MSG's reset value, hw.MaxMsgReset).
+	MaxMsg uint32
+}
+
+// MaxMessage is the longest message a host configured as cfg (Host.Config) receives whole:
+// MAX_MSG, and no more than its tail ring can ever hold (a longer message is treated as too
+// long by the NIC, docs/design.md).
+func MaxMessage(cfg drivers.Config) uint32 {
+	maxMsg, ring, split := cfg.MaxMsg, cfg.TailSize, cfg.SplitPos
+	if maxMsg == 0 {
+		maxMsg = hw.MaxMsgReset
+	}
+	if ring == 0 {
+		ring = hw.TailSizeReset
+	}
+	if split == 0 {
+		split = hw.SplitPosReset
+	}
+	if cfg.LHS {
+		ring += split // the head stays in the LH entry
+	}
+	return min(maxMsg, ring)
 }
 
 // Send is an eager send: the message goes out at once, whether or not a receive is posted.
+// A message the receiver could not take whole is refused here (ErrSendTooLong): there is no
+// rendezvous path, and the NIC would drop it (LHS off) or its tail (LHS on). Tags are
+// non-negative: the ones below AnyTag are the library's (ReservedTagMax).
 func (s Sender) Send(tag, comm int32, body []byte) error {
 	if tag < 0 {
 		return fmt.Errorf("mpi: send tag %d is negative", tag)
+	}
+	if comm < 0 || s.Rank < 0 {
+		return fmt.Errorf("mpi: send on communicator %d from rank %d: both must be >= 0", comm, s.Rank)
+	}
+	limit := s.MaxMsg
+	if limit == 0 {
+		limit = hw.MaxMsgReset
+	}
+	if uint64(len(body)) > uint64(limit)-min(uint64(limit), EnvelopeBytes) {
+		return fmt.Errorf("%w: a %d-byte body makes a %d-byte message, the receiver takes %d", ErrSendTooLong,
+			len(body), uint64(len(body))+EnvelopeBytes, limit)
 	}
 	return s.Net.Inject(Eager(s.Rank, tag, comm, body))
 }
@@ -104,8 +145,9 @@ type Pattern struct {
 }
 
 // Match reports whether e satisfies p, and how many fields it compared: the order is
-// communicator, source, tag, stopping at the first difference; a wildcard costs no compare.
-// The count feeds the timing model (each compare is a few instructions of the search loop).
+// communicator, source, tag, stopping at the first difference; AnySource costs no compare,
+// AnyTag one (the tag's sign: it matches no reserved tag, ReservedTagMax). The count feeds
+// the timing model (each compare is a few instructions of the search loop).
 func (p Pattern) Match(e Envelope) (ok bool, compared int) {
 	compared++
 	if e.Comm != p.Comm {
@@ -117,11 +159,9 @@ func (p Pattern) Match(e Envelope) (ok bool, compared int) {
 			return false, compared
 		}
 	}
-	if p.Tag != AnyTag {
-		compared++
-		if e.Tag != p.Tag {
-			return false, compared
-		}
+	compared++
+	if p.Tag == AnyTag && e.Tag < 0 || p.Tag != AnyTag && e.Tag != p.Tag {
+		return false, compared
 	}
 	return true, compared
 }

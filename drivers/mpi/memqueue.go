@@ -40,6 +40,9 @@ func (q *MemQueue) Envelope(id uint64) (Envelope, error) {
 		return Envelope{}, err
 	}
 	q.Reads++
+	if len(m) < EnvelopeBytes {
+		return Envelope{}, badMessage(id, ErrShort, "%d bytes", len(m))
+	}
 	return ParseEnvelope(m)
 }
 
@@ -48,6 +51,9 @@ func (q *MemQueue) Body(id uint64) ([]byte, error) {
 	m, err := q.get(id)
 	if err != nil {
 		return nil, err
+	}
+	if len(m) < EnvelopeBytes {
+		return nil, badMessage(id, ErrShort, "%d bytes", len(m))
 	}
 	out := make([]byte, len(m)-EnvelopeBytes)
 	copy(out, m[EnvelopeBytes:])

@@ -98,7 +98,7 @@ func (q *RingQueue) locate(id uint64) error {
 		k--
 	}
 	for ; k < id; k++ {
-		if _, err := q.envelope(k); err != nil {
+		if _, err := q.envelope(k); err != nil && !isMessageError(err) {
 			return err
 		}
 	}
@@ -120,6 +120,11 @@ func (q *RingQueue) envelope(id uint64) (Envelope, error) {
 		return Envelope{}, err
 	}
 	s.size, s.read = env.Size, true
+	if env.Size < EnvelopeBytes {
+		// With LHS off the host knows a message only by its size field: under 16, the
+		// envelope is not whole (the NIC still reserved one 16-byte unit for it).
+		return Envelope{}, badMessage(id, ErrShort, "size field %d at ring offset %#x", env.Size, s.off)
+	}
 	return env, nil
 }
 
@@ -145,7 +150,10 @@ func (q *RingQueue) Body(id uint64) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if s.size <= EnvelopeBytes {
+	if s.size < EnvelopeBytes {
+		return nil, badMessage(id, ErrShort, "size field %d", s.size)
+	}
+	if s.size == EnvelopeBytes {
 		return []byte{}, nil
 	}
 	off := (s.off + EnvelopeBytes) % q.h.Config().TailSize
@@ -162,7 +170,7 @@ func (q *RingQueue) Consume(id uint64) error {
 		if err := q.locate(id); err != nil {
 			return err
 		}
-		if _, err := q.envelope(id); err != nil {
+		if _, err := q.envelope(id); err != nil && !isMessageError(err) {
 			return err
 		}
 	}
