@@ -13,7 +13,7 @@ import (
 	"github.com/lhsim/lhsim/hw"
 )
 
-// Bad input at the receive path's ports (docs/bad-input-rtl.md names these tests): each case
+// Bad input at the receive path's ports (docs/bad-input.md names these tests): each case
 // ends the way docs/design.md says, on the Verilated RTL with the golden model in lockstep.
 
 // fill is n bytes of b.

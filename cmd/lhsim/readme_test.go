@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -124,5 +125,31 @@ func TestModelHelpNamesEveryModel(t *testing.T) {
 		code, out, _ := run(t, nil, c, "-h")
 		require.Equal(t, 0, code)
 		require.Regexp(t, `-model string\n\s+rtl \(Verilated RTL\), go \(golden model\) or lockstep`, out, c)
+	}
+}
+
+// Every test the README's bad-input table names exists in the repository.
+func TestReadmeBadInputTestsExist(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	text := string(readme)
+	start := strings.Index(text, "## What happens to bad input")
+	require.GreaterOrEqual(t, start, 0, "the README has its bad-input table")
+	table := text[start:]
+	table = table[:strings.Index(table[3:], "\n## ")+3]
+	names := regexp.MustCompile("`((?:Test|Fuzz)[A-Za-z0-9_]+)`").FindAllStringSubmatch(table, -1)
+	require.Greater(t, len(names), 20)
+	var defined strings.Builder
+	err = filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		defined.Write(b)
+		return err
+	})
+	require.NoError(t, err)
+	for _, n := range names {
+		require.Contains(t, defined.String(), "func "+n[1]+"(", "README names %s", n[1])
 	}
 }
