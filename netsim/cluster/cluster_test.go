@@ -192,7 +192,7 @@ func TestSignal(t *testing.T) {
 	require.NoError(t, err)
 	l, err := c.Network().ZeroLoadLatency(0, 5, c.Config().HeaderBytes)
 	require.NoError(t, err)
-	require.Equal(t, Signal{Src: 0, At: l}, got)
+	require.Equal(t, Signal{Src: 0, SentAt: 0, At: l}, got)
 	require.Equal(t, 5*netsim.Microsecond, waitedAt)
 
 	_, err = c.Run(2, func(r *Rank) {

@@ -271,10 +271,12 @@ func (r *Rank) delivered(now netsim.Time, m *message) {
 	r.wake(now)
 }
 
-// Signal is a sync packet that has arrived: who sent it and when its tail reached this NIC.
+// Signal is a sync packet that has arrived: who sent it, when it left the sender's NIC (a
+// departure stamp the NIC may put in the header) and when its tail reached this NIC.
 type Signal struct {
-	Src int
-	At  netsim.Time
+	Src    int
+	SentAt netsim.Time
+	At     netsim.Time
 }
 
 // Signal sends a header-only sync packet with tag to rank dst now: the NIC's own hardware
@@ -302,6 +304,6 @@ func (r *Rank) signalled(now netsim.Time, p *fabric.Packet) {
 	if r.signals == nil { // a node whose rank has not run yet keeps it for the first run
 		r.signals = map[int][]Signal{}
 	}
-	r.signals[tag] = append(r.signals[tag], Signal{Src: p.Src, At: now})
+	r.signals[tag] = append(r.signals[tag], Signal{Src: p.Src, SentAt: p.InjectedAt, At: now})
 	r.wake(now)
 }
