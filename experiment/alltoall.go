@@ -118,6 +118,9 @@ func (cfg *AlltoallConfig) Validate() (*fabric.Torus, error) {
 			}
 		}
 	case "direct":
+		if t.Nodes() > 1024 {
+			return nil, fmt.Errorf("direct on %s: %d nodes send n(n-1) puts in n-1 steps; at most 1024 nodes", cfg.Torus, t.Nodes())
+		}
 	default:
 		return nil, fmt.Errorf("unknown algorithm %q (want suh-shin or direct)", cfg.Algorithm)
 	}

@@ -56,6 +56,7 @@ func TestAlltoallBadInput(t *testing.T) {
 		func(c *AlltoallConfig) { c.Sizes = []int{0} },
 		func(c *AlltoallConfig) { c.Algorithm = "bruck" },
 		func(c *AlltoallConfig) { c.Schemes = nil },
+		func(c *AlltoallConfig) { c.Algorithm, c.Torus = "direct", "torus:16x16x16" },
 	} {
 		cfg := smallAlltoall()
 		bad(&cfg)
