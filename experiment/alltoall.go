@@ -71,7 +71,8 @@ type AlltoallRow struct {
 	Uneven        bool    `json:"uneven"`
 	LinkLatencyNs string  `json:"link_latency_ns"` // X/Y/Z
 	TotalUs       float64 `json:"total_us"`
-	SyncUs        float64 `json:"sync_us,omitempty"` // when the start synchronisation ended
+	SyncUs        float64 `json:"sync_us,omitempty"` // when the start synchronisation ended (node 0)
+	SyncSpreadNs  float64 `json:"sync_spread_ns"`    // last node's exit less the first's
 	LateSteps     int     `json:"late_steps"`        // proposed: (rank, step) started after plan
 	Events        uint64  `json:"events"`
 	WallS         float64 `json:"wall_s"`
@@ -188,6 +189,7 @@ func RunAlltoall(cfg AlltoallConfig) (*AlltoallResult, error) {
 						TotalUs: r.Total.Microseconds(), LateSteps: r.Late, Events: r.Events, WallS: time.Since(t0).Seconds()}
 					if sc != alltoall.BarrierPerStep {
 						row.SyncUs = r.SyncExit[0].Microseconds()
+						row.SyncSpreadNs = r.SyncSpread.Nanoseconds()
 					}
 					res.Rows = append(res.Rows, row)
 					res.Events += r.Events
@@ -273,11 +275,13 @@ func (r *AlltoallResult) WriteTable(w io.Writer) error {
 			return err
 		}
 	}
-	late := 0
+	late, spread := 0, 0.0
 	for _, row := range r.Rows {
 		late += row.LateSteps
+		spread = max(spread, row.SyncSpreadNs)
 	}
-	fmt.Fprintf(w, "\nproposed: %d (rank, step) pairs began after their computed start\n", late)
+	fmt.Fprintf(w, "\nstart synchronisation: nodes left at most %.3f ns apart\n", spread)
+	fmt.Fprintf(w, "proposed: %d (rank, step) pairs began after their computed start\n", late)
 	fmt.Fprintf(w, "%d runs, %d events, %.1f s wall, %.2g events per wall second\n", len(r.Rows), r.Events, r.WallS, r.EventsPerS)
 	return nil
 }

@@ -88,6 +88,8 @@ type Result struct {
 	Total netsim.Time
 	// SyncExit is when each rank left the start-time synchronisation (schemes 2 and 3).
 	SyncExit []netsim.Time
+	// SyncSpread is the last exit less the first (0: every node left at one edge).
+	SyncSpread netsim.Time
 	// Late counts (rank, step) pairs where the proposed scheme's rank began a step after
 	// its planned time because its data had not landed yet (0 when the prediction holds).
 	Late int
@@ -211,5 +213,12 @@ func Run(c *cluster.Cluster, sched *Schedule, scheme Scheme, sz Sizes) (Result, 
 		return res, fmt.Errorf("alltoall: %s, %s: %w", sched.Name, scheme, err)
 	}
 	res.Total, res.Events, res.Puts = cr.End-start, cr.Events, cr.Puts
+	if scheme != BarrierPerStep {
+		lo, hi := res.SyncExit[0], res.SyncExit[0]
+		for _, e := range res.SyncExit {
+			lo, hi = min(lo, e), max(hi, e)
+		}
+		res.SyncSpread = hi - lo
+	}
 	return res, nil
 }

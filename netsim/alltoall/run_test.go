@@ -27,7 +27,10 @@ func machine(t testing.TB, dims ...int) (*fabric.Torus, *cluster.Cluster) {
 // on a link makes its receiver leave late: within 2 cycles here.
 func TestSyncLeavesTogether(t *testing.T) {
 	for _, stamped := range []bool{true, false} {
-		for _, dims := range [][]int{{4, 4, 4}, {8, 8, 8}, {16, 4}, {5, 3}} {
+		for _, dims := range [][]int{{4, 4, 4}, {8, 8, 8}, {16, 4}, {5, 3}, {16, 16, 16}} {
+			if len(dims) == 3 && dims[0] == 16 && !stamped {
+				continue
+			}
 			t.Run(fmt.Sprint(dims, stamped), func(t *testing.T) { testSync(t, stamped, dims) })
 		}
 	}
@@ -126,6 +129,7 @@ func TestSchemes(t *testing.T) {
 			for _, e := range again.SyncExit {
 				require.Equal(t, again.SyncExit[0], e)
 			}
+			require.Zero(t, again.SyncSpread)
 			un, err := Run(c, s, SyncAtStart, Sizes{BytesPerPair: 64, Uneven: true})
 			require.NoError(t, err)
 			require.NotEqual(t, got[SyncAtStart].Total, un.Total)
