@@ -285,3 +285,18 @@ func TestIncastTraceFlags(t *testing.T) {
 	code, _, stderr = run(t, nil, "incast", "--topology", "crossbar:4", "--trace", "2")
 	require.Equal(t, 2, code, stderr)
 }
+
+// lhsim alltoall prints the table and JSON with the documented keys; a torus the algorithm
+// cannot do, sizes of 0 and unknown schemes exit 2.
+func TestAlltoallCommand(t *testing.T) {
+	code, js, stderr := run(t, nil, "alltoall", "--torus", "4x4", "--sizes", "8", "--json")
+	require.Equal(t, 0, code, stderr)
+	for _, k := range []string{`"scheme": "proposed"`, `"bytes_per_pair": 8`, `"uneven": false`, `"total_us"`, `"wall_s"`, `"events_per_s"`} {
+		require.Contains(t, js, k)
+	}
+	for _, bad := range [][]string{{"--torus", "6x4"}, {"--torus", "4x4", "--sizes", "0"}, {"--torus", "4x4", "--schemes", "fast"},
+		{"--torus", "4x4", "--algorithm", "bruck"}, {"--node-latency", "-1"}, {"--plot", "a.txt"}} {
+		code, _, stderr := run(t, nil, append([]string{"alltoall"}, bad...)...)
+		require.Equal(t, 2, code, "%v: %s", bad, stderr)
+	}
+}

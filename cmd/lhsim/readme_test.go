@@ -103,6 +103,7 @@ func TestREADMEExamples(t *testing.T) {
 	t.Run("barrier", func(t *testing.T) {
 		network(t, "lhsim barrier --topology crossbar:64 --node-latency 1.0 --processes 8,9,16,17,32,33,64")
 	})
+	t.Run("alltoall", func(t *testing.T) { network(t, "lhsim alltoall --torus 8x8x8 --sizes 8,64") })
 	t.Run("traffic", func(t *testing.T) { network(t, "lhsim traffic --topology torus:4x4x4 --load 0.1,0.3,0.5") })
 	t.Run("incast", func(t *testing.T) { network(t, "lhsim incast") })
 	t.Run("run, checkpoint, resume", func(t *testing.T) {

@@ -171,3 +171,34 @@ func TestDeterministic(t *testing.T) {
 	}
 	require.Equal(t, run(), run())
 }
+
+// A sync packet costs no node latency and no DMA: it arrives after the fabric's closed form
+// for a header-only packet, and WaitSignal gives its sender and arrival time even when the
+// rank comes to wait later. A signal to no rank is a bad call.
+func TestSignal(t *testing.T) {
+	c := newCluster(t, "torus:4x4", DefaultConfig())
+	var got Signal
+	var waitedAt netsim.Time
+	_, err := c.Run(6, func(r *Rank) {
+		switch r.ID() {
+		case 0:
+			r.Signal(5, 3)
+		case 5:
+			r.Comp(5 * netsim.Microsecond)
+			got = r.WaitSignal(3)
+			waitedAt = r.Now()
+		}
+	})
+	require.NoError(t, err)
+	l, err := c.Network().ZeroLoadLatency(0, 5, c.Config().HeaderBytes)
+	require.NoError(t, err)
+	require.Equal(t, Signal{Src: 0, SentAt: 0, At: l}, got)
+	require.Equal(t, 5*netsim.Microsecond, waitedAt)
+
+	_, err = c.Run(2, func(r *Rank) {
+		if r.ID() == 0 {
+			r.Signal(99, 0)
+		}
+	})
+	require.ErrorContains(t, err, "signal to rank 99: no such rank")
+}

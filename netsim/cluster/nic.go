@@ -14,6 +14,7 @@ const (
 	kindData    uint8 = iota + 1 // put data, get reply data, or send data
 	kindControl                  // a put's completion, back to the initiator
 	kindGetReq                   // a get's request, to the target
+	kindSignal                   // a hardware sync packet (Rank.Signal): header only, no host
 )
 
 // Message kinds.
@@ -105,6 +106,11 @@ func (n *node) sendHeader(now netsim.Time, id uint64, kind uint8, to int) {
 
 // Receive implements fabric.Endpoint: the NIC takes an arrived packet.
 func (n *node) Receive(now netsim.Time, p *fabric.Packet) {
+	if p.Kind == kindSignal {
+		n.consume(now, p)
+		n.rank.signalled(now, p)
+		return
+	}
 	m := n.c.msgs[p.ID]
 	switch p.Kind {
 	case kindControl: // a put of ours is complete

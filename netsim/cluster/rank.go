@@ -6,6 +6,7 @@ import (
 
 	"github.com/lhsim/lhsim/drivers/mpi"
 	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 // AnySource and AnyTag match any sender and any tag in Recv, as in MPI.
@@ -45,8 +46,9 @@ type Rank struct {
 	err      error
 	woken    bool // a resume event is scheduled
 
-	arrived    map[int]int // landed puts by tag, not yet taken by Poll
-	unexpected []*message  // landed sends not yet received, oldest first
+	arrived    map[int]int      // landed puts by tag, not yet taken by Poll
+	signals    map[int][]Signal // arrived sync packets by tag, not yet taken by WaitSignal
+	unexpected []*message       // landed sends not yet received, oldest first
 }
 
 // ID is the rank's number; Size the number of ranks in the cluster.
@@ -64,6 +66,7 @@ type abandoned struct{}
 
 func (r *Rank) start(prog Program) {
 	r.arrived, r.unexpected, r.done, r.err, r.wait = map[int]int{}, nil, false, nil, nil
+	r.signals = map[int][]Signal{}
 	seq := func(yield func(struct{}) bool) {
 		r.yield = yield
 		defer func() {
@@ -265,5 +268,42 @@ func (r *Rank) arrivedPut(now netsim.Time, m *message) {
 // delivered records a landed send.
 func (r *Rank) delivered(now netsim.Time, m *message) {
 	r.unexpected = append(r.unexpected, m)
+	r.wake(now)
+}
+
+// Signal is a sync packet that has arrived: who sent it, when it left the sender's NIC (a
+// departure stamp the NIC may put in the header) and when its tail reached this NIC.
+type Signal struct {
+	Src    int
+	SentAt netsim.Time
+	At     netsim.Time
+}
+
+// Signal sends a header-only sync packet with tag to rank dst now: the NIC's own hardware
+// sends it, so it costs no node latency and no DMA (seed 002 section 3.1's sync packets,
+// which its timer logic counts on arrival). dst's WaitSignal(tag) takes it.
+func (r *Rank) Signal(dst, tag int) {
+	r.checkPeer("signal", dst, 1)
+	p := &fabric.Packet{Src: r.ID(), Dst: dst, Bytes: r.n.c.cfg.HeaderBytes, Kind: kindSignal, Tag: uint64(tag)}
+	if err := r.n.c.net.Inject(r.Now(), p); err != nil {
+		r.bad("signal to %d: %v", dst, err)
+	}
+}
+
+// WaitSignal waits until a sync packet with tag has arrived and takes the oldest: its sender
+// and its arrival time (which may be before now, if the rank was busy when it came).
+func (r *Rank) WaitSignal(tag int) Signal {
+	r.block(fmt.Sprintf("WaitSignal(tag %d)", tag), func() bool { return len(r.signals[tag]) > 0 })
+	s := r.signals[tag][0]
+	r.signals[tag] = r.signals[tag][1:]
+	return s
+}
+
+func (r *Rank) signalled(now netsim.Time, p *fabric.Packet) {
+	tag := int(p.Tag)
+	if r.signals == nil { // a node whose rank has not run yet keeps it for the first run
+		r.signals = map[int][]Signal{}
+	}
+	r.signals[tag] = append(r.signals[tag], Signal{Src: p.Src, SentAt: p.InjectedAt, At: now})
 	r.wake(now)
 }

@@ -29,6 +29,11 @@ func (n *Network) Path(src, dst int) ([]Link, error) {
 	return out, nil
 }
 
+// LinkIDs names the links a packet from src to dst takes (the same links as Path, in the
+// same order): two paths share a link exactly when they share an id. Schedules that claim to
+// be contention-free are checked with it.
+func (n *Network) LinkIDs(src, dst int) ([]int, error) { return n.path(src, dst) }
+
 // path is the output ports from src to dst, the injection port first.
 func (n *Network) path(src, dst int) ([]int, error) {
 	if src < 0 || src >= n.Nodes() || dst < 0 || dst >= n.Nodes() {

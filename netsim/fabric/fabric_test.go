@@ -591,3 +591,30 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// LinkIDs names Path's links: as many, the injection link first; two routes share an id
+// exactly where they share a link (on a 1-D torus, 0->2 and 1->3 share the link 1->2).
+func TestLinkIDs(t *testing.T) {
+	topo, err := NewTorus(8)
+	require.NoError(t, err)
+	n, err := New(&netsim.Engine{}, topo, DefaultConfig())
+	require.NoError(t, err)
+	a, err := n.LinkIDs(0, 2)
+	require.NoError(t, err)
+	p, err := n.Path(0, 2)
+	require.NoError(t, err)
+	require.Len(t, a, len(p))
+	b, err := n.LinkIDs(1, 3)
+	require.NoError(t, err)
+	shared := 0
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				shared++
+			}
+		}
+	}
+	require.Equal(t, 1, shared)
+	_, err = n.LinkIDs(0, 8)
+	require.ErrorIs(t, err, ErrBadNode)
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/alltoall"
+)
+
+func init() {
+	register("alltoall", alltoallSummary, runAlltoall)
+}
+
+const alltoallSummary = "Suh-Shin all-to-all on a torus: barrier per step, sync at start, or seed 002's start sync + computed waits"
+
+func runAlltoall(args []string) error {
+	cfg := experiment.DefaultAlltoall()
+	fs := newFlags("alltoall", alltoallSummary)
+	torus := fs.String("torus", strings.TrimPrefix(cfg.Torus, "torus:"), "torus dimensions, each a multiple of 4 for suh-shin (seed 002 section 4.3: 16x16x16)")
+	sizes := fs.String("sizes", "8,32,128", "comma-separated bytes per (source, destination) pair")
+	schemes := fs.String("schemes", "barrier_per_step,sync_at_start,proposed", "comma-separated schemes (seed 002 Figure 3)")
+	fs.StringVar(&cfg.Algorithm, "algorithm", cfg.Algorithm, "suh-shin or direct (pairwise, n-1 steps: small tori only)")
+	fs.BoolVar(&cfg.Uneven, "uneven", false, "also run with each node's blocks scaled by 0.5 to 1.5 (fixed by --seed)")
+	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the uneven sizes")
+	fs.BoolVar(&cfg.EqualLatency, "equal-latency", false, "also run with every torus link at the mean of the X/Y/Z latencies")
+	nl := fs.Float64("node-latency", cfg.Cluster.NodeLatency.Microseconds(), "µs charged per put (seed 003 section 5.1; seed 002 gives none)")
+	out := addOutputFlags(fs)
+	plotOut := fs.String("plot", "", "draw total time against bytes per pair to this .svg or .png")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	cfg.Torus = "torus:" + strings.TrimPrefix(*torus, "torus:")
+	cfg.Sizes = nil
+	for _, s := range splitList(*sizes) {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 {
+			return badUsage(fs, fmt.Errorf("--sizes: %q: want whole numbers of bytes of at least 1", s))
+		}
+		cfg.Sizes = append(cfg.Sizes, v)
+	}
+	cfg.Schemes = nil
+	for _, s := range splitList(*schemes) {
+		sc, err := alltoall.ParseScheme(s)
+		if err != nil {
+			return badUsage(fs, fmt.Errorf("--schemes: %w", err))
+		}
+		cfg.Schemes = append(cfg.Schemes, sc)
+	}
+	if *nl < 0 {
+		return badUsage(fs, fmt.Errorf("--node-latency %g: want µs >= 0", *nl))
+	}
+	cfg.Cluster.NodeLatency = netsim.NS(*nl * 1000)
+	if _, err := cfg.Validate(); err != nil {
+		return badUsage(fs, err)
+	}
+	if *plotOut != "" && !strings.HasSuffix(*plotOut, ".svg") && !strings.HasSuffix(*plotOut, ".png") {
+		return badUsage(fs, fmt.Errorf("--plot %q: want a .svg or .png file", *plotOut))
+	}
+	if err := out.check(fs); err != nil {
+		return err
+	}
+	runs := len(cfg.Sizes) * len(cfg.Schemes)
+	if cfg.Uneven {
+		runs *= 2
+	}
+	if cfg.EqualLatency {
+		runs *= 2
+	}
+	pr := newProgress(out.json, "alltoall", int64(runs), "runs")
+	cfg.Progress = func(done, _ int) { pr.set(int64(done), "") }
+	res, err := experiment.RunAlltoall(cfg)
+	pr.finish(err == nil)
+	if err != nil {
+		return err
+	}
+	if err := out.write(res, res.WriteTable); err != nil {
+		return err
+	}
+	if *plotOut != "" {
+		return res.WritePlot(*plotOut)
+	}
+	return nil
+}

@@ -1,0 +1,339 @@
+package experiment
+
+// lhsim alltoall: seed 002's three ways of running the steps of Suh and Shin's all-to-all on
+// a torus (a barrier per step, a synchronisation only at the start, the proposal: one
+// start-time synchronisation and a computed wait per step), total time against the data size
+// per pair (seed 002 Figure 3), on the simulated machine (netsim/alltoall on netsim/cluster).
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/alltoall"
+	"github.com/lhsim/lhsim/netsim/cluster"
+	"github.com/lhsim/lhsim/netsim/fabric"
+)
+
+// AlltoallConfig is what the user chose.
+type AlltoallConfig struct {
+	// Torus is the machine: seed 002 section 4.3, 16x16x16.
+	Torus string
+	// Algorithm is "suh-shin" (seed 002 section 4.2) or "direct" (the pairwise baseline).
+	Algorithm string
+	// Sizes are the bytes per (source, destination) pair. input: seed 002 gives Figure 3's
+	// axis no numbers; the defaults are small because every byte is simulated in packets.
+	Sizes   []int
+	Schemes []alltoall.Scheme
+	// Uneven also runs every size with each node's blocks scaled by 0.5 to 1.5 (a fixed hash
+	// of Seed and the node): seed 002 section 4.4 predicts scheme 2 degrades, the proposal little.
+	Uneven bool
+	Seed   uint64
+	// EqualLatency also runs the torus with every link at the mean of the seed's X/Y/Z
+	// latencies (derived: (21+25+70)/3 ns), to show what the unequal latencies cost.
+	EqualLatency bool
+	// Fabric: seed 002 section 4.3's torus (16 GB/s links, X/Y/Z 21/25/70 ns with cables and
+	// SerDes), seed 003's router otherwise (fabric.Seed002Torus).
+	Fabric fabric.Config
+	// Cluster: seed 003's node (DMA 2.8 GB/s, node latency 1.0 µs): seed 002 gives no node figures.
+	Cluster cluster.Config
+	// Progress, when set, is told after each run (done of total).
+	Progress func(done, total int)
+}
+
+// DefaultAlltoall is seed 002's machine.
+func DefaultAlltoall() AlltoallConfig {
+	return AlltoallConfig{
+		Torus:     "torus:16x16x16",
+		Algorithm: "suh-shin",
+		Sizes:     []int{8, 32, 128},
+		Schemes:   alltoall.Schemes,
+		Seed:      1,
+		Fabric:    fabric.Seed002Torus(),
+		Cluster:   cluster.DefaultConfig(),
+	}
+}
+
+// AlltoallRow is one all-to-all (simulated).
+type AlltoallRow struct {
+	Scheme        string  `json:"scheme"`
+	BytesPerPair  int     `json:"bytes_per_pair"`
+	Uneven        bool    `json:"uneven"`
+	LinkLatencyNs string  `json:"link_latency_ns"` // X/Y/Z
+	TotalUs       float64 `json:"total_us"`
+	SyncUs        float64 `json:"sync_us,omitempty"` // when the start synchronisation ended (node 0)
+	SyncSpreadNs  float64 `json:"sync_spread_ns"`    // last node's exit less the first's
+	LateSteps     int     `json:"late_steps"`        // proposed: (rank, step) started after plan
+	Events        uint64  `json:"events"`
+	WallS         float64 `json:"wall_s"`
+}
+
+// AlltoallResult is the sweep.
+type AlltoallResult struct {
+	Torus      string        `json:"torus"`
+	Algorithm  string        `json:"algorithm"`
+	Steps      int           `json:"steps"`
+	Puts       int           `json:"puts"` // transfers in all steps
+	Rows       []AlltoallRow `json:"rows"`
+	WallS      float64       `json:"wall_s"`
+	Events     uint64        `json:"events"`
+	EventsPerS float64       `json:"events_per_s"`
+}
+
+// Validate checks the configuration before any work.
+func (cfg *AlltoallConfig) Validate() (*fabric.Torus, error) {
+	topo, err := fabric.ParseTopology(cfg.Torus)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := topo.(*fabric.Torus)
+	if !ok {
+		return nil, fmt.Errorf("alltoall runs on a torus, not %s", cfg.Torus)
+	}
+	if len(cfg.Sizes) == 0 {
+		return nil, fmt.Errorf("no sizes")
+	}
+	for _, s := range cfg.Sizes {
+		if s < 1 {
+			return nil, fmt.Errorf("size %d bytes per pair: want at least 1", s)
+		}
+	}
+	if len(cfg.Schemes) == 0 {
+		return nil, fmt.Errorf("no schemes")
+	}
+	switch cfg.Algorithm {
+	case "suh-shin":
+		for d, r := range t.Radix() {
+			if r < 4 || r%4 != 0 {
+				return nil, fmt.Errorf("suh-shin on %s: dimension %d has %d nodes; want a multiple of 4 (groups of 4 per dimension)", cfg.Torus, d+1, r)
+			}
+		}
+	case "direct":
+		if t.Nodes() > 1024 {
+			return nil, fmt.Errorf("direct on %s: %d nodes send n(n-1) puts in n-1 steps; at most 1024 nodes", cfg.Torus, t.Nodes())
+		}
+	default:
+		return nil, fmt.Errorf("unknown algorithm %q (want suh-shin or direct)", cfg.Algorithm)
+	}
+	if t.Nodes() > 8192 {
+		return nil, fmt.Errorf("%s has %d nodes: at most 8192", cfg.Torus, t.Nodes())
+	}
+	return t, nil
+}
+
+// RunAlltoall runs the sweep.
+func RunAlltoall(cfg AlltoallConfig) (*AlltoallResult, error) {
+	topo, err := cfg.Validate()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	weights := alltoall.UnevenWeights(topo.Nodes(), cfg.Seed)
+	var sched *alltoall.Schedule
+	if cfg.Algorithm == "direct" {
+		sched, err = alltoall.Direct(topo.Nodes(), weights)
+	} else {
+		sched, err = alltoall.SuhShin(topo, weights)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := &AlltoallResult{Torus: cfg.Torus, Algorithm: cfg.Algorithm, Steps: len(sched.Steps), Puts: sched.Puts()}
+	type latency struct {
+		name string
+		fc   fabric.Config
+	}
+	lats := []latency{{latName(cfg.Fabric.TorusLinkLatency), cfg.Fabric}}
+	if cfg.EqualLatency {
+		fc := cfg.Fabric
+		var sum netsim.Time
+		for _, l := range fc.TorusLinkLatency {
+			sum += l
+		}
+		if n := len(fc.TorusLinkLatency); n > 0 {
+			fc.TorusLinkLatency = []netsim.Time{sum / netsim.Time(n)}
+		}
+		lats = append(lats, latency{latName(fc.TorusLinkLatency) + " (equal)", fc})
+	}
+	unevens := []bool{false}
+	if cfg.Uneven {
+		unevens = append(unevens, true)
+	}
+	total := len(lats) * len(unevens) * len(cfg.Sizes) * len(cfg.Schemes)
+	done := 0
+	for _, lat := range lats {
+		for _, uneven := range unevens {
+			for _, size := range cfg.Sizes {
+				for _, sc := range cfg.Schemes {
+					// A fresh machine per run: every run starts at time 0 on the clock grid.
+					c, err := cluster.Build(topo, lat.fc, cfg.Cluster)
+					if err != nil {
+						return nil, err
+					}
+					t0 := time.Now()
+					r, err := alltoall.Run(c, sched, sc, alltoall.Sizes{BytesPerPair: size, Uneven: uneven})
+					if err != nil {
+						return nil, err
+					}
+					row := AlltoallRow{Scheme: string(sc), BytesPerPair: size, Uneven: uneven, LinkLatencyNs: lat.name,
+						TotalUs: r.Total.Microseconds(), LateSteps: r.Late, Events: r.Events, WallS: time.Since(t0).Seconds()}
+					if sc != alltoall.BarrierPerStep {
+						row.SyncUs = r.SyncExit[0].Microseconds()
+						row.SyncSpreadNs = r.SyncSpread.Nanoseconds()
+					}
+					res.Rows = append(res.Rows, row)
+					res.Events += r.Events
+					done++
+					if cfg.Progress != nil {
+						cfg.Progress(done, total)
+					}
+				}
+			}
+		}
+	}
+	res.WallS = time.Since(start).Seconds()
+	if res.WallS > 0 {
+		res.EventsPerS = float64(res.Events) / res.WallS
+	}
+	return res, nil
+}
+
+func latName(ls []netsim.Time) string {
+	s := make([]string, len(ls))
+	for i, l := range ls {
+		s[i] = fmt.Sprintf("%g", l.Nanoseconds())
+	}
+	return strings.Join(s, "/")
+}
+
+// WriteTable prints one table per link latency and evenness: each scheme's total time
+// against the size per pair, and the proposal's saving over schemes 1 and 2.
+func (r *AlltoallResult) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "All-to-all (%s, %d steps, %d puts) on %s, total time in µs (simulated; savings derived)\n",
+		r.Algorithm, r.Steps, r.Puts, r.Torus)
+	type group struct {
+		lat    string
+		uneven bool
+	}
+	var groups []group
+	cells := map[group]map[int]map[string]AlltoallRow{}
+	var sizes []int
+	for _, row := range r.Rows {
+		g := group{row.LinkLatencyNs, row.Uneven}
+		if cells[g] == nil {
+			cells[g] = map[int]map[string]AlltoallRow{}
+			groups = append(groups, g)
+		}
+		if cells[g][row.BytesPerPair] == nil {
+			cells[g][row.BytesPerPair] = map[string]AlltoallRow{}
+			if len(groups) == 1 {
+				sizes = append(sizes, row.BytesPerPair)
+			}
+		}
+		cells[g][row.BytesPerPair][row.Scheme] = row
+	}
+	for _, g := range groups {
+		sizesNote := "even sizes"
+		if g.uneven {
+			sizesNote = "uneven sizes (x0.5 to x1.5 per node)"
+		}
+		fmt.Fprintf(w, "\nlinks X/Y/Z %s ns, %s\n", g.lat, sizesNote)
+		t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+		t.Header("bytes/pair", "1 barrier/step", "2 sync at start", "3 proposed", "1-3", "2-3")
+		for _, size := range sizes {
+			m := cells[g][size]
+			cell := func(s alltoall.Scheme) string {
+				if row, ok := m[string(s)]; ok {
+					return fmt.Sprintf("%.3f", row.TotalUs)
+				}
+				return "-"
+			}
+			diff := func(a, b alltoall.Scheme) string {
+				x, okx := m[string(a)]
+				y, oky := m[string(b)]
+				if !okx || !oky {
+					return "-"
+				}
+				return fmt.Sprintf("%+.3f", x.TotalUs-y.TotalUs)
+			}
+			if err := t.Append(fmt.Sprint(size), cell(alltoall.BarrierPerStep), cell(alltoall.SyncAtStart), cell(alltoall.Proposed),
+				diff(alltoall.BarrierPerStep, alltoall.Proposed), diff(alltoall.SyncAtStart, alltoall.Proposed)); err != nil {
+				return err
+			}
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+	late, spread := 0, 0.0
+	for _, row := range r.Rows {
+		late += row.LateSteps
+		spread = max(spread, row.SyncSpreadNs)
+	}
+	fmt.Fprintf(w, "\nstart synchronisation: nodes left at most %.3f ns apart\n", spread)
+	fmt.Fprintf(w, "proposed: %d (rank, step) pairs began after their computed start\n", late)
+	fmt.Fprintf(w, "%d runs, %d events, %.1f s wall, %.2g events per wall second\n", len(r.Rows), r.Events, r.WallS, r.EventsPerS)
+	return nil
+}
+
+// WritePlot draws total time against bytes per pair for each scheme (even and uneven at
+// the first link latencies).
+func (r *AlltoallResult) WritePlot(file string) error {
+	ext := strings.ToLower(filepath.Ext(file))
+	if ext != ".svg" && ext != ".png" {
+		return fmt.Errorf("alltoall: plot file %q: want .svg or .png", file)
+	}
+	if len(r.Rows) == 0 {
+		return fmt.Errorf("alltoall: nothing to plot")
+	}
+	lat := r.Rows[0].LinkLatencyNs
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("All-to-all on %s, links %s ns (cf. seed 002 Figure 3; simulated)", r.Torus, lat)
+	p.X.Label.Text = "bytes per pair"
+	p.Y.Label.Text = "total time (µs)"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Legend.Top, p.Legend.Left = true, true
+	type series struct {
+		scheme string
+		uneven bool
+	}
+	var order []series
+	pts := map[series]plotter.XYs{}
+	for _, row := range r.Rows {
+		if row.LinkLatencyNs != lat {
+			continue
+		}
+		s := series{row.Scheme, row.Uneven}
+		if _, ok := pts[s]; !ok {
+			order = append(order, s)
+		}
+		pts[s] = append(pts[s], plotter.XY{X: float64(row.BytesPerPair), Y: row.TotalUs})
+	}
+	for i, s := range order {
+		l, sc, err := plotter.NewLinePoints(pts[s])
+		if err != nil {
+			return err
+		}
+		l.Color, sc.Color, sc.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
+		name := strings.ReplaceAll(s.scheme, "_", " ")
+		if s.uneven {
+			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			name += " (uneven)"
+		}
+		p.Add(l, sc)
+		p.Legend.Add(name, l, sc)
+	}
+	p.Add(plotter.NewGrid())
+	return p.Save(8*vg.Inch, 6*vg.Inch, file)
+}

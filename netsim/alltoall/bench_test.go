@@ -1,0 +1,31 @@
+package alltoall
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// BenchmarkSuhShin16 is one all-to-all of seed 002's size (16x16x16, 32 bytes per pair)
+// under each scheme: events per wall second and the simulated total.
+// go test ./netsim/alltoall -run '^$' -bench SuhShin16 -benchtime 1x
+func BenchmarkSuhShin16(b *testing.B) {
+	topo, _ := machine(b, 16, 16, 16)
+	s, err := SuhShin(topo, nil)
+	require.NoError(b, err)
+	for _, sc := range Schemes {
+		b.Run(string(sc), func(b *testing.B) {
+			var events uint64
+			var total float64
+			for range b.N {
+				_, c := machine(b, 16, 16, 16)
+				r, err := Run(c, s, sc, Sizes{BytesPerPair: 32})
+				require.NoError(b, err)
+				events += r.Events
+				total = r.Total.Microseconds()
+			}
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+			b.ReportMetric(total, "sim-µs")
+		})
+	}
+}
