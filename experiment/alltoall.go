@@ -8,7 +8,6 @@ package experiment
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -289,9 +288,8 @@ func (r *AlltoallResult) WriteTable(w io.Writer) error {
 // WritePlot draws total time against bytes per pair for each scheme (even and uneven at
 // the first link latencies).
 func (r *AlltoallResult) WritePlot(file string) error {
-	ext := strings.ToLower(filepath.Ext(file))
-	if ext != ".svg" && ext != ".png" {
-		return fmt.Errorf("alltoall: plot file %q: want .svg or .png", file)
+	if err := CheckPlotFile(file); err != nil {
+		return fmt.Errorf("alltoall: %w", err)
 	}
 	if len(r.Rows) == 0 {
 		return fmt.Errorf("alltoall: nothing to plot")

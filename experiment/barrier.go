@@ -7,7 +7,6 @@ package experiment
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -284,9 +283,8 @@ func (r *BarrierResult) WriteTable(w io.Writer) error {
 // WritePlot draws barrier time against process count for each topology and algorithm at one
 // node latency (the first in the result).
 func (r *BarrierResult) WritePlot(file string) error {
-	ext := strings.ToLower(filepath.Ext(file))
-	if ext != ".svg" && ext != ".png" {
-		return fmt.Errorf("barrier: plot file %q: want .svg or .png", file)
+	if err := CheckPlotFile(file); err != nil {
+		return fmt.Errorf("barrier: %w", err)
 	}
 	if len(r.Rows) == 0 {
 		return fmt.Errorf("barrier: nothing to plot")

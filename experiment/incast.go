@@ -511,7 +511,7 @@ func (r *IncastResult) WriteTable(w io.Writer) error {
 // WritePlot draws receives completed against time, LHS on and off: the incast's Figure.
 func (r *IncastResult) WritePlot(file string) error {
 	if err := CheckPlotFile(file); err != nil {
-		return err
+		return fmt.Errorf("incast: %w", err)
 	}
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("incast on %s: %d senders, %d receivers, receives posted at %.0f µs",

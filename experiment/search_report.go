@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 	"unsafe"
 
 	"github.com/olekukonko/tablewriter"
@@ -90,21 +88,11 @@ func (r *SearchResult) WriteTable(w io.Writer) error {
 	return nil
 }
 
-// CheckPlotFile reports a plot file name WritePlot would refuse (its kind comes from its
-// extension), so that a command can say so before the search runs.
-func CheckPlotFile(file string) error {
-	ext := strings.ToLower(filepath.Ext(file))
-	if ext != ".svg" && ext != ".png" {
-		return fmt.Errorf("search: plot file %q: want .svg or .png", file)
-	}
-	return nil
-}
-
 // WritePlot draws the paper's Figure 6: search time against depth for the three designs.
 // The format follows the file's extension (.svg or .png).
 func (r *SearchResult) WritePlot(file string) error {
 	if err := CheckPlotFile(file); err != nil {
-		return err
+		return fmt.Errorf("search: %w", err)
 	}
 	p := plot.New()
 	p.Title.Text = "Unexpected-queue search time (cf. paper Figure 6)"

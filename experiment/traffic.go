@@ -21,9 +21,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/lhsim/lhsim/cputime"
-	"github.com/lhsim/lhsim/netsim"
-	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 	"gonum.org/v1/plot"
@@ -33,6 +30,10 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/lhsim/lhsim/cputime"
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 // TrafficConfig is what the user chose.
@@ -435,9 +436,8 @@ func (r *TrafficResult) WriteTable(w io.Writer) error {
 // WritePlot draws accepted throughput and latency against offered load, the bounds as
 // lines. The format follows the file's extension (.svg or .png).
 func (r *TrafficResult) WritePlot(file string) error {
-	ext := strings.ToLower(filepath.Ext(file))
-	if ext != ".svg" && ext != ".png" {
-		return fmt.Errorf("traffic: plot file %q: want .svg or .png", file)
+	if err := CheckPlotFile(file); err != nil {
+		return fmt.Errorf("traffic: %w", err)
 	}
 	xs := func(f func(TrafficRow) float64) plotter.XYs {
 		pts := make(plotter.XYs, len(r.Rows))
@@ -501,7 +501,7 @@ func (r *TrafficResult) WritePlot(file string) error {
 
 	w, h := 28*vg.Centimeter, 11*vg.Centimeter
 	var c vg.CanvasWriterTo
-	if ext == ".svg" {
+	if strings.EqualFold(filepath.Ext(file), ".svg") {
 		c = vgsvg.New(w, h)
 	} else {
 		c = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}

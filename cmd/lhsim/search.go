@@ -70,7 +70,7 @@ func runSearch(args []string) error {
 	}
 	if *plotOut != "" {
 		if err := experiment.CheckPlotFile(*plotOut); err != nil {
-			return badUsage(fs, fmt.Errorf("--plot: %s", strings.TrimPrefix(err.Error(), "search: ")))
+			return badUsage(fs, fmt.Errorf("--plot: %w", err))
 		}
 		if err := canCreate(*plotOut); err != nil {
 			return badUsage(fs, fmt.Errorf("--plot: %w", err))
