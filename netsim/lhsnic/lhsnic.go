@@ -134,15 +134,13 @@ func New(eng *netsim.Engine, cfg Config) (*Node, error) {
 			dev.Close()
 			return nil, err
 		}
-		switch d := dev.(type) {
-		case *device.Local:
-			n.path, n.local = localPath{d}, d
-		case *device.Remote:
-			n.path = remotePath{d}
-		default:
+		sd, ok := dev.(stepDevice)
+		if !ok {
 			dev.Close()
 			return nil, fmt.Errorf("lhsnic: a device of type %T cannot run in steps", dev)
 		}
+		n.path = devicePath{sd}
+		n.local, _ = dev.(*device.Local)
 	}
 	n.base, n.wakeAt = eng.Now(), netsim.Never
 	return n, nil

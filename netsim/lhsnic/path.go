@@ -20,21 +20,21 @@ type receivePath interface {
 	Close() error
 }
 
-type localPath struct{ d *device.Local }
-
-func (p localPath) Inject(_ uint64, msg []byte) error          { return p.d.Inject(msg) }
-func (p localPath) PostWrite(_ uint64, addr, val uint32) error { return p.d.PostWrite(addr, val) }
-func (p localPath) Close() error                               { return p.d.Close() }
-func (p localPath) Steps(_ uint64, max, settle int) (device.Steps, error) {
-	return p.d.Steps(max, settle)
+// stepDevice is what *device.Local and *device.Remote both offer a node.
+type stepDevice interface {
+	Inject(msg []byte) error
+	PostWrite(addr, val uint32) error
+	Steps(max, settle int) (device.Steps, error)
+	Close() error
 }
 
-type remotePath struct{ d *device.Remote }
+// devicePath is a device on either bridge as a receive path.
+type devicePath struct{ d stepDevice }
 
-func (p remotePath) Inject(_ uint64, msg []byte) error          { return p.d.Inject(msg) }
-func (p remotePath) PostWrite(_ uint64, addr, val uint32) error { return p.d.PostWrite(addr, val) }
-func (p remotePath) Close() error                               { return p.d.Close() }
-func (p remotePath) Steps(_ uint64, max, settle int) (device.Steps, error) {
+func (p devicePath) Inject(_ uint64, msg []byte) error          { return p.d.Inject(msg) }
+func (p devicePath) PostWrite(_ uint64, addr, val uint32) error { return p.d.PostWrite(addr, val) }
+func (p devicePath) Close() error                               { return p.d.Close() }
+func (p devicePath) Steps(_ uint64, max, settle int) (device.Steps, error) {
 	return p.d.Steps(max, settle)
 }
 
@@ -137,7 +137,7 @@ func (p *tlmPath) PostWrite(cycle uint64, addr, val uint32) error {
 }
 
 // Steps runs from cycle to the next take or commit, at most max cycles.
-func (p *tlmPath) Steps(cycle uint64, max_, settle int) (device.Steps, error) {
+func (p *tlmPath) Steps(cycle uint64, most, settle int) (device.Steps, error) {
 	var st device.Steps
 	next := ^uint64(0) // the next cycle with a take or a commit
 	for _, f := range p.flights {
@@ -148,7 +148,7 @@ func (p *tlmPath) Steps(cycle uint64, max_, settle int) (device.Steps, error) {
 			next = min(next, f.a.Commit)
 		}
 	}
-	k := uint64(max_)
+	k := uint64(most)
 	switch {
 	case next != ^uint64(0):
 		k = min(k, next-cycle+1)
