@@ -94,8 +94,8 @@ func (l *Local) Steps(max, settle int) (Steps, error) {
 // PostWrite queues a host bus write without waiting for it (gosim.Board.Post: one a cycle,
 // in order, from the next cycle run).
 func (l *Local) PostWrite(addr, val uint32) error {
-	if !hostAddrOK(addr, 4) {
-		return fmt.Errorf("device: host address %#x is not a 4-byte-aligned address below 0x100000", addr)
+	if err := postable(addr); err != nil {
+		return err
 	}
 	l.Board.Post(addr, val)
 	return nil
@@ -115,8 +115,16 @@ func (c *Remote) Steps(max, settle int) (Steps, error) {
 
 // PostWrite is Local.PostWrite in the plugin process: it travels with the next call.
 func (c *Remote) PostWrite(addr, val uint32) error {
+	if err := postable(addr); err != nil {
+		return err
+	}
+	return c.post(Op{Kind: opPost, Addr: addr, Val: val}, false)
+}
+
+// postable refuses a posted write's address the board would not take.
+func postable(addr uint32) error {
 	if !hostAddrOK(addr, 4) {
 		return fmt.Errorf("device: host address %#x is not a 4-byte-aligned address below 0x100000", addr)
 	}
-	return c.post(Op{Kind: opPost, Addr: addr, Val: val}, false)
+	return nil
 }
