@@ -147,10 +147,7 @@ func (s *server) Serve(m string, dec *gob.Decoder) (any, error) {
 		}
 		rep := &StepReply{}
 		s.call(a.Pending, &rep.Status, func(b *gosim.Board) error {
-			if s.step == nil || s.step.b != b {
-				s.step = &stepper{b: b}
-			}
-			rep.Steps = s.step.run(a.Max, a.Settle)
+			rep.Steps = s.stepper().run(a.Max, a.Settle)
 			return nil
 		})
 		return rep, nil
@@ -208,6 +205,14 @@ func (s *server) call(pending []Op, st *Status, f func(b *gosim.Board) error) {
 	}
 }
 
+// stepper is the board's for Steps and posted reads.
+func (s *server) stepper() *stepper {
+	if s.step == nil || s.step.b != s.board {
+		s.step = &stepper{b: s.board}
+	}
+	return s.step
+}
+
 func (s *server) apply(op Op) error {
 	switch op.Kind {
 	case opInject:
@@ -221,6 +226,9 @@ func (s *server) apply(op Op) error {
 		return nil
 	case opPost:
 		s.board.Post(op.Addr, op.Val)
+		return nil
+	case opPostRead:
+		s.stepper().postRead(op.Addr)
 		return nil
 	}
 	return fmt.Errorf("plugin: unknown posted op %d", op.Kind)

@@ -19,6 +19,9 @@ type Steps struct {
 	Stalls  uint64  // cycles the input was held off (s_msg_tvalid && !s_msg_tready)
 	Stalled bool    // the last cycle run held it off
 	Settle  int     // quiet cycles still to run before the device counts as idle
+	// Reads are the answers of posted reads (PostRead) that came back, in the order they
+	// were posted: a step ends after the cycle that answered the last read outstanding.
+	Reads []uint32
 	// After the step: messages injected and not fully taken, and gosim.Board's Busy,
 	// Memory().Busy and HostBusy.
 	Pending                 int
@@ -43,6 +46,18 @@ type stepper struct {
 	watched bool
 	stalled bool
 	ev      drivers.Events
+	reads   []*uint32 // posted reads not yet reported, oldest first
+	answers uint64    // b.Count.HostReads when the oldest of them was posted, plus those before it answered
+}
+
+// postRead queues a host bus read whose answer a later step reports.
+func (s *stepper) postRead(addr uint32) {
+	if len(s.reads) == 0 {
+		s.answers = s.b.Count.HostReads
+	}
+	v := new(uint32)
+	s.reads = append(s.reads, v)
+	s.b.PostRead(addr, v)
 }
 
 func (s *stepper) observe(_ uint64, p *gosim.Pins) {
@@ -71,7 +86,12 @@ func (s *stepper) run(max, settle int) Steps {
 		if !s.b.Busy() && settle > 0 {
 			settle--
 		}
-		if st.Taken = s.b.Pending() < before; st.Taken || s.ev != 0 {
+		read := false
+		for len(s.reads) > 0 && s.b.Count.HostReads > s.answers {
+			st.Reads = append(st.Reads, *s.reads[0])
+			s.reads, s.answers, read = s.reads[1:], s.answers+1, true
+		}
+		if st.Taken = s.b.Pending() < before; st.Taken || s.ev != 0 || read && len(s.reads) == 0 {
 			break
 		}
 	}
@@ -89,6 +109,19 @@ func (l *Local) Steps(max, settle int) (Steps, error) {
 		l.step = &stepper{b: l.Board}
 	}
 	return l.step.run(max, settle), nil
+}
+
+// PostRead queues a host bus read without waiting for it: a later step (Steps.Reads)
+// reports its answer, and ends after the cycle that brings the last one outstanding.
+func (l *Local) PostRead(addr uint32) error {
+	if err := postable(addr); err != nil {
+		return err
+	}
+	if l.step == nil {
+		l.step = &stepper{b: l.Board}
+	}
+	l.step.postRead(addr)
+	return nil
 }
 
 // PostWrite queues a host bus write without waiting for it (gosim.Board.Post: one a cycle,
@@ -113,6 +146,15 @@ func (c *Remote) Steps(max, settle int) (Steps, error) {
 	return rep.Steps, err
 }
 
+// PostRead is Local.PostRead in the plugin process: it travels with the next call, and the
+// answer comes back in a step's Reads.
+func (c *Remote) PostRead(addr uint32) error {
+	if err := postable(addr); err != nil {
+		return err
+	}
+	return c.post(Op{Kind: opPostRead, Addr: addr}, false)
+}
+
 // PostWrite is Local.PostWrite in the plugin process: it travels with the next call.
 func (c *Remote) PostWrite(addr, val uint32) error {
 	if err := postable(addr); err != nil {
@@ -121,7 +163,7 @@ func (c *Remote) PostWrite(addr, val uint32) error {
 	return c.post(Op{Kind: opPost, Addr: addr, Val: val}, false)
 }
 
-// postable refuses a posted write's address the board would not take.
+// postable refuses a posted access's address the board would not take.
 func postable(addr uint32) error {
 	if !hostAddrOK(addr, 4) {
 		return fmt.Errorf("device: host address %#x is not a 4-byte-aligned address below 0x100000", addr)

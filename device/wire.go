@@ -31,8 +31,9 @@ const (
 	opInject uint8 = iota + 1
 	opWriteReg
 	opWriteBlock
-	opWatch // start reporting event pulses (Remote.Watch)
-	opPost  // a host write queued on the board (PostWrite), run with the next cycles
+	opWatch    // start reporting event pulses (Remote.Watch)
+	opPost     // a host write queued on the board (PostWrite), run with the next cycles
+	opPostRead // a host read queued on the board (PostRead), answered in a step's Reads
 )
 
 // Event is a cycle in which event outputs pulsed.
