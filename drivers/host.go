@@ -147,6 +147,9 @@ func NewHost(dev Device, cfg Config) (*Host, error) {
 	return h, nil
 }
 
+// Released is LH_CONS as the host has written it: the oldest entry it still holds.
+func (h *Host) Released() uint32 { return h.cons }
+
 // Device returns the device the host drives.
 func (h *Host) Device() Device { return h.dev }
 

@@ -78,16 +78,20 @@ func MapDevice(cpu *hostcpu.CPU, base uint64, lhCacheable bool) error {
 // Addr is the host physical address of device bus address a.
 func (m *HostModel) Addr(a uint32) uint64 { return m.Base + uint64(a) }
 
-// ReadReg reads a register: the device answers, the host pays one uncached read.
+// ReadReg reads a register: the device answers, the host pays one uncached read. The device
+// is asked first, at the time the load issues, so that on a device that keeps time with the
+// host (a network node's host bus) the two latencies overlap instead of adding up.
 func (m *HostModel) ReadReg(reg uint32) (uint32, error) {
+	v, err := m.dev.ReadReg(reg)
 	m.CPU.Load(m.Addr(reg), 4)
-	return m.dev.ReadReg(reg)
+	return v, err
 }
 
-// WriteReg writes a register: one uncached store.
+// WriteReg writes a register: one uncached store (the device takes it as the store issues).
 func (m *HostModel) WriteReg(reg, val uint32) error {
+	err := m.dev.WriteReg(reg, val)
 	m.CPU.Store(m.Addr(reg), 4)
-	return m.dev.WriteReg(reg, val)
+	return err
 }
 
 // VL loads n bytes of large memory at memAddr into the read window at winOff and copies them

@@ -20,10 +20,29 @@ type LHSQueue struct {
 	m     *HostModel
 	first uint32 // LH_PROD when the queue was made: entry of message 0
 	known uint32 // entries the host has learned of (LH_PROD at the last Arrived)
-	// checked holds, per LH slot, whether the entry's length has been read since the slot
-	// last took a message: checkUnknown, checkWhole or checkShort.
+	// checked holds, per LH slot, whether the entry has been read since the slot last took a
+	// message: checkUnknown, checkWhole or checkShort; env its envelope bytes once read.
 	checked []uint8
+	env     [][EnvelopeBytes]byte
+	// spilled holds the messages moved off the LH buffer to host memory (Spill), by id.
+	spilled   map[uint64]*spilledMsg
+	spillNext uint64 // host memory offset for the next one
+	// Spilled counts the messages moved to host memory.
+	Spilled int
 }
+
+// spilledMsg is a message copied to host memory: what the queue read of it, errors included.
+type spilledMsg struct {
+	addr    uint64 // where it sits in host memory
+	env     Envelope
+	envErr  error
+	body    []byte
+	bodyErr error
+}
+
+// spillBase is where spilled messages sit in the host's main memory (a 64 MiB area, reused
+// in turn), apart from anything else the model maps.
+const spillBase, spillBytes = 0x1000_0000, 64 << 20
 
 const (
 	checkUnknown uint8 = iota
@@ -40,7 +59,8 @@ func NewLHSQueue(h *drivers.Host, m *HostModel) (*LHSQueue, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &LHSQueue{h: h, m: m, first: p, known: p, checked: make([]uint8, h.Entries())}, nil
+	return &LHSQueue{h: h, m: m, first: p, known: p, checked: make([]uint8, h.Entries()),
+		env: make([][EnvelopeBytes]byte, h.Entries()), spilled: map[uint64]*spilledMsg{}}, nil
 }
 
 func (q *LHSQueue) seq(id uint64) uint32 { return q.first + uint32(id) }
@@ -66,44 +86,54 @@ func (q *LHSQueue) Arrived() (uint64, error) {
 }
 
 // Envelope reads the entry by PIO: three 4-byte loads of the match fields from the cache line.
-// (The simulation reads the envelope's 16 bytes from the device each time; the timing is the
-// host model's, which knows whether the line was in a cache.) The first time it reads an
-// entry it also loads the entry's length (bytes 56..57, the same line): a message shorter
-// than the envelope leaves stale bytes where the fields are, which must not be matched
-// (ErrShort).
+// The first time it reads an entry it also loads the entry's length (bytes 56..57, the same
+// line): a message shorter than the envelope leaves stale bytes where the fields are, which
+// must not be matched (ErrShort). (The simulation takes the envelope's bytes from the device
+// the first time only, as the cache line holds them: the NIC does not write an entry again
+// until the host releases it. The timing of every read is the host model's, which knows
+// whether the line is still in a cache.)
 func (q *LHSQueue) Envelope(id uint64) (Envelope, error) {
+	if sp := q.spilled[id]; sp != nil {
+		for _, off := range matchFieldOffsets {
+			q.m.CPU.Load(sp.addr+off, 4)
+		}
+		return sp.env, sp.envErr
+	}
 	s := q.seq(id)
 	if s-q.first >= q.known-q.first {
 		return Envelope{}, fmt.Errorf("mpi: message %d has not arrived", id)
 	}
-	var raw [EnvelopeBytes]byte
-	if err := q.h.Device().ReadBlock(q.h.EntryAddr(s), raw[:]); err != nil {
-		return Envelope{}, err
-	}
-	for _, off := range matchFieldOffsets {
-		q.m.CPU.Load(q.line(s)+off, 4)
-	}
-	switch q.checked[q.slot(s)] {
-	case checkShort:
-		return Envelope{}, badMessage(id, ErrShort, "LH entry %d", s)
-	case checkUnknown:
+	slot := q.slot(s)
+	if q.checked[slot] == checkUnknown {
 		var desc [4]byte
+		if err := q.h.Device().ReadBlock(q.h.EntryAddr(s), q.env[slot][:]); err != nil {
+			return Envelope{}, err
+		}
 		if err := q.h.Device().ReadBlock(q.h.EntryAddr(s)+hw.EntryLenOffset, desc[:]); err != nil {
 			return Envelope{}, err
 		}
 		q.m.CPU.Load(q.line(s)+hw.EntryLenOffset, 2)
-		if n := binary.LittleEndian.Uint16(desc[:]); n < EnvelopeBytes {
-			q.checked[q.slot(s)] = checkShort
-			return Envelope{}, badMessage(id, ErrShort, "LH entry %d holds %d bytes", s, n)
+		q.checked[slot] = checkWhole
+		if binary.LittleEndian.Uint16(desc[:]) < EnvelopeBytes {
+			q.checked[slot] = checkShort
 		}
-		q.checked[q.slot(s)] = checkWhole
 	}
-	return ParseEnvelope(raw[:])
+	for _, off := range matchFieldOffsets {
+		q.m.CPU.Load(q.line(s)+off, 4)
+	}
+	if q.checked[slot] == checkShort {
+		return Envelope{}, badMessage(id, ErrShort, "LH entry %d holds fewer than %d bytes", s, EnvelopeBytes)
+	}
+	return ParseEnvelope(q.env[slot][:])
 }
 
 // Body returns the message after its envelope: from the entry for an inline message, and for
 // a split one the head's remaining bytes from the entry plus the tail by VL.
 func (q *LHSQueue) Body(id uint64) ([]byte, error) {
+	if sp := q.spilled[id]; sp != nil {
+		q.m.CPU.Load(sp.addr+EnvelopeBytes, len(sp.body))
+		return sp.body, sp.bodyErr
+	}
 	s := q.seq(id)
 	e, err := q.h.ReadEntry(s)
 	if err != nil {
@@ -140,6 +170,46 @@ func (q *LHSQueue) Body(id uint64) ([]byte, error) {
 // Consume hands the entry back to the driver, which releases the oldest consumed run (an
 // uncached LH_RELEASE write, and TAIL_RELEASE for split entries).
 func (q *LHSQueue) Consume(id uint64) error {
+	if _, ok := q.spilled[id]; ok {
+		delete(q.spilled, id) // its entry went back when it was spilled
+		return nil
+	}
 	q.m.CPU.Store(q.m.Addr(hw.RegLHRelease), 4)
 	return q.h.Consume(q.seq(id))
+}
+
+// Held is the number of LH entries the host holds: arrived (as of the last Arrived) and not
+// yet released. When it reaches the buffer's entry count, the NIC holds its input off.
+func (q *LHSQueue) Held() int { return int(q.known - q.h.Released()) }
+
+// Spill moves the oldest message the LH buffer holds to host memory (its entry by PIO, its
+// tail by VL) and releases its entry, as an MPI library moves unexpected messages off a NIC
+// whose buffer is full so that the one a receive waits for can come in. The queue then
+// serves the message from host memory. It reports false when the buffer holds nothing the
+// queue can move (every held entry is older than the queue, or none has arrived).
+func (q *LHSQueue) Spill() (bool, error) {
+	s := q.h.Released() // the oldest entry held: not consumed, or it would be released
+	if s == q.known || s-q.first >= q.known-q.first {
+		return false, nil
+	}
+	id := uint64(s - q.first)
+	sp := &spilledMsg{addr: spillBase + q.spillNext}
+	sp.env, sp.envErr = q.Envelope(id)
+	if sp.envErr != nil && !isMessageError(sp.envErr) {
+		return false, sp.envErr
+	}
+	if sp.envErr == nil {
+		sp.body, sp.bodyErr = q.Body(id)
+		if sp.bodyErr != nil && !isMessageError(sp.bodyErr) {
+			return false, sp.bodyErr
+		}
+	}
+	q.m.CPU.Store(q.m.Addr(hw.RegLHRelease), 4)
+	if err := q.h.Consume(s); err != nil {
+		return false, err
+	}
+	q.spilled[id] = sp
+	q.spillNext = (q.spillNext + uint64(EnvelopeBytes+len(sp.body)+63)&^63) % spillBytes
+	q.Spilled++
+	return true, nil
 }

@@ -27,6 +27,7 @@ import (
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
+	"github.com/lhsim/lhsim/gosim/hostcpu"
 	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/netsim"
 )
@@ -53,6 +54,12 @@ type Config struct {
 	// Host, when set, takes every committed message instead (HoldReleases is then unused):
 	// a host model that receives them and gives their space back with Node.Release.
 	Host Host
+	// Program, when set, is the host's software, run on its CPU model (CPU, the zero value
+	// taking hostcpu.Pentium4) against the node's host bus (HostBus): it programs the NIC,
+	// reads what the network brought and releases it, all on the device. Host and
+	// HoldReleases are then unused. It needs a device (not TLM).
+	Program Program
+	CPU     hostcpu.Config
 }
 
 // Host is the software at the node: it learns of each message the receive path committed,
@@ -80,6 +87,7 @@ type Node struct {
 	eng   *netsim.Engine
 	path  receivePath
 	local *device.Local // the device, when it is in this process
+	bus   *HostBus      // the host's program, if it runs one
 	err   error         // the first error of the device: the node stops
 
 	base    netsim.Time // engine time of device cycle 0 (after reset)
@@ -112,6 +120,9 @@ func New(eng *netsim.Engine, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("lhsnic: period %v and batch %d: want both positive", cfg.Period, cfg.Batch)
 	}
 	n := &Node{cfg: cfg, eng: eng, splitPos: hw.SplitPosReset, entries: cfg.Device.Params().Entries}
+	if cfg.TLM && cfg.Program != nil {
+		return nil, fmt.Errorf("lhsnic: a host program needs a device's host bus, and the transaction-level model has none")
+	}
 	if cfg.TLM {
 		p, err := newTLMPath(cfg.LHS, n.entries)
 		if err != nil {
@@ -123,16 +134,18 @@ func New(eng *netsim.Engine, cfg Config) (*Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		ctrl := uint32(hw.CtrlEnable)
-		if cfg.LHS {
-			ctrl |= hw.CtrlLHSOn
-		}
-		if err := dev.WriteReg(hw.RegTailSize, hw.TailSizeMax); err == nil {
-			err = dev.WriteReg(hw.RegCtrl, ctrl)
-		}
-		if err != nil {
-			dev.Close()
-			return nil, err
+		if cfg.Program == nil { // else the program programs the NIC
+			ctrl := uint32(hw.CtrlEnable)
+			if cfg.LHS {
+				ctrl |= hw.CtrlLHSOn
+			}
+			if err := dev.WriteReg(hw.RegTailSize, hw.TailSizeMax); err == nil {
+				err = dev.WriteReg(hw.RegCtrl, ctrl)
+			}
+			if err != nil {
+				dev.Close()
+				return nil, err
+			}
 		}
 		sd, ok := dev.(stepDevice)
 		if !ok {
@@ -143,8 +156,24 @@ func New(eng *netsim.Engine, cfg Config) (*Node, error) {
 		n.local, _ = dev.(*device.Local)
 	}
 	n.base, n.wakeAt = eng.Now(), netsim.Never
+	if cfg.Program != nil {
+		cc := cfg.CPU
+		if cc == (hostcpu.Config{}) {
+			cc = hostcpu.Pentium4()
+		}
+		cpu, err := hostcpu.New(cc)
+		if err != nil {
+			n.path.Close()
+			return nil, err
+		}
+		n.bus = startHost(n, cpu, cfg.Program)
+	}
 	return n, nil
 }
+
+// Bus is the host bus of the node's Program (nil without one): after a run, whether the
+// program finished and what it waits for if not.
+func (n *Node) Bus() *HostBus { return n.bus }
 
 // Local is the device when it is in this process (the cgo bridge), for reading its entries
 // and registers after a run and watching its ports; nil on the plugin bridge and for the
@@ -155,8 +184,14 @@ func (n *Node) Local() *device.Local { return n.local }
 // refused): the node stopped there, and the run ends with its receivers waiting.
 func (n *Node) Err() error { return n.err }
 
-// Close frees the device (and reports a lockstep disagreement, if any).
-func (n *Node) Close() error { return n.path.Close() }
+// Close ends a host program left waiting and frees the device (and reports a lockstep
+// disagreement, if any).
+func (n *Node) Close() error {
+	if n.bus != nil {
+		n.bus.close()
+	}
+	return n.path.Close()
+}
 
 // fail records the device's first error and stops the engine: the node does no more, and
 // the run ends with the error (cluster.Run reports it).
@@ -357,9 +392,15 @@ func (n *Node) step(k uint64) uint64 {
 	}
 	n.Stalls += st.Stalls
 	for _, e := range st.Events {
+		if n.bus != nil {
+			n.bus.event(first+e.Cycle, e.Flags)
+		}
 		if e.Flags&drivers.EvCommit != 0 || !n.cfg.LHS && e.Flags&drivers.EvMsgDone != 0 {
 			n.committed(first + e.Cycle)
 		}
+	}
+	if len(st.Reads) > 0 && n.bus != nil {
+		n.bus.answered(st.Reads, n.start(n.next)) // at the end of the cycle that brought them
 	}
 	if st.Taken {
 		in := n.inputs[0]
@@ -385,6 +426,10 @@ func (n *Node) committed(c uint64) {
 	size := len(msg)
 	cm := Commit{Cycle: c, Time: n.start(c), Size: size}
 	n.Commits = append(n.Commits, cm)
+	if n.bus != nil {
+		n.bus.committed(n.start(c + 1)) // LH_PROD (MSG_COUNT) reads it from the next cycle
+		return
+	}
 	if n.cfg.Host != nil {
 		n.cfg.Host.Committed(cm.Time, cm, msg)
 		return
@@ -399,19 +444,33 @@ func (n *Node) committed(c uint64) {
 // Release gives back the LH entries and tail space of consumed messages of these sizes, at
 // now: the host's writes to LH_RELEASE and TAIL_RELEASE, run on the cycles from now.
 func (n *Node) Release(now netsim.Time, sizes []int) {
+	n.hostAccess(now, func(receivePath, uint64) error {
+		n.release(sizes)
+		return nil
+	})
+}
+
+// hostAccess puts host bus accesses (ops posts them) on the device at now: they run on the
+// cycles from the first that starts after now, after what the device has already been given.
+func (n *Node) hostAccess(now netsim.Time, ops func(p receivePath, cycle uint64) error) error {
 	if n.err != nil {
-		return
+		return n.err
 	}
 	n.catchUp(now)
 	if n.ranPast(now) {
-		return
+		return n.err
 	}
 	if !n.busy() {
 		n.next = max(n.next, n.cycleAfter(now))
 	}
-	n.release(sizes)
+	if err := ops(n.path, n.next); err != nil {
+		n.fail(err)
+		return n.err
+	}
+	n.st.HostBusy, n.st.Busy = true, true
 	n.settle = 3
 	n.wake(now)
+	return nil
 }
 
 // release gives back the LH entries and tail space of messages of these sizes, as posted

@@ -16,6 +16,7 @@ import (
 type receivePath interface {
 	Inject(cycle uint64, msg []byte) error
 	PostWrite(cycle uint64, addr, val uint32) error
+	PostRead(cycle uint64, addr uint32) error
 	Steps(cycle uint64, max, settle int) (device.Steps, error)
 	Close() error
 }
@@ -24,6 +25,7 @@ type receivePath interface {
 type stepDevice interface {
 	Inject(msg []byte) error
 	PostWrite(addr, val uint32) error
+	PostRead(addr uint32) error
 	Steps(max, settle int) (device.Steps, error)
 	Close() error
 }
@@ -33,6 +35,7 @@ type devicePath struct{ d stepDevice }
 
 func (p devicePath) Inject(_ uint64, msg []byte) error          { return p.d.Inject(msg) }
 func (p devicePath) PostWrite(_ uint64, addr, val uint32) error { return p.d.PostWrite(addr, val) }
+func (p devicePath) PostRead(_ uint64, addr uint32) error       { return p.d.PostRead(addr) }
 func (p devicePath) Close() error                               { return p.d.Close() }
 func (p devicePath) Steps(_ uint64, max, settle int) (device.Steps, error) {
 	return p.d.Steps(max, settle)
@@ -113,6 +116,10 @@ func (p *tlmPath) offer(cycle uint64) error {
 		p.queue = p.queue[1:]
 	}
 	return nil
+}
+
+func (p *tlmPath) PostRead(uint64, uint32) error {
+	return errors.New("tlm: the transaction-level model has no host bus to read: run the host's program on a device node")
 }
 
 func (p *tlmPath) PostWrite(cycle uint64, addr, val uint32) error {

@@ -1,0 +1,307 @@
+package lhsnic
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/lhsim/lhsim/drivers"
+	"github.com/lhsim/lhsim/gosim/hostcpu"
+	"github.com/lhsim/lhsim/netsim"
+)
+
+// Program is the software on a node's host, run from the time the node is made: a driver
+// and an MPI library (drivers, drivers/mpi) written against drivers.Device, which the bus
+// is. It programs the NIC itself, as a driver does when it loads; the node does not.
+type Program func(bus *HostBus) error
+
+// HostBus is a node's host bus as its Program sees it: a drivers.Device (and
+// drivers.Watcher) whose every access happens on the device at the host's own time.
+//
+// The host's time is its CPU model's clock (hostcpu, charged by the driver and the MPI
+// library as on a single node), laid on the engine's: engine time = the node's start + CPU
+// time. The program runs as a coroutine of the engine. At each access it waits until the
+// engine reaches its time, and the access goes on the device's host bus at the first device
+// cycle that starts after it, in cycle order with everything the network brings. A write is
+// posted (the program goes on); a read waits for its answer (host_rvalid, two cycles after
+// the request), and the program resumes at the end of the cycle that brought it. The CPU
+// model's charge for the access overlaps the device's: the host is at the later of the two,
+// never behind the engine. Waiting for the network (WaitCommit) resumes the program at the
+// end of the cycle that committed the next entry, as a host polling LH_PROD in a tight loop
+// sees it, without simulating every poll.
+type HostBus struct {
+	n      *Node
+	CPU    *hostcpu.CPU
+	origin netsim.Time // engine time of CPU time 0
+
+	next    func() (struct{}, bool)
+	stop    func()
+	yield   func(struct{}) bool
+	gen     int64  // the number of the resume event that counts (earlier ones are stale)
+	waiting string // what the program waits for ("" while it runs)
+	done    bool
+	err     error
+
+	want     int      // reads outstanding
+	answers  []uint32 // their answers so far
+	commits  uint64   // entries the node has committed
+	watching bool     // the program waits for a commit
+	watchers []func(cycle uint64, ev drivers.Events)
+}
+
+// abandoned ends a program the run gave up on (the node closed while it waited).
+type abandoned struct{}
+
+func startHost(n *Node, cpu *hostcpu.CPU, prog Program) *HostBus {
+	b := &HostBus{n: n, CPU: cpu, origin: n.eng.Now()}
+	seq := func(yield func(struct{}) bool) {
+		b.yield = yield
+		defer func() {
+			if x := recover(); x != nil {
+				if _, ok := x.(abandoned); !ok {
+					panic(x)
+				}
+			}
+		}()
+		if err := prog(b); err != nil {
+			b.err = err
+			n.fail(fmt.Errorf("host program: %w", err))
+		}
+	}
+	b.next, b.stop = iter.Pull(seq)
+	b.resumeAt(n.eng.Now())
+	return b
+}
+
+// Fire implements netsim.Handler: resume the program.
+func (b *HostBus) Fire(_ netsim.Time, gen int64) {
+	if gen != b.gen || b.done {
+		return
+	}
+	if _, ok := b.next(); !ok {
+		b.done = true
+	}
+}
+
+// resumeAt schedules the program's resumption at t, replacing any earlier plan.
+func (b *HostBus) resumeAt(t netsim.Time) {
+	b.gen++
+	b.n.eng.At(t, b, b.gen)
+}
+
+// block suspends the program until a resume event it scheduled (or the node scheduled for
+// it) fires.
+func (b *HostBus) block(what string) {
+	b.waiting = what
+	if !b.yield(struct{}{}) {
+		panic(abandoned{})
+	}
+	b.waiting = ""
+}
+
+// Done reports whether the program has returned; Err is its error.
+func (b *HostBus) Done() bool { return b.done }
+
+// Err is the error the program returned, if any.
+func (b *HostBus) Err() error { return b.err }
+
+// Waiting says what an unfinished program waits for ("" while it runs or once it is done).
+func (b *HostBus) Waiting() string { return b.waiting }
+
+// close ends a program left waiting when the run ended.
+func (b *HostBus) close() {
+	if !b.done {
+		b.stop()
+		b.done = true
+	}
+}
+
+// Now is the host's time on the engine's clock.
+func (b *HostBus) Now() netsim.Time { return b.origin + netsim.Time(b.CPU.Now()) }
+
+// sync brings the engine to the host's time: the program waits until the engine gets
+// there, or, when the engine is ahead (the device's answer came later than the CPU model
+// charged), the host's clock moves up to it.
+func (b *HostBus) sync() netsim.Time {
+	now := b.n.eng.Now()
+	switch t := b.Now(); {
+	case t < now:
+		b.CPU.Advance(int64(now - t))
+	case t > now:
+		b.resumeAt(t)
+		b.block("its own clock")
+	}
+	return b.n.eng.Now()
+}
+
+// Sleep lets d pass on the host's clock (the host waits, doing nothing).
+func (b *HostBus) Sleep(d netsim.Time) {
+	b.CPU.Advance(int64(d))
+	b.sync()
+}
+
+// post puts the host's accesses on the bus at its time; reads ones are the reads among them.
+func (b *HostBus) post(reads int, what string, ops func(p receivePath, cycle uint64) error) ([]uint32, error) {
+	now := b.sync()
+	b.want, b.answers = reads, b.answers[:0]
+	if err := b.n.hostAccess(now, ops); err != nil {
+		return nil, err
+	}
+	if reads == 0 {
+		return nil, nil
+	}
+	b.block(what)
+	if err := b.n.err; err != nil {
+		return nil, err
+	}
+	return b.answers, nil
+}
+
+// answered takes the answers of a step that ran until at.
+func (b *HostBus) answered(vals []uint32, at netsim.Time) {
+	b.answers = append(b.answers, vals...)
+	if b.want > 0 && len(b.answers) >= b.want {
+		b.want = 0
+		b.resumeAt(at)
+	}
+}
+
+// committed tells the program the node committed an entry, seen at at.
+func (b *HostBus) committed(at netsim.Time) {
+	b.commits++
+	if b.watching {
+		b.watching = false
+		b.resumeAt(at)
+	}
+}
+
+// event reports a device cycle's event pulses to the program's watchers.
+func (b *HostBus) event(cycle uint64, ev drivers.Events) {
+	for _, f := range b.watchers {
+		f(cycle, ev)
+	}
+}
+
+// ErrNoCommit is what WaitCommit returns when its limit passes first.
+var ErrNoCommit = errors.New("lhsnic: no entry committed")
+
+// WaitCommit waits until the node commits another entry (an LH entry with LHS on; a
+// message into the tail ring with it off), at most limit: after that it returns an error
+// wrapping ErrNoCommit that says how long it waited.
+func (b *HostBus) WaitCommit(limit netsim.Time) error {
+	start := b.sync()
+	seen := b.commits
+	b.watching = true
+	b.resumeAt(start + limit)
+	b.block(fmt.Sprintf("an entry committed after %v", start))
+	b.watching = false
+	if b.commits == seen {
+		return fmt.Errorf("%w in %v (from %v)", ErrNoCommit, limit, start)
+	}
+	return nil
+}
+
+// ReadReg implements drivers.Device: one read on the host bus.
+func (b *HostBus) ReadReg(addr uint32) (uint32, error) {
+	v, err := b.post(1, fmt.Sprintf("the answer to a read of %#x", addr), func(p receivePath, c uint64) error {
+		return p.PostRead(c, addr)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return v[0], nil
+}
+
+// WriteReg implements drivers.Device: a posted write.
+func (b *HostBus) WriteReg(addr, val uint32) error {
+	_, err := b.post(0, "", func(p receivePath, c uint64) error { return p.PostWrite(c, addr, val) })
+	return err
+}
+
+// ReadBlock implements drivers.Device: consecutive reads, one a cycle.
+func (b *HostBus) ReadBlock(addr uint32, dst []byte) error {
+	if len(dst)%4 != 0 {
+		return fmt.Errorf("lhsnic: block of %d bytes is not whole words", len(dst))
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	v, err := b.post(len(dst)/4, fmt.Sprintf("the answers to a %d-byte read at %#x", len(dst), addr), func(p receivePath, c uint64) error {
+		for i := 0; i < len(dst); i += 4 {
+			if err := p.PostRead(c, addr+uint32(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i, w := range v {
+		binary.LittleEndian.PutUint32(dst[4*i:], w)
+	}
+	return nil
+}
+
+// WriteBlock implements drivers.Device: consecutive posted writes.
+func (b *HostBus) WriteBlock(addr uint32, src []byte) error {
+	if len(src)%4 != 0 {
+		return fmt.Errorf("lhsnic: block of %d bytes is not whole words", len(src))
+	}
+	_, err := b.post(0, "", func(p receivePath, c uint64) error {
+		for i := 0; i < len(src); i += 4 {
+			if err := p.PostWrite(c, addr+uint32(i), binary.LittleEndian.Uint32(src[i:])); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return err
+}
+
+// Inject implements drivers.Device: refused, the network brings a node its messages.
+func (b *HostBus) Inject([]byte) error {
+	return errors.New("lhsnic: the host cannot inject at its own node's input: the network brings its messages")
+}
+
+// Run implements drivers.Device: the host waits n device cycles.
+func (b *HostBus) Run(n uint64) error {
+	b.Sleep(netsim.Time(n) * b.n.cfg.Period)
+	return nil
+}
+
+// RunUntilIdle implements drivers.Device: refused, a node in a network is never known to
+// stay idle (use WaitCommit).
+func (b *HostBus) RunUntilIdle(uint64) error {
+	return errors.New("lhsnic: RunUntilIdle on a network node's host bus: wait for the network with WaitCommit")
+}
+
+// Cycle implements drivers.Device: the device cycle an access made now goes out in (the
+// first that starts after the host's time).
+func (b *HostBus) Cycle() uint64 { return b.n.cycleAfter(b.n.eng.Now()) }
+
+// MemRead implements drivers.Device: the large memory by backdoor, on a device in this
+// process.
+func (b *HostBus) MemRead(addr uint64, dst []byte) error {
+	if b.n.local == nil {
+		return errors.New("lhsnic: MemRead needs the device in this process (the cgo bridge)")
+	}
+	return b.n.local.MemRead(addr, dst)
+}
+
+// MemWrite implements drivers.Device: the large memory by backdoor.
+func (b *HostBus) MemWrite(addr uint64, src []byte) error {
+	if b.n.local == nil {
+		return errors.New("lhsnic: MemWrite needs the device in this process (the cgo bridge)")
+	}
+	return b.n.local.MemWrite(addr, src)
+}
+
+// Close implements drivers.Device: nothing; the node owns the device.
+func (b *HostBus) Close() error { return nil }
+
+// Watch implements drivers.Watcher: f sees every event pulse of the device, in cycle order.
+func (b *HostBus) Watch(f func(cycle uint64, ev drivers.Events)) {
+	b.watchers = append(b.watchers, f)
+}
