@@ -21,6 +21,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/lhsim/lhsim/device"
+	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/drivers/mpi"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/hw"
@@ -45,18 +46,26 @@ type IncastConfig struct {
 	// ahead of the others by the network's shortest latency (lhsnic.Group): the same result,
 	// slower; for tests and measurements.
 	StepInTurn bool
+	// Host is the receivers' software: HostMPI (drivers/mpi itself on each node's host bus,
+	// timed by the host CPU model) or HostCosts (a transaction-level host charging lhsim
+	// search's per-message costs, inputs; the only one a TLM receiver can have).
+	Host string
+	// HostWait bounds how long the MPI host waits for the next message to come in before it
+	// gives up with an error naming the receive.
+	HostWait netsim.Time
 	// Speed also runs the LHS-on case with every receiver of each kind (RTL on the cgo
-	// bridge, RTL on the plugin bridge, golden model, TLM) and reports their speeds.
+	// bridge, RTL on the plugin bridge, golden model, and with HostCosts TLM) and reports
+	// their speeds.
 	Speed    bool
 	Messages int // per sender and receiver
 	Entries  int // LH entries of the golden-model receivers (0: the RTL build's 1024)
 	Seed     uint64
 	PostAt   netsim.Time // when the receivers' host posts its receives
-	// SearchPerMessage is the host's cost to compare one queued message, with and without
+	// SearchPerMessage is HostCosts' cost to compare one queued message, with and without
 	// LHS. source: lhsim search (simulated; docs/search.md): 15.05 ns reading LH entries by
 	// PIO, 576.92 ns walking the SO-DIMM ring with 16-byte VLs.
 	SearchPerMessage map[bool]netsim.Time
-	// Fetch is the host's cost to bring a matched message's body that is not in an LH entry
+	// Fetch is HostCosts' cost to bring a matched message's body that is not in an LH entry
 	// (the tail of a split message; with LHS off, every body): one VL as the host sees it.
 	// source: docs/design.md, a 16-byte VL is 566 ns from the host (the paper: about 600 ns).
 	Fetch  netsim.Time
@@ -74,7 +83,7 @@ type IncastConfig struct {
 func DefaultIncast() IncastConfig {
 	return IncastConfig{
 		Topology: "crossbar:16", Receivers: 1, Messages: 100, Seed: 1, PostAt: 100 * netsim.Microsecond,
-		Bridge: device.Cgo, Model: "go", Speed: true,
+		Bridge: device.Cgo, Model: "go", Speed: true, Host: HostMPI, HostWait: 100 * netsim.Millisecond,
 		SearchPerMessage: map[bool]netsim.Time{true: netsim.NS(15.05), false: netsim.NS(576.92)},
 		Fetch:            566 * netsim.Nanosecond,
 		Period:           10 * netsim.Nanosecond,
@@ -105,6 +114,7 @@ type IncastRun struct {
 
 // IncastResult is LHS on against LHS off.
 type IncastResult struct {
+	Host      string    `json:"host"`
 	Topology  string    `json:"topology"`
 	Receivers int       `json:"receivers"`
 	RTLNodes  []int     `json:"rtl_nodes"`
@@ -138,8 +148,120 @@ const (
 	nicTLM       = "tlm"
 )
 
+// The receivers' software.
+const (
+	HostMPI   = "mpi"   // drivers/mpi on the node's host bus, timed by gosim/hostcpu
+	HostCosts = "costs" // per-message costs from lhsim search (inputs)
+)
+
 // key names a message by sender and tag.
 type key struct{ src, tag int }
+
+// receiver is what a receiving node's host reports after the run.
+type receiver interface {
+	results() (done []netsim.Time, depths []int, maxQueue, copies int)
+	// unfinished says why the host has not completed all its receives ("" if it has).
+	unfinished() string
+}
+
+// mpiHost is a receiving node's software with HostMPI: the driver and the MPI library of
+// drivers/mpi, run on the node's host bus at the host CPU model's time. From PostAt it
+// receives every expected message in the order of sender and tag, one at a time, as the
+// costs host does: the MPI engine searches the unexpected queue in the LH buffer by PIO
+// (LHS on) or in the SO-DIMM ring by VL (LHS off), fetches tails by VL and releases what it
+// consumed. When the LH buffer is full and the wanted message is not in it, the host spills
+// the oldest held message to host memory (mpi.LHSQueue.Spill) so that the input moves again.
+type mpiHost struct {
+	want     []key
+	lhs      bool
+	nodes    int
+	postAt   netsim.Time
+	wait     netsim.Time
+	done     []netsim.Time
+	depths   []int
+	maxQueue int
+	copies   int
+	bus      *lhsnic.HostBus
+}
+
+func (h *mpiHost) results() ([]netsim.Time, []int, int, int) {
+	return h.done, h.depths, h.maxQueue, h.copies
+}
+
+func (h *mpiHost) unfinished() string {
+	switch b := h.bus; {
+	case len(h.done) == len(h.want):
+		return ""
+	case b == nil:
+		return "its host program never started"
+	case b.Err() != nil:
+		return b.Err().Error()
+	case !b.Done():
+		return "its host waits for " + b.Waiting()
+	}
+	return "its host program ended early"
+}
+
+// program is the host's software.
+func (h *mpiHost) program(bus *lhsnic.HostBus) error {
+	h.bus = bus
+	host, err := drivers.NewHost(bus, drivers.Config{LHS: h.lhs, TailSize: hw.TailSizeMax})
+	if err != nil {
+		return err
+	}
+	hm, err := mpi.NewHostModel(bus.CPU, bus, mpi.DefaultDeviceBase, true)
+	if err != nil {
+		return err
+	}
+	var q mpi.Queue
+	var lq *mpi.LHSQueue
+	if h.lhs {
+		lq, err = mpi.NewLHSQueue(host, hm)
+		q = lq
+	} else {
+		q, err = mpi.NewRingQueue(host, hm)
+	}
+	if err != nil {
+		return err
+	}
+	e := mpi.NewEngine(q, bus.CPU, mpi.DefaultCosts())
+	if err := e.AddComm(0, h.nodes); err != nil {
+		return err
+	}
+	bus.Sleep(h.postAt - bus.Now())
+	for _, k := range h.want {
+		r, err := e.Irecv(mpi.Pattern{Source: int32(k.src), Tag: int32(k.tag), Comm: 0})
+		if err != nil {
+			return err
+		}
+		for !r.Done() {
+			spilled := false
+			if lq != nil && lq.Held() >= host.Entries() {
+				if spilled, err = lq.Spill(); err != nil {
+					return err
+				}
+			}
+			if !spilled {
+				if err := bus.WaitCommit(h.wait); err != nil {
+					return fmt.Errorf("receive from %d, tag %d: %w", k.src, k.tag, err)
+				}
+			}
+			if err := e.Progress(); err != nil {
+				return err
+			}
+		}
+		if err := r.Status().Err; err != nil {
+			return fmt.Errorf("receive from %d, tag %d: %w", k.src, k.tag, err)
+		}
+		h.done = append(h.done, bus.Now())
+		h.depths = append(h.depths, max(r.Status().Depth, 0))
+		h.maxQueue = max(h.maxQueue, e.Pending()+1)
+	}
+	if lq != nil {
+		h.copies = lq.Spilled
+	}
+	return nil
+}
 
 // receiverHost is a receiving node's software: from PostAt it posts a receive for every
 // expected message, in the order of sender and tag (so that messages that arrived
@@ -173,6 +295,17 @@ type queued struct {
 	size   int
 	split  bool
 	copied bool // moved to host memory, its entry released
+}
+
+func (h *receiverHost) results() ([]netsim.Time, []int, int, int) {
+	return h.done, h.depths, h.maxQueue, h.copies
+}
+
+func (h *receiverHost) unfinished() string {
+	if len(h.done) == len(h.want) {
+		return ""
+	}
+	return fmt.Sprintf("its host waits for the message from %d, tag %d", h.want[h.next].src, h.want[h.next].tag)
 }
 
 // Committed implements lhsnic.Host.
@@ -283,6 +416,14 @@ func RunIncast(cfg IncastConfig) (*IncastResult, error) {
 	if cfg.Model != nicGo && cfg.Model != nicTLM {
 		return nil, fmt.Errorf("incast: model %q for the non-RTL receivers: want go or tlm", cfg.Model)
 	}
+	switch {
+	case cfg.Host != HostMPI && cfg.Host != HostCosts:
+		return nil, fmt.Errorf("incast: host %q: want %s or %s", cfg.Host, HostMPI, HostCosts)
+	case cfg.Host == HostMPI && cfg.Model == nicTLM && len(rtl) < cfg.Receivers:
+		return nil, fmt.Errorf("incast: the transaction-level model has no host bus for the MPI host to run on: use --host %s with --model %s", HostCosts, nicTLM)
+	case cfg.Host == HostMPI && cfg.HostWait <= 0:
+		return nil, fmt.Errorf("incast: host wait %v: want a positive limit", cfg.HostWait)
+	}
 	rtlKind := nicRTL
 	if cfg.Bridge == device.Plugin {
 		rtlKind = nicRTLPlugin
@@ -297,7 +438,7 @@ func RunIncast(cfg IncastConfig) (*IncastResult, error) {
 	if cfg.Trace != "" && (cfg.TraceNode < 0 || cfg.TraceNode >= cfg.Receivers) {
 		return nil, fmt.Errorf("incast: trace of node %d, which is not a receiver (0..%d)", cfg.TraceNode, cfg.Receivers-1)
 	}
-	res := &IncastResult{Topology: cfg.Topology, Receivers: cfg.Receivers, RTLNodes: rtl, Bridge: string(cfg.Bridge), Model: cfg.Model,
+	res := &IncastResult{Host: cfg.Host, Topology: cfg.Topology, Receivers: cfg.Receivers, RTLNodes: rtl, Bridge: string(cfg.Bridge), Model: cfg.Model,
 		Senders:  topo.Nodes() - cfg.Receivers,
 		PostAtUs: cfg.PostAt.Microseconds(), TraceNode: cfg.TraceNode}
 	for _, lhs := range []bool{true, false} {
@@ -313,7 +454,11 @@ func RunIncast(cfg IncastConfig) (*IncastResult, error) {
 	}
 	if cfg.Speed {
 		cfg.Trace = ""
-		for _, k := range []string{nicRTL, nicRTLPlugin, nicGo, nicTLM} {
+		kinds := []string{nicRTL, nicRTLPlugin, nicGo, nicTLM}
+		if cfg.Host == HostMPI {
+			kinds = kinds[:3] // a TLM node has no host bus
+		}
+		for _, k := range kinds {
 			all := slices.Repeat([]string{k}, cfg.Receivers)
 			run, err := incastOnce(cfg, topo, all, true)
 			if err != nil {
@@ -347,7 +492,7 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 		return run, err
 	}
 	senders := topo.Nodes() - cfg.Receivers
-	var hosts []*receiverHost
+	var hosts []receiver
 	var nodes []*lhsnic.Node
 	var traced *waves.Events
 	closeAll := func() error {
@@ -362,10 +507,10 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 	}
 	defer closeAll()
 	for r := range cfg.Receivers {
-		h := &receiverHost{eng: eng, lhs: lhs, cfg: &cfg}
+		var want []key
 		for s := cfg.Receivers; s < topo.Nodes(); s++ {
 			for t := range cfg.Messages {
-				h.want = append(h.want, key{s, t})
+				want = append(want, key{s, t})
 			}
 		}
 		dc := device.Config{Model: device.Go, Bridge: device.Cgo, Entries: cfg.Entries}
@@ -376,7 +521,6 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 				dc.Bridge = device.Plugin
 			}
 		}
-		h.entries = dc.Params().Entries
 		var ev *waves.Events
 		if lhs && cfg.Trace != "" && r == cfg.TraceNode {
 			if kinds[r] != nicRTL {
@@ -386,7 +530,17 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 			ev = waves.NewEvents(waves.Rule{LHS: true, SizePos: hw.SizePosReset, MaxMsg: hw.MaxMsgReset})
 			traced = ev
 		}
-		nc := lhsnic.Config{Device: dc, TLM: kinds[r] == nicTLM, Period: cfg.Period, Batch: 256, LHS: lhs, Host: h}
+		nc := lhsnic.Config{Device: dc, TLM: kinds[r] == nicTLM, Period: cfg.Period, Batch: 256, LHS: lhs}
+		var costs *receiverHost
+		if cfg.Host == HostMPI {
+			h := &mpiHost{want: want, lhs: lhs, nodes: topo.Nodes(), postAt: cfg.PostAt, wait: cfg.HostWait}
+			nc.Program = h.program
+			hosts = append(hosts, h)
+		} else {
+			costs = &receiverHost{eng: eng, lhs: lhs, cfg: &cfg, want: want, entries: dc.Params().Entries}
+			nc.Host = costs
+			hosts = append(hosts, costs)
+		}
 		node, err := group.New(nc)
 		if err != nil {
 			return run, err
@@ -395,8 +549,9 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 		if ev != nil {
 			node.Local().OnCycle(ev.Observe)
 		}
-		h.node = node
-		hosts = append(hosts, h)
+		if costs != nil {
+			costs.node = node
+		}
 		if err := c.SetReceivePath(r, node); err != nil {
 			return run, err
 		}
@@ -426,28 +581,34 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 	run.Events = eng.Fired()
 	run.EventsPerS = float64(run.Events) / run.WallSeconds
 	var sum, depth float64
-	for _, h := range hosts {
-		if len(h.done) != len(h.want) {
-			return run, fmt.Errorf("incast: a receiver completed %d of %d receives", len(h.done), len(h.want))
+	var last netsim.Time
+	for r, h := range hosts {
+		if why := h.unfinished(); why != "" {
+			if err := nodes[r].Err(); err != nil {
+				return run, fmt.Errorf("incast: receiver %d: %w", r, err)
+			}
+			return run, fmt.Errorf("incast: receiver %d did not complete its receives: %s", r, why)
 		}
-		run.Done = append(run.Done, h.done...)
-		for i, t := range h.done {
+		done, depths, maxQueue, copies := h.results()
+		run.Done = append(run.Done, done...)
+		for i, t := range done {
 			sum += t.Microseconds()
-			depth += float64(h.depths[i])
-			run.LastReceiveUs = max(run.LastReceiveUs, t.Microseconds())
+			depth += float64(depths[i])
+			last = max(last, t)
 		}
-		run.Messages += len(h.done)
-		run.MaxQueueDepth = max(run.MaxQueueDepth, h.maxQueue)
-		run.CopiedToHost += h.copies
+		run.Messages += len(done)
+		run.MaxQueueDepth = max(run.MaxQueueDepth, maxQueue)
+		run.CopiedToHost += copies
 	}
+	run.LastReceiveUs = last.Microseconds()
 	for _, n := range nodes {
 		run.StallCycles += n.Stalls
 	}
 	run.MeanReceiveUs = sum / float64(run.Messages)
 	run.MeanDepth = depth / float64(run.Messages)
 	run.PacketsHeldMax = maxHeld
-	run.SimNsPerWallS = eng.Now().Nanoseconds() / run.WallSeconds
-	if err := closeAll(); err != nil { // the waveform is complete once its device is closed
+	run.SimNsPerWallS = last.Nanoseconds() / run.WallSeconds // to the last receive (a host's unused time limit may run the clock on)
+	if err := closeAll(); err != nil {                       // the waveform is complete once its device is closed
 		return run, err
 	}
 	if traced != nil {
@@ -489,7 +650,12 @@ func (r *IncastResult) WriteTable(w io.Writer) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "search cost per queued message: input, from lhsim search (simulated): 15.05 ns with LHS, 576.92 ns without; body fetch by VL: 566 ns (docs/design.md)")
+	var err error
+	if r.Host == HostCosts {
+		_, err = fmt.Fprintln(w, "host: costs; search cost per queued message: input, from lhsim search (simulated): 15.05 ns with LHS, 576.92 ns without; body fetch by VL: 566 ns (docs/design.md)")
+	} else {
+		_, err = fmt.Fprintln(w, "host: mpi; every receive simulated: drivers/mpi on each receiver's host bus (PIO reads of LH entries, VLs, releases on the device), timed by the host CPU model (gosim/hostcpu, Pentium 4 2.6 GHz)")
+	}
 	if err == nil && len(r.Speed) > 0 {
 		fmt.Fprintf(w, "\nthe LHS-on run with every receiver of one kind:\n")
 		t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))

@@ -69,14 +69,54 @@ func TestIncastBadInput(t *testing.T) {
 	cfg.Model = "rtl"
 	_, err = RunIncast(cfg)
 	require.ErrorContains(t, err, `model "rtl" for the non-RTL receivers`)
+	cfg = smallIncast()
+	cfg.Model, cfg.RTLNodes = "tlm", []int{}
+	_, err = RunIncast(cfg)
+	require.ErrorContains(t, err, "no host bus for the MPI host")
+	cfg.Host = "os"
+	_, err = RunIncast(cfg)
+	require.ErrorContains(t, err, `host "os"`)
 }
 
-// The same incast with every receiver the RTL in this process, the RTL in a plugin process,
-// the golden model and the transaction-level model: every receive completes at the same time,
-// with the same stalls, with the LH buffer filling. And with two receivers, one RTL (on either
-// bridge) and one of each model, the same times as with two RTL receivers, LHS on and off.
+// The MPI host (drivers/mpi on each receiver's host bus): the RTL in this process, the RTL in
+// a plugin process and the golden model give the same receive times; its search costs are
+// those lhsim search measures on a single node, so LHS off takes about as much longer than
+// LHS on as the costs host (which charges those figures per message) says; and with a small
+// LH buffer it spills messages to host memory to let the wanted ones in.
+func TestIncastMPIHost(t *testing.T) {
+	cfg := smallIncast()
+	cfg.Topology, cfg.Messages, cfg.Speed = "crossbar:5", 60, true
+	live, err := RunIncast(cfg)
+	require.NoError(t, err)
+	require.Len(t, live.Speed, 3)
+	for _, s := range live.Speed {
+		require.True(t, s.Same, "%s: mean receive %.3f µs; RTL %.3f µs", s.NIC, s.MeanReceiveUs, live.On.MeanReceiveUs)
+	}
+	cfg.Host, cfg.Speed = HostCosts, false
+	costs, err := RunIncast(cfg)
+	require.NoError(t, err)
+	gap := func(r *IncastResult) float64 { return r.Off.MeanReceiveUs - r.On.MeanReceiveUs }
+	t.Logf("LHS off - on, mean receive: %.1f µs with the MPI host, %.1f µs with the costs host", gap(live), gap(costs))
+	require.InEpsilon(t, gap(costs), gap(live), 0.3)
+	require.Equal(t, live.On.Messages, costs.On.Messages)
+
+	cfg = smallIncast()
+	cfg.RTLNodes, cfg.Entries = []int{}, 16
+	r, err := RunIncast(cfg)
+	require.NoError(t, err)
+	require.Equal(t, 3*30, r.On.Messages)
+	require.Positive(t, r.On.StallCycles, "back-pressure from the full LH buffer")
+	require.Positive(t, r.On.CopiedToHost, "spilled to host memory")
+}
+
+// The same incast (with the costs host) with every receiver the RTL in this process, the RTL
+// in a plugin process, the golden model and the transaction-level model: every receive
+// completes at the same time, with the same stalls, with the LH buffer filling. And with two
+// receivers, one RTL (on either bridge) and one of each model, the same times as with two RTL
+// receivers, LHS on and off.
 func TestIncastReceivePathsAgree(t *testing.T) {
 	cfg := smallIncast()
+	cfg.Host = HostCosts
 	cfg.Topology, cfg.Messages, cfg.Speed = "crossbar:5", 300, true
 	cfg.PostAt = 300 * netsim.Microsecond
 	r, err := RunIncast(cfg)
@@ -88,6 +128,7 @@ func TestIncastReceivePathsAgree(t *testing.T) {
 			r.On.MeanReceiveUs, r.On.StallCycles)
 	}
 	cfg = smallIncast()
+	cfg.Host = HostCosts
 	cfg.Receivers, cfg.Topology = 2, "crossbar:6"
 	both, err := RunIncast(cfg)
 	require.NoError(t, err)
@@ -140,15 +181,27 @@ func TestIncastTrace(t *testing.T) {
 
 // Sixteen receivers (golden model, 64-entry LH buffers) whose buffers fill: stepped with the
 // network's lookahead they give the same receive times as stepped in turn, with far fewer
-// engine events.
+// engine events (the costs host, whose events are few). With the MPI host, whose accesses
+// come at its own times, the same receive times too.
 func TestIncastLookahead(t *testing.T) {
 	cfg := smallIncast()
-	cfg.Topology, cfg.Receivers, cfg.Messages, cfg.PostAt = "crossbar:20", 16, 70, 100*netsim.Microsecond
+	cfg.Topology, cfg.Receivers, cfg.Messages, cfg.PostAt = "crossbar:20", 16, 20, 100*netsim.Microsecond
 	cfg.RTLNodes, cfg.Entries = []int{}, 64
 	ahead, err := RunIncast(cfg)
 	require.NoError(t, err)
 	cfg.StepInTurn = true
 	inTurn, err := RunIncast(cfg)
+	require.NoError(t, err)
+	require.Positive(t, ahead.On.CopiedToHost, "the LH buffers filled")
+	require.Equal(t, inTurn.On.Done, ahead.On.Done)
+	require.Equal(t, inTurn.Off.Done, ahead.Off.Done)
+	require.Equal(t, inTurn.On.StallCycles, ahead.On.StallCycles)
+
+	cfg.StepInTurn, cfg.Host, cfg.Messages = false, HostCosts, 70
+	ahead, err = RunIncast(cfg)
+	require.NoError(t, err)
+	cfg.StepInTurn = true
+	inTurn, err = RunIncast(cfg)
 	require.NoError(t, err)
 	require.Positive(t, ahead.On.CopiedToHost, "the LH buffers filled")
 	require.Equal(t, inTurn.On.Done, ahead.On.Done)

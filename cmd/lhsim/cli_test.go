@@ -207,16 +207,23 @@ func TestIncastCommand(t *testing.T) {
 	plotFile := filepath.Join(t.TempDir(), "incast.svg")
 	code, js, stderr := run(t, nil, "incast", "--topology", "crossbar:4", "--messages", "10", "--post-at", "5", "--json", "--plot", plotFile)
 	require.Equal(t, 0, code, stderr)
-	for _, k := range []string{`"lhs_on"`, `"lhs_off"`, `"mean_receive_us"`, `"max_queue_depth"`, `"stall_cycles"`, `"events_per_s"`,
-		`"nic": "rtl-plugin"`, `"nic": "tlm"`} {
+	for _, k := range []string{`"host": "mpi"`, `"lhs_on"`, `"lhs_off"`, `"mean_receive_us"`, `"max_queue_depth"`, `"stall_cycles"`, `"events_per_s"`,
+		`"nic": "rtl-plugin"`, `"nic": "go"`} {
 		require.Contains(t, js, k)
 	}
+	require.NotContains(t, js, `"nic": "tlm"`, "a TLM receiver has no host bus for the MPI host")
 	require.NotContains(t, js, `"same_as_lhs_on": false`)
 	svg, err := os.ReadFile(plotFile)
 	require.NoError(t, err)
 	require.Contains(t, string(svg), "receives completed")
+	code, js, stderr = run(t, nil, "incast", "--topology", "crossbar:4", "--messages", "10", "--post-at", "5", "--json", "--host", "costs")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, js, `"host": "costs"`)
+	require.Contains(t, js, `"nic": "tlm"`)
+	require.NotContains(t, js, `"same_as_lhs_on": false`)
 	for _, bad := range [][]string{{"--receivers", "4", "--topology", "crossbar:4"}, {"--rtl-nodes", "3"}, {"--messages", "0"},
-		{"--bridge", "pcie"}, {"--model", "rtl"}, {"--plot", "incast.pdf"}, {"--bridge", "plugin", "--trace", "0"}} {
+		{"--bridge", "pcie"}, {"--model", "rtl"}, {"--plot", "incast.pdf"}, {"--bridge", "plugin", "--trace", "0"},
+		{"--host", "os"}, {"--model", "tlm", "--rtl-nodes", ""}} {
 		code, _, stderr := run(t, nil, append([]string{"incast"}, bad...)...)
 		require.Equal(t, 2, code, "%v: %s", bad, stderr)
 	}

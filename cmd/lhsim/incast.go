@@ -27,7 +27,8 @@ func runIncast(args []string) error {
 	rtl := fs.String("rtl-nodes", "all", "receivers whose receive path is the Verilated RTL (comma-separated, or all); the others run --model")
 	bridge := fs.String("bridge", string(cfg.Bridge), "the RTL receivers' bridge: cgo (in this process) or plugin (a process each)")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "what the receivers not in --rtl-nodes run: go (golden model) or tlm (transaction-level model)")
-	fs.BoolVar(&cfg.Speed, "speed", cfg.Speed, "also run LHS on with every receiver RTL (cgo, plugin), golden model and TLM, and compare speeds")
+	fs.StringVar(&cfg.Host, "host", cfg.Host, "the receivers' software: mpi (drivers/mpi on each node's host bus, timed by the host CPU model) or costs (lhsim search's per-message costs, inputs; needed for --model tlm)")
+	fs.BoolVar(&cfg.Speed, "speed", cfg.Speed, "also run LHS on with every receiver RTL (cgo, plugin), golden model and (--host costs) TLM, and compare speeds")
 	plotOut := fs.String("plot", "", "draw receives completed against time, LHS on and off, to this .svg or .png")
 	fs.IntVar(&cfg.Messages, "messages", cfg.Messages, "messages from each sender to each receiver")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the message sizes")
@@ -57,6 +58,12 @@ func runIncast(args []string) error {
 	}
 	if cfg.Model != "go" && cfg.Model != "tlm" {
 		return badUsage(fs, fmt.Errorf("--model %q: want go or tlm", cfg.Model))
+	}
+	switch {
+	case cfg.Host != experiment.HostMPI && cfg.Host != experiment.HostCosts:
+		return badUsage(fs, fmt.Errorf("--host %q: want mpi or costs", cfg.Host))
+	case cfg.Host == experiment.HostMPI && cfg.Model == "tlm" && *rtl != "all":
+		return badUsage(fs, errMsg("--model tlm has no host bus for the MPI host to run on: add --host costs"))
 	}
 	if *plotOut != "" {
 		if err := experiment.CheckPlotFile(*plotOut); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim/hostcpu"
+	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/netsim"
 )
 
@@ -34,6 +35,7 @@ type HostBus struct {
 	n      *Node
 	CPU    *hostcpu.CPU
 	origin netsim.Time // engine time of CPU time 0
+	prog   Program
 
 	next    func() (struct{}, bool)
 	stop    func()
@@ -45,7 +47,8 @@ type HostBus struct {
 
 	want     int      // reads outstanding
 	answers  []uint32 // their answers so far
-	commits  uint64   // entries the node has committed
+	commits  uint32   // entries the node has committed (as LH_PROD counts them; MSG_COUNT with LHS off)
+	seen     uint32   // the count the host last read from that register
 	watching bool     // the program waits for a commit
 	watchers []func(cycle uint64, ev drivers.Events)
 }
@@ -54,7 +57,17 @@ type HostBus struct {
 type abandoned struct{}
 
 func startHost(n *Node, cpu *hostcpu.CPU, prog Program) *HostBus {
-	b := &HostBus{n: n, CPU: cpu, origin: n.eng.Now()}
+	b := &HostBus{n: n, CPU: cpu, origin: n.eng.Now(), prog: prog}
+	b.resumeAt(n.eng.Now())
+	return b
+}
+
+// begin makes the program's coroutine. It is made when the program first runs, inside the
+// engine's run: a coroutine must always be entered with the OS-thread locking it was made
+// with, and opening a Verilated device locks the thread once more (each node made after
+// this one would change it).
+func (b *HostBus) begin() {
+	n, prog := b.n, b.prog
 	seq := func(yield func(struct{}) bool) {
 		b.yield = yield
 		defer func() {
@@ -70,14 +83,15 @@ func startHost(n *Node, cpu *hostcpu.CPU, prog Program) *HostBus {
 		}
 	}
 	b.next, b.stop = iter.Pull(seq)
-	b.resumeAt(n.eng.Now())
-	return b
 }
 
 // Fire implements netsim.Handler: resume the program.
 func (b *HostBus) Fire(_ netsim.Time, gen int64) {
 	if gen != b.gen || b.done {
 		return
+	}
+	if b.next == nil {
+		b.begin()
 	}
 	if _, ok := b.next(); !ok {
 		b.done = true
@@ -111,10 +125,10 @@ func (b *HostBus) Waiting() string { return b.waiting }
 
 // close ends a program left waiting when the run ended.
 func (b *HostBus) close() {
-	if !b.done {
+	if !b.done && b.stop != nil {
 		b.stop()
-		b.done = true
 	}
+	b.done = true
 }
 
 // Now is the host's time on the engine's clock.
@@ -186,18 +200,21 @@ func (b *HostBus) event(cycle uint64, ev drivers.Events) {
 // ErrNoCommit is what WaitCommit returns when its limit passes first.
 var ErrNoCommit = errors.New("lhsnic: no entry committed")
 
-// WaitCommit waits until the node commits another entry (an LH entry with LHS on; a
-// message into the tail ring with it off), at most limit: after that it returns an error
-// wrapping ErrNoCommit that says how long it waited.
+// WaitCommit is a host polling LH_PROD (MSG_COUNT with LHS off) until it moves past the
+// value the host last read there, without simulating every poll: it returns at once if the
+// node has committed an entry since, else at the end of the cycle that commits the next
+// one, or, after limit, with an error wrapping ErrNoCommit that says how long it waited.
 func (b *HostBus) WaitCommit(limit netsim.Time) error {
 	start := b.sync()
-	seen := b.commits
+	if b.commits != b.seen {
+		return nil
+	}
 	b.watching = true
 	b.resumeAt(start + limit)
-	b.block(fmt.Sprintf("an entry committed after %v", start))
+	b.block(fmt.Sprintf("an entry committed after %v (the count it last read: %d)", start, b.seen))
 	b.watching = false
-	if b.commits == seen {
-		return fmt.Errorf("%w in %v (from %v)", ErrNoCommit, limit, start)
+	if b.commits == b.seen {
+		return fmt.Errorf("%w in %v (from %v; the count stays at %d)", ErrNoCommit, limit, start, b.seen)
 	}
 	return nil
 }
@@ -209,6 +226,9 @@ func (b *HostBus) ReadReg(addr uint32) (uint32, error) {
 	})
 	if err != nil {
 		return 0, err
+	}
+	if addr == hw.RegLHProd && b.n.cfg.LHS || addr == hw.RegMsgCount && !b.n.cfg.LHS {
+		b.seen = v[0]
 	}
 	return v[0], nil
 }
