@@ -37,7 +37,10 @@ type AlltoallConfig struct {
 	// Uneven also runs every size with each node's blocks scaled by 0.5 to 1.5 (a fixed hash
 	// of Seed and the node): seed 002 section 4.4 predicts scheme 2 degrades, the proposal little.
 	Uneven bool
-	Seed   uint64
+	// Heavy makes the uneven sizes a heavy tail instead: every eighth node's blocks x4.0,
+	// the others' x0.571 (alltoall.HeavyWeights; an input, the seed gives no distribution).
+	Heavy bool
+	Seed  uint64
 	// EqualLatency also runs the torus with every link at the mean of the seed's X/Y/Z
 	// latencies (derived: (21+25+70)/3 ns), to show what the unequal latencies cost.
 	EqualLatency bool
@@ -79,14 +82,18 @@ type AlltoallRow struct {
 
 // AlltoallResult is the sweep.
 type AlltoallResult struct {
-	Torus      string        `json:"torus"`
-	Algorithm  string        `json:"algorithm"`
-	Steps      int           `json:"steps"`
-	Puts       int           `json:"puts"` // transfers in all steps
-	Rows       []AlltoallRow `json:"rows"`
-	WallS      float64       `json:"wall_s"`
-	Events     uint64        `json:"events"`
-	EventsPerS float64       `json:"events_per_s"`
+	Torus     string `json:"torus"`
+	Algorithm string `json:"algorithm"`
+	Steps     int    `json:"steps"`
+	Puts      int    `json:"puts"` // transfers in all steps
+	// UnevenWeights is the uneven rows' distribution: "hash" (x0.5 to x1.5 per node) or
+	// "heavy" (every eighth node x4.0, the others x0.571).
+	UnevenWeights string        `json:"uneven_weights,omitempty"`
+	Heavy         bool          `json:"-"`
+	Rows          []AlltoallRow `json:"rows"`
+	WallS         float64       `json:"wall_s"`
+	Events        uint64        `json:"events"`
+	EventsPerS    float64       `json:"events_per_s"`
 }
 
 // Validate checks the configuration before any work.
@@ -138,6 +145,9 @@ func RunAlltoall(cfg AlltoallConfig) (*AlltoallResult, error) {
 	}
 	start := time.Now()
 	weights := alltoall.UnevenWeights(topo.Nodes(), cfg.Seed)
+	if cfg.Heavy {
+		weights = alltoall.HeavyWeights(topo.Nodes())
+	}
 	var sched *alltoall.Schedule
 	if cfg.Algorithm == "direct" {
 		sched, err = alltoall.Direct(topo.Nodes(), weights)
@@ -147,7 +157,13 @@ func RunAlltoall(cfg AlltoallConfig) (*AlltoallResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &AlltoallResult{Torus: cfg.Torus, Algorithm: cfg.Algorithm, Steps: len(sched.Steps), Puts: sched.Puts()}
+	res := &AlltoallResult{Torus: cfg.Torus, Algorithm: cfg.Algorithm, Steps: len(sched.Steps), Puts: sched.Puts(), Heavy: cfg.Heavy}
+	if cfg.Uneven {
+		res.UnevenWeights = "hash"
+		if cfg.Heavy {
+			res.UnevenWeights = "heavy"
+		}
+	}
 	type latency struct {
 		name string
 		fc   fabric.Config
@@ -245,6 +261,9 @@ func (r *AlltoallResult) WriteTable(w io.Writer) error {
 		sizesNote := "even sizes"
 		if g.uneven {
 			sizesNote = "uneven sizes (x0.5 to x1.5 per node)"
+			if r.Heavy {
+				sizesNote = "uneven sizes (every 8th node x4.0, the others x0.571)"
+			}
 		}
 		fmt.Fprintf(w, "\nlinks X/Y/Z %s ns, %s\n", g.lat, sizesNote)
 		t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))

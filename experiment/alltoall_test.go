@@ -49,6 +49,32 @@ func TestAlltoallSweep(t *testing.T) {
 	require.NoError(t, r.WritePlot(t.TempDir()+"/a.svg"))
 }
 
+// --heavy: the uneven rows run a heavy tail (every eighth node with seven times the others'
+// data, the same mean), the JSON and the table say so, and the totals differ from the hashed
+// x0.5 to x1.5 sizes' while the even rows stay the same.
+func TestAlltoallHeavyTail(t *testing.T) {
+	cfg := smallAlltoall()
+	cfg.EqualLatency, cfg.Sizes = false, []int{64}
+	hash, err := RunAlltoall(cfg)
+	require.NoError(t, err)
+	cfg.Heavy = true
+	heavy, err := RunAlltoall(cfg)
+	require.NoError(t, err)
+	require.Equal(t, "hash", hash.UnevenWeights)
+	require.Equal(t, "heavy", heavy.UnevenWeights)
+	require.Len(t, heavy.Rows, len(hash.Rows))
+	for i, row := range heavy.Rows {
+		if row.Uneven {
+			require.NotEqual(t, hash.Rows[i].TotalUs, row.TotalUs, "%s", row.Scheme)
+		} else {
+			require.Equal(t, hash.Rows[i].TotalUs, row.TotalUs, "%s", row.Scheme)
+		}
+	}
+	var table bytes.Buffer
+	require.NoError(t, heavy.WriteTable(&table))
+	require.Contains(t, table.String(), "uneven sizes (every 8th node x4.0, the others x0.571)")
+}
+
 func TestAlltoallBadInput(t *testing.T) {
 	for _, bad := range []func(*AlltoallConfig){
 		func(c *AlltoallConfig) { c.Torus = "torus:6x4" },

@@ -24,6 +24,7 @@ func runAlltoall(args []string) error {
 	schemes := fs.String("schemes", "barrier_per_step,sync_at_start,proposed", "comma-separated schemes (seed 002 Figure 3)")
 	fs.StringVar(&cfg.Algorithm, "algorithm", cfg.Algorithm, "suh-shin or direct (pairwise, n-1 steps: small tori only)")
 	fs.BoolVar(&cfg.Uneven, "uneven", false, "also run with each node's blocks scaled by 0.5 to 1.5 (fixed by --seed)")
+	fs.BoolVar(&cfg.Heavy, "heavy", false, "with --uneven: a heavy tail instead (every 8th node's blocks x4.0, the others x0.571)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the uneven sizes")
 	fs.BoolVar(&cfg.EqualLatency, "equal-latency", false, "also run with every torus link at the mean of the X/Y/Z latencies")
 	nl := fs.Float64("node-latency", cfg.Cluster.NodeLatency.Microseconds(), "µs charged per put (seed 003 section 5.1; seed 002 gives none)")
@@ -48,6 +49,9 @@ func runAlltoall(args []string) error {
 			return badUsage(fs, fmt.Errorf("--schemes: %w", err))
 		}
 		cfg.Schemes = append(cfg.Schemes, sc)
+	}
+	if cfg.Heavy && !cfg.Uneven {
+		return badUsage(fs, errMsg("--heavy is a distribution of the uneven sizes: add --uneven"))
 	}
 	if *nl < 0 {
 		return badUsage(fs, fmt.Errorf("--node-latency %g: want µs >= 0", *nl))

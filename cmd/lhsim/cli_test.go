@@ -302,7 +302,7 @@ func TestAlltoallCommand(t *testing.T) {
 		require.Contains(t, js, k)
 	}
 	for _, bad := range [][]string{{"--torus", "6x4"}, {"--torus", "4x4", "--sizes", "0"}, {"--torus", "4x4", "--schemes", "fast"},
-		{"--torus", "4x4", "--algorithm", "bruck"}, {"--node-latency", "-1"}, {"--plot", "a.txt"}} {
+		{"--torus", "4x4", "--algorithm", "bruck"}, {"--node-latency", "-1"}, {"--plot", "a.txt"}, {"--torus", "4x4", "--heavy"}} {
 		code, _, stderr := run(t, nil, append([]string{"alltoall"}, bad...)...)
 		require.Equal(t, 2, code, "%v: %s", bad, stderr)
 	}

@@ -78,6 +78,21 @@ func UnevenWeights(n int, seed uint64) []int64 {
 	return w
 }
 
+// HeavyWeights gives every eighth node (7, 15, 23, ...) a weight of 4000 per mille and the
+// others 571, a mean of 1000: a few nodes with far more data than the rest, the kind of
+// imbalance under which seed 002 §4.4 expects scheme 2 to degrade. The distribution is an
+// input (the seed gives none).
+func HeavyWeights(n int) []int64 {
+	w := make([]int64, n)
+	for i := range w {
+		w[i] = 571
+		if i%8 == 7 {
+			w[i] = 4000
+		}
+	}
+	return w
+}
+
 // builder moves blocks between nodes step by step.
 type builder struct {
 	n       int

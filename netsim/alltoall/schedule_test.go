@@ -102,3 +102,14 @@ func TestUnevenWeights(t *testing.T) {
 		require.True(t, x >= 500 && x <= 1500)
 	}
 }
+
+// One node in eight carries seven times the data of the others; the mean weight stays 1.
+func TestHeavyWeights(t *testing.T) {
+	w := HeavyWeights(64)
+	var sum int64
+	for i, x := range w {
+		sum += x
+		require.Equal(t, i%8 == 7, x == 4000, "node %d", i)
+	}
+	require.InDelta(t, 1000, float64(sum)/64, 1)
+}
