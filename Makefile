@@ -50,6 +50,9 @@ lint: rtl
 	$(GO) run ./hw/gen -check
 	$(GO) mod tidy -diff
 	@for m in $(LINT_TOPS); do verilator --lint-only -Wall -Irtl --top-module $$m $(RTL) || exit 1; done
+	@# lhs_rx as Table 1 synthesizes it besides the default: without LHS, and with narrow counters.
+	@for g in "-GLHS=0" "-GENTRIES=64 -GCNT_W=7" "-GENTRIES=512 -GCNT_W=10"; do \
+		verilator --lint-only -Wall -Irtl --top-module lhs_rx $$g $(RTL) || exit 1; done
 	@mkdir -p build/iverilog && iverilog -g2005 -Wall -Irtl -o build/iverilog/lhs_top.vvp -s lhs_top $(RTL)
 	@echo "lint: clean"
 
