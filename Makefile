@@ -10,7 +10,7 @@ VLIBS := $(foreach t,$(VTOPS),build/verilator/$(t)/lib$(t).a)
 LINT_TOPS := $(basename $(notdir $(RTL)))
 
 .PHONY: all setup rtl test lint demo bench soak synth clean plugin generate
-.PHONY: waves regress coverage fuzz
+.PHONY: waves regress coverage fuzz synth-check
 all: rtl
 
 setup:
@@ -69,6 +69,11 @@ soak: rtl
 # `lhsim area -cached` prints them again without Yosys).
 synth: rtl
 	$(GO) run ./cmd/lhsim area -write
+
+# The whole sweep again, into a temporary folder: every report must equal the checked-in one
+# (about 6 minutes on 2 cores; CI runs it after make test).
+synth-check: setup
+	LHSIM_SYNTH_CHECK=1 $(GO) test -count=1 -run TestFullSweepReproducesReports -timeout 40m -v ./area/
 
 # make waves TEST=TestScoreboardRandom/3: run one test with WAVES=1 and open its waveform in
 # GTKWave with its save file (build/waves/<Test>_<Subtest>.fst and .gtkw; scripts/waves.sh).

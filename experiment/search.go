@@ -224,7 +224,7 @@ func (r *SearchResult) searchSources() map[string]any {
 		"inputs":                     SourceInput,
 		"loops":                      loops,
 		"paper":                      SourceInput,
-		"native": "measured on this machine",
+		"native":                     "measured on this machine",
 	}
 }
 
