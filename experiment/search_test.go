@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -211,4 +213,27 @@ func TestLogDepths(t *testing.T) {
 	d := LogDepths(1023)
 	require.Equal(t, 1023, d[len(d)-1])
 	require.Len(t, d, 21)
+}
+
+// The 16-byte VL is one figure everywhere the repository states it: 35 device cycles from the
+// VEC_CMD write to DONE in VEC_STATUS (350 ns at 100 MHz), as TestVectorLoadLatency measures
+// and TestSearchHeadlineOnEveryModel pins.
+func TestVLFigureOneEverywhere(t *testing.T) {
+	cycles := regexp.MustCompile(`16-byte VL[^.]*?\b(\d+(?:\.\d)?) (?:device )?cycles(?: \((\d+) ns\))?`)
+	found := 0
+	for _, f := range []string{"../README.md", "../docs/design.md", "../docs/search.md", "../gosim/sodimm.go", "../testbench/vector_test.go"} {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		text := strings.Join(strings.Fields(string(b)), " ") // sentences run across lines
+		text = strings.ReplaceAll(text, "// ", "")
+		for _, m := range cycles.FindAllStringSubmatch(text, -1) {
+			found++
+			t.Logf("%s: %s", f, m[0])
+			require.Contains(t, []string{"35", "35.0"}, m[1], "%s: %q", f, m[0])
+			if m[2] != "" {
+				require.Equal(t, "350", m[2], "%s: %q", f, m[0])
+			}
+		}
+	}
+	require.GreaterOrEqual(t, found, 5, "the VL figure is stated in the README, design.md, search.md, sodimm.go and the test")
 }
