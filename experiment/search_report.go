@@ -134,8 +134,9 @@ func (r *SearchResult) WritePlot(file string) error {
 	p.Legend.Left = true
 	for i, c := range []struct{ key, name string }{
 		{CurveNoLHS, fmt.Sprintf("no LHS (%.0f ns/msg)", r.PerMessageNs[CurveNoLHS])},
-		{CurveQsNet2, fmt.Sprintf("QsNET-II (%.0f ns/msg)", r.PerMessageNs[CurveQsNet2])},
-		{CurveLHS, fmt.Sprintf("LHS (%.1f ns/msg)", r.PerMessageNs[CurveLHS])},
+		{CurveQsNet2, fmt.Sprintf("QsNET-II (%.0f ns/msg, input: the paper's figure)", r.PerMessageNs[CurveQsNet2])},
+		{CurveLHSCold, fmt.Sprintf("LHS, first search (%.1f ns/msg)", r.PerMessageNs[CurveLHSCold])},
+		{CurveLHS, fmt.Sprintf("LHS, repeated search (%.1f ns/msg)", r.PerMessageNs[CurveLHS])},
 	} {
 		pts := make(plotter.XYs, len(r.Depths))
 		for j, d := range r.Depths {
