@@ -71,7 +71,7 @@ synth: rtl
 	$(GO) run ./cmd/lhsim area -write
 
 # The whole sweep again, into a temporary folder: every report must equal the checked-in one
-# (about 6 minutes on 2 cores; CI runs it after make test).
+# (about 9 minutes on 2 cores; CI runs it after make test).
 synth-check: setup
 	LHSIM_SYNTH_CHECK=1 $(GO) test -count=1 -run TestFullSweepReproducesReports -timeout 40m -v ./area/
 

@@ -289,7 +289,7 @@ func TestHashRTL(t *testing.T) {
 	require.NotEqual(t, h1, h4, "a name counts")
 }
 
-// TestFullSweepReproducesReports runs the whole sweep (about 6 minutes on 2 cores) and
+// TestFullSweepReproducesReports runs the whole sweep (about 9 minutes on 2 cores) and
 // requires every report to equal the checked-in one: Table 1 is what Yosys gives for the RTL
 // of this commit, not only a hash that says so. `make synth-check` runs it (CI does, after
 // make test); otherwise it is skipped.
