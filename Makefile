@@ -10,7 +10,7 @@ VLIBS := $(foreach t,$(VTOPS),build/verilator/$(t)/lib$(t).a)
 LINT_TOPS := $(basename $(notdir $(RTL)))
 
 .PHONY: all setup rtl test lint demo bench soak synth clean plugin generate
-.PHONY: waves regress coverage fuzz
+.PHONY: waves regress coverage fuzz synth-check
 all: rtl
 
 setup:
@@ -50,6 +50,9 @@ lint: rtl
 	$(GO) run ./hw/gen -check
 	$(GO) mod tidy -diff
 	@for m in $(LINT_TOPS); do verilator --lint-only -Wall -Irtl --top-module $$m $(RTL) || exit 1; done
+	@# lhs_rx as Table 1 synthesizes it besides the default: without LHS, and with narrow counters.
+	@for g in "-GLHS=0" "-GENTRIES=64 -GCNT_W=7" "-GENTRIES=512 -GCNT_W=10"; do \
+		verilator --lint-only -Wall -Irtl --top-module lhs_rx $$g $(RTL) || exit 1; done
 	@mkdir -p build/iverilog && iverilog -g2005 -Wall -Irtl -o build/iverilog/lhs_top.vvp -s lhs_top $(RTL)
 	@echo "lint: clean"
 
@@ -66,6 +69,11 @@ soak: rtl
 # `lhsim area -cached` prints them again without Yosys).
 synth: rtl
 	$(GO) run ./cmd/lhsim area -write
+
+# The whole sweep again, into a temporary folder: every report must equal the checked-in one
+# (about 9 minutes on 2 cores; CI runs it after make test).
+synth-check: setup
+	LHSIM_SYNTH_CHECK=1 $(GO) test -count=1 -run TestFullSweepReproducesReports -timeout 40m -v ./area/
 
 # make waves TEST=TestScoreboardRandom/3: run one test with WAVES=1 and open its waveform in
 # GTKWave with its save file (build/waves/<Test>_<Subtest>.fst and .gtkw; scripts/waves.sh).

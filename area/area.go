@@ -91,10 +91,18 @@ type Resources struct {
 	// Pairs counts LUT (or XORCY) outputs that drive a flip-flop: such a LUT and flip-flop
 	// can share a slice half as related logic.
 	Pairs int `json:"pairs"`
-	// Slices is the dense slice estimate, SlicesUnpacked the estimate when unrelated LUTs
-	// and flip-flops never share a slice half (see Estimate).
-	Slices         int `json:"slices"`
-	SlicesUnpacked int `json:"slices_unpacked,omitempty"`
+	// ControlSets counts the flip-flops' distinct control sets (clock, clock enable,
+	// set/reset and its mode; xc2vp). FFSlices is the slices the flip-flops need at least,
+	// as only flip-flops of one control set share a slice: the sum over the sets of
+	// ceil(size / 2). OddSets counts the sets of odd size, whose last slice keeps one
+	// flip-flop place free.
+	ControlSets int `json:"control_sets,omitempty"`
+	FFSlices    int `json:"ff_slices,omitempty"`
+	OddSets     int `json:"odd_sets,omitempty"`
+	// Slices is the slice estimate's lower bound, SlicesMax its upper estimate, where
+	// unrelated LUTs and flip-flops never share a slice half (see Estimate).
+	Slices    int `json:"slices"`
+	SlicesMax int `json:"slices_max,omitempty"`
 	// Other lists cell types the classification does not know, with their counts; unmapped
 	// Yosys cells ($...) end up here.
 	Other map[string]int `json:"other,omitempty"`
@@ -103,24 +111,44 @@ type Resources struct {
 // Estimate fills in the slice estimates from the counts.
 //
 // Virtex-II Pro: a slice holds 2 LUT4 and 2 flip-flops, with a MUXCY/XORCY pair behind each
-// LUT. The LUT sites a design needs are its LUTs plus the carry stages that have no LUT of
-// their own; the dense estimate packs LUT sites and flip-flops two by two, as the mapper
-// does when the flip-flops' data come from unrelated logic (a slice's flip-flops can take
-// their data from outside the slice): ceil(max(sites, FFs) / 2). The unpacked estimate lets
-// a LUT and a flip-flop share a slice half only when the LUT drives that flip-flop:
-// ceil((sites + FFs - pairs) / 2). A mapper that packs unrelated logic only under pressure
-// lands in between. No factor is fitted to the paper.
+// LUT, and its two flip-flops share one clock, clock enable and set/reset line. The LUT sites
+// a design needs are its LUTs plus the carry stages that have no LUT of their own.
+//
+// The lower bound packs LUT sites two by two and flip-flops two by two within each control
+// set, related or not (a slice's flip-flops can take their data from outside the slice):
+// max(ceil(sites / 2), FFSlices). No placement can use fewer slices.
+//
+// The upper estimate lets a LUT and a flip-flop share a slice half only when the LUT drives
+// that flip-flop: every flip-flop takes a half (FFSlices slices, packed by control set), and
+// the LUTs that drive no flip-flop fill the free halves of odd control sets, then slices of
+// their own: FFSlices + ceil(max(0, sites - pairs - OddSets) / 2). What a mapper that never
+// packs unrelated logic would report; one that does so under pressure lands in between. No
+// factor is fitted to the paper. Without control-set counts (FFSlices 0), every flip-flop
+// is taken to share one set.
 //
 // 7-series: a slice holds 4 LUT6 and 8 flip-flops: ceil(max(sites/4, FFs/8)), dense only.
 func (r *Resources) Estimate(f Family) {
 	sites := r.LUTs + r.CarryNoLUT
 	switch f {
 	case XC2VP:
-		r.Slices = ceilDiv(max(sites, r.FFs), 2)
-		r.SlicesUnpacked = max(r.Slices, ceilDiv(sites+r.FFs-r.Pairs, 2))
+		ffSlices, odd := r.FFSlices, r.OddSets
+		if ffSlices == 0 {
+			ffSlices, odd = ceilDiv(r.FFs, 2), r.FFs%2
+		}
+		r.Slices = max(ceilDiv(sites, 2), ffSlices)
+		r.SlicesMax = max(r.Slices, ffSlices+ceilDiv(max(0, sites-r.Pairs-odd), 2))
 	default:
 		r.Slices = max(ceilDiv(sites, 4), ceilDiv(r.FFs, 8))
-		r.SlicesUnpacked = 0
+		r.SlicesMax = 0
+	}
+}
+
+// SetControlSets records the flip-flops per control set (the sizes ControlSets returns).
+func (r *Resources) SetControlSets(sizes []int) {
+	r.ControlSets, r.FFSlices, r.OddSets = len(sizes), 0, 0
+	for _, n := range sizes {
+		r.FFSlices += ceilDiv(n, 2)
+		r.OddSets += n % 2
 	}
 }
 

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -47,24 +49,55 @@ func TestEstimate(t *testing.T) {
 		name               string
 		family             Family
 		r                  Resources
+		sets               []int // flip-flops per control set; nil: not counted
 		slices, upperBound int
 	}{
-		// Flip-flop bound: 101 FFs, 58 LUTs, 1 pair: dense 51; unpacked (58+101-1)/2 = 79.
-		{"flip-flop bound", XC2VP, Resources{LUTs: 58, FFs: 101, Pairs: 1}, 51, 79},
+		// Flip-flop bound: 101 FFs, 58 LUTs, 1 pair: lower 51; upper 51 + (58-1-1)/2 = 79.
+		{"flip-flop bound", XC2VP, Resources{LUTs: 58, FFs: 101, Pairs: 1}, nil, 51, 79},
 		// LUT bound, carry stages without a LUT add sites: 100+7 sites, 40 FFs, 30 pairs.
-		{"LUT bound with carry", XC2VP, Resources{LUTs: 100, CarryNoLUT: 7, FFs: 40, Pairs: 30}, 54, 59},
-		// Every LUT drives its FF: unpacked equals dense.
-		{"related pairs", XC2VP, Resources{LUTs: 10, FFs: 10, Pairs: 10}, 5, 5},
-		{"xc7", XC7, Resources{LUTs: 41, FFs: 100}, 13, 0},
+		{"LUT bound with carry", XC2VP, Resources{LUTs: 100, CarryNoLUT: 7, FFs: 40, Pairs: 30}, nil, 54, 59},
+		// Every LUT drives its FF: the upper estimate is the lower bound.
+		{"related pairs", XC2VP, Resources{LUTs: 10, FFs: 10, Pairs: 10}, nil, 5, 5},
+		// Ten flip-flops in five sets of one and one of five: 5 + 3 slices for the
+		// flip-flops alone, where pairing across sets would need 5. The upper estimate:
+		// 8 slices of flip-flops, whose 6 free places take the 4 LUTs that drive none.
+		{"control sets", XC2VP, Resources{LUTs: 8, FFs: 10, Pairs: 4}, []int{5, 1, 1, 1, 1, 1}, 8, 8},
+		// The same with 20 unrelated LUTs: 6 fill free places, 14 take 7 slices more.
+		{"control sets and unrelated LUTs", XC2VP, Resources{LUTs: 24, FFs: 10, Pairs: 4}, []int{5, 1, 1, 1, 1, 1}, 12, 15},
+		{"xc7", XC7, Resources{LUTs: 41, FFs: 100}, nil, 13, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.r
+			if tc.sets != nil {
+				r.SetControlSets(tc.sets)
+			}
 			r.Estimate(tc.family)
 			require.Equal(t, tc.slices, r.Slices)
-			require.Equal(t, tc.upperBound, r.SlicesUnpacked)
+			require.Equal(t, tc.upperBound, r.SlicesMax)
 		})
 	}
+}
+
+func TestControlSets(t *testing.T) {
+	// Three flip-flops on clock 2: two share enable 5 and reset 0, one has enable 6; one
+	// with an asynchronous clear on net 7, one set (S) on the same net as a reset (R): the
+	// set/reset line is shared, set or reset is per flip-flop.
+	netlist := `{"modules": {"FDRE": {"attributes": {"blackbox": "1"}, "cells": {}},
+		"top": {"attributes": {"top": "1"}, "cells": {
+		"a": {"type": "FDRE", "connections": {"C": [2], "CE": [5], "R": ["0"], "D": [10], "Q": [11]}},
+		"b": {"type": "FDRE", "connections": {"C": [2], "CE": [5], "R": ["0"], "D": [12], "Q": [13]}},
+		"c": {"type": "FDRE", "connections": {"C": [2], "CE": [6], "R": ["0"], "D": [14], "Q": [15]}},
+		"d": {"type": "FDCE", "connections": {"C": [2], "CE": [5], "CLR": [7], "D": [16], "Q": [17]}},
+		"e": {"type": "FDRE", "connections": {"C": [2], "CE": [5], "R": [7], "D": [18], "Q": [19]}},
+		"f": {"type": "FDSE", "connections": {"C": [2], "CE": [5], "S": [7], "D": [20], "Q": [21]}}}}}}`
+	sizes, err := ControlSets([]byte(netlist))
+	require.NoError(t, err)
+	require.Equal(t, []int{2, 2, 1, 1}, sizes)
+	_, err = ControlSets([]byte(`{"modules": {"top": {"cells": {"l": {"type": "LUT4", "connections": {}}}}}}`))
+	require.ErrorContains(t, err, "LUT4")
+	_, err = ControlSets([]byte(`{"modules": {"a": {"cells": {}}, "b": {"cells": {}}}}`))
+	require.ErrorContains(t, err, "2 modules")
 }
 
 func TestParseStat(t *testing.T) {
@@ -114,7 +147,7 @@ func TestBlockRAMs(t *testing.T) {
 
 func TestScript(t *testing.T) {
 	j := Job{Top: "lhs_rx", Params: []Param{{"ENTRIES", 64}}, Family: XC2VP}
-	s := Script(j, []string{"rtl/a.v", "rtl/b.v"}, "out/x")
+	s := Script(j, []string{"rtl/a.v", "rtl/b.v"}, "out/x", "logs/x.ffs.json")
 	for _, line := range []string{
 		"read_verilog -Irtl rtl/a.v rtl/b.v",
 		"chparam -set ENTRIES 64 lhs_rx",
@@ -125,13 +158,16 @@ func TestScript(t *testing.T) {
 		"flatten",
 		"tee -q -o out/x.stat.json stat -json",
 		"tee -q -o out/x.counts.txt log carry_with_lut",
+		"delete c:* t:FD* %d",
+		"write_json logs/x.ffs.json",
 	} {
 		require.Contains(t, strings.Split(s, "\n"), line)
 	}
-	s = Script(Job{Top: "alpu", Family: XC7, Prepare: "setattr -set x 1 */a:y"}, []string{"rtl/a.v"}, "o")
+	s = Script(Job{Top: "alpu", Family: XC7, Prepare: "setattr -set x 1 */a:y"}, []string{"rtl/a.v"}, "o", "n")
 	require.Contains(t, s, "hierarchy -check -top alpu\nsetattr -set x 1 */a:y\nsynth_xilinx -family xc7 -top alpu -noiopad -noclkbuf\n")
 	require.NotContains(t, s, "chparam")
 	require.NotContains(t, s, "counts")
+	require.NotContains(t, s, "write_json")
 	require.Equal(t, "alpu_CELLS128_CELL_MASK0", Job{Top: "alpu", Params: []Param{{"CELLS", 128}, {"CELL_MASK", 0}}}.Name())
 }
 
@@ -148,7 +184,8 @@ func alpuFFs(cells, cellMask int) int {
 
 // TestCheckedInReports parses every checked-in Yosys report again and compares it with the
 // summary the table is printed from; checks that the sweep is complete, that the LH buffer is
-// in block RAM at every size and that the ALPU keeps its cells in flip-flops.
+// in block RAM at every size (and absent without LHS), that the ALPU keeps its cells in
+// flip-flops, and that every row of Table 1 has what it compares.
 func TestCheckedInReports(t *testing.T) {
 	root, err := FindRoot(".")
 	require.NoError(t, err)
@@ -166,17 +203,25 @@ func TestCheckedInReports(t *testing.T) {
 			require.Zero(t, got.Memories)
 			require.Empty(t, got.Other)
 			require.Positive(t, got.LUTs)
+			if j.Family == XC2VP {
+				require.Positive(t, got.ControlSets)
+				require.GreaterOrEqual(t, got.SlicesMax, got.Slices)
+			}
 			switch j.Top {
 			case TopLHS:
+				n, _ := j.Param(ParamEntries)
+				if lhs, ok := j.Param(ParamLHS); ok && lhs == 0 {
+					require.Zero(t, got.BRAMs, "without LHS there is no LH buffer")
+					return
+				}
 				if j.Family == XC2VP {
 					require.NoError(t, CheckLHBuffer(got))
 				}
-				n, _ := j.Param("ENTRIES")
 				require.Equal(t, BlockRAMs(4*n, LHWordBits, true), got.BRAMs)
 			case TopALPU:
-				n, _ := j.Param("CELLS")
+				n, _ := j.Param(ParamCells)
 				mask := 1
-				if v, ok := j.Param("CELL_MASK"); ok {
+				if v, ok := j.Param(ParamCellMask); ok {
 					mask = v
 				}
 				require.Equal(t, alpuFFs(n, mask), got.FFs)
@@ -185,46 +230,146 @@ func TestCheckedInReports(t *testing.T) {
 			}
 		})
 	}
-	// Table 1 has every row, ours next to the paper's.
+	// Table 1 has every row, ours next to the paper's. Without LHS, lhs_rx is the same at
+	// every entry count (nothing in it is sized by the entries); with LHS, the paper-like
+	// counters save two flip-flops per bit they drop.
+	base := Table1(s)[0].Base
 	for _, r := range Table1(s) {
-		require.NotNil(t, r.LHS, "%d entries", r.Messages)
-		require.NotNil(t, r.ALPU, "%d cells", r.Messages)
-		require.Greater(t, r.ALPUPerLHS(), 1.0)
+		for name, rep := range map[string]*Report{"lhs": r.LHS, "paper-like": r.LHSNarrow, "base": r.Base, "alpu": r.ALPU, "alpu masked": r.ALPUMasked} {
+			require.NotNil(t, rep, "%s at %d messages", name, r.Messages)
+		}
+		require.Equal(t, base.Resources, r.Base.Resources, "the base at %d entries", r.Messages)
+		inc, narrow := r.Increment(), r.IncrementNarrow()
+		require.Positive(t, inc.Slices)
+		require.Equal(t, r.LHS.BRAMs, inc.BRAMs, "the block RAMs are all LHS's")
+		require.Equal(t, 2*(32-NarrowCntW(r.Messages)), inc.FFs-narrow.FFs, "two counters, %d bits narrower", 32-NarrowCntW(r.Messages))
+		require.Greater(t, r.ALPUPerLHS(false), 1.0)
+		require.Greater(t, r.ALPUMasked.Slices, r.ALPU.Slices, "a stored mask makes the cell larger")
+	}
+}
+
+// TestSynthReportsMatchRTL fails when rtl/ has changed since synth-reports/ was made: Table 1
+// would describe RTL that is no longer there. `make synth` makes them again.
+func TestSynthReportsMatchRTL(t *testing.T) {
+	root, err := FindRoot(".")
+	require.NoError(t, err)
+	s, err := LoadSummary(filepath.Join(root, "synth-reports"))
+	require.NoError(t, err)
+	hash, files, err := HashRTL(root)
+	require.NoError(t, err)
+	require.Equal(t, s.RTLFiles, files, "the RTL files are not the ones synth-reports/ was made from: run make synth")
+	require.Equal(t, s.RTLHash, hash, "rtl/ changed since synth-reports/ was made from it: run make synth")
+}
+
+// TestHashRTL: the hash follows every byte of the sources and their names, and nothing else.
+func TestHashRTL(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "rtl"), 0o755))
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "rtl", name), []byte(text), 0o644))
+	}
+	write("a.v", "module a; endmodule\n")
+	write("b.vh", "localparam X = 1;\n")
+	write("notes.txt", "not read")
+	h1, files, err := HashRTL(dir)
+	require.NoError(t, err)
+	require.Equal(t, []string{"rtl/a.v", "rtl/b.vh"}, files)
+	write("notes.txt", "changed")
+	h2, _, err := HashRTL(dir)
+	require.NoError(t, err)
+	require.Equal(t, h1, h2, "files the sweep does not read do not count")
+	write("b.vh", "localparam X = 2;\n")
+	h3, _, err := HashRTL(dir)
+	require.NoError(t, err)
+	require.NotEqual(t, h1, h3, "an include counts")
+	write("b.vh", "localparam X = 1;\n")
+	require.NoError(t, os.Rename(filepath.Join(dir, "rtl", "a.v"), filepath.Join(dir, "rtl", "c.v")))
+	h4, _, err := HashRTL(dir)
+	require.NoError(t, err)
+	require.NotEqual(t, h1, h4, "a name counts")
+}
+
+// TestFullSweepReproducesReports runs the whole sweep (about 9 minutes on 2 cores) and
+// requires every report to equal the checked-in one: Table 1 is what Yosys gives for the RTL
+// of this commit, not only a hash that says so. `make synth-check` runs it (CI does, after
+// make test); otherwise it is skipped.
+func TestFullSweepReproducesReports(t *testing.T) {
+	if os.Getenv("LHSIM_SYNTH_CHECK") == "" {
+		t.Skip("the full sweep takes minutes: LHSIM_SYNTH_CHECK=1 (make synth-check) runs it")
+	}
+	requireYosys(t)
+	root, err := FindRoot(".")
+	require.NoError(t, err)
+	s, err := LoadSummary(filepath.Join(root, "synth-reports"))
+	require.NoError(t, err)
+	out := t.TempDir()
+	r := Runner{Root: root, Out: out, Logs: filepath.Join(out, "logs"), Parallel: 2}
+	jobs := Sweep([]Family{XC2VP, XC7})
+	reps, err := r.RunAll(context.Background(), jobs, func(rep Report, d time.Duration) {
+		t.Logf("%-36s %6.1f s  slices %d", rep.Job.String(), d.Seconds(), rep.Slices)
+	})
+	require.NoError(t, err)
+	require.Len(t, reps, len(s.Reports))
+	for _, got := range reps {
+		want, ok := s.Find(got.Top, got.Family, got.Params...)
+		require.True(t, ok, "%s is not in the checked-in summary", got.Job)
+		require.Equal(t, want, got, "%s: Yosys now gives other figures than synth-reports/ (make synth)", got.Job)
 	}
 }
 
 func TestWriteJSON(t *testing.T) {
-	lhs := Report{Job: Job{Top: TopLHS, Params: []Param{{"ENTRIES", 64}}, Family: XC2VP},
-		Resources: Resources{LUTs: 100, FFs: 50, BRAMs: 4, Slices: 50}}
-	alpu := Report{Job: Job{Top: TopALPU, Params: []Param{{"CELLS", 128}}, Family: XC2VP},
-		Resources: Resources{LUTs: 9000, FFs: 13000, Slices: 6500}}
+	rep := func(j Job, r Resources) Report { return Report{Job: j, Resources: r} }
+	reports := []Report{
+		rep(lhsJob(64), Resources{LUTs: 300, FFs: 150, BRAMs: 4, Slices: 160, SlicesMax: 170}),
+		rep(lhsBaseJob(64), Resources{LUTs: 100, FFs: 50, Slices: 55, SlicesMax: 60}),
+		rep(lhsNarrowJob(64), Resources{LUTs: 250, FFs: 100, BRAMs: 4, Slices: 130, SlicesMax: 140}),
+		rep(alpuJob(128), Resources{LUTs: 9000, FFs: 7000, Slices: 4500, SlicesMax: 8000}),
+		rep(alpuMaskedJob(128), Resources{LUTs: 9000, FFs: 13000, Slices: 6500, SlicesMax: 11000}),
+	}
 	var b bytes.Buffer
-	require.NoError(t, WriteJSON(&b, NewSummary([]Report{lhs, alpu})))
+	require.NoError(t, WriteJSON(&b, NewSummary(reports)))
 	require.True(t, strings.Index(b.String(), `"64"`) < strings.Index(b.String(), `"128"`), "ascending keys")
 	var got map[string]struct {
-		LHS   map[string]*int `json:"lhs"`
-		ALPU  map[string]*int `json:"alpu"`
-		Paper PaperRow        `json:"paper"`
-		Ratio *float64        `json:"alpu_per_lhs"`
+		LHS       *Figures          `json:"lhs"`
+		Base      *Figures          `json:"lhs_base"`
+		Inc       *Figures          `json:"lhs_increment"`
+		IncNarrow *Figures          `json:"lhs_increment_paper_like"`
+		CntW      int               `json:"paper_like_cnt_w"`
+		ALPU      *Figures          `json:"alpu"`
+		Masked    *Figures          `json:"alpu_masked"`
+		Paper     PaperRow          `json:"paper"`
+		Ratio     *float64          `json:"alpu_per_lhs"`
+		Sources   map[string]string `json:"sources"`
 	}
 	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
 	require.Len(t, got, 4)
-	require.Equal(t, 50, *got["64"].LHS["slices"])
-	require.Equal(t, 4, *got["64"].LHS["brams"])
-	require.Equal(t, 100, *got["64"].LHS["luts"])
-	require.Equal(t, 50, *got["64"].LHS["ffs"])
-	require.Nil(t, got["64"].ALPU["slices"])
-	require.Contains(t, got["64"].ALPU, "luts")
-	require.Nil(t, got["128"].LHS["slices"])
-	require.Equal(t, 6500, *got["128"].ALPU["slices"])
+	require.Equal(t, Figures{Slices: 105, SlicesMax: 110, LUTs: 200, FFs: 100, BRAMs: 4}, *got["64"].Inc)
+	require.Equal(t, Figures{Slices: 75, SlicesMax: 80, LUTs: 150, FFs: 50, BRAMs: 4}, *got["64"].IncNarrow)
+	require.Equal(t, 7, got["64"].CntW)
+	require.Equal(t, 55, got["64"].Base.Slices)
+	require.Nil(t, got["64"].ALPU)
+	require.Nil(t, got["128"].Inc)
+	require.Equal(t, 4500, got["128"].ALPU.Slices, "the ALPU is the paper's 58-bit cell")
+	require.Equal(t, 6500, got["128"].Masked.Slices)
 	require.Equal(t, 5215, got["128"].Paper.ALPUSlices)
 	require.Nil(t, got["128"].Ratio)
+	// Every figure of a row says where it comes from.
+	var raw map[string]map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(b.Bytes(), &raw))
+	for key := range raw["64"] {
+		if key == "sources" {
+			continue
+		}
+		require.Contains(t, []string{"input", "synthesized", "derived"}, got["64"].Sources[key], "source of %s", key)
+	}
 
 	b.Reset()
-	require.NoError(t, WriteText(&b, NewSummary([]Report{lhs, alpu}), "test source"))
+	require.NoError(t, WriteText(&b, NewSummary(reports), "test source"))
 	require.Contains(t, b.String(), "source: test source")
 	require.Contains(t, b.String(), "5,215 (15.8%)")
-	require.Contains(t, b.String(), "6,500 (19.6%)")
+	require.Contains(t, b.String(), "4,500 (13.6%)")
+	require.Contains(t, b.String(), "105 (0.3%)")
+	require.Contains(t, b.String(), "200 LUT, 100 FF, 105–110")
 }
 
 // requireYosys fails (rather than skips) without Yosys: `make test` installs it.

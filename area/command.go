@@ -66,6 +66,9 @@ func Command(ctx context.Context, o Options, stdout, log io.Writer) error {
 			return err
 		}
 		source = fmt.Sprintf("checked-in reports in %s/ (Yosys not run; `make synth` re-creates them)", o.Reports)
+		if hash, _, err := HashRTL(root); err != nil || hash != s.RTLHash {
+			fmt.Fprintf(log, "area: rtl/ has changed since %s/ was made: these figures may be stale (make synth)\n", o.Reports)
+		}
 	} else {
 		out := filepath.Join(root, "build", "synth", "reports")
 		if o.Write {
@@ -76,6 +79,10 @@ func Command(ctx context.Context, o Options, stdout, log io.Writer) error {
 			return err
 		}
 		jobs := Sweep(o.Families)
+		hash, files, err := HashRTL(root)
+		if err != nil {
+			return err
+		}
 		start := time.Now()
 		fmt.Fprintf(log, "area: %d Yosys runs, %d at a time (logs in build/synth/)\n", len(jobs), max(1, o.Parallel))
 		reps, err := r.RunAll(ctx, jobs, func(rep Report, d time.Duration) {
@@ -86,6 +93,7 @@ func Command(ctx context.Context, o Options, stdout, log io.Writer) error {
 			return err
 		}
 		s = NewSummary(reps)
+		s.RTLHash, s.RTLFiles = hash, files
 		source = fmt.Sprintf("Yosys run now on rtl/*.v (%d runs, %.0f s)", len(jobs), time.Since(start).Seconds())
 		if o.Write {
 			if err := s.Write(reports); err != nil {

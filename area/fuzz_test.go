@@ -37,7 +37,7 @@ func FuzzParseStat(f *testing.F) {
 		}
 		if err == nil && cerr == nil {
 			for _, fam := range []Family{XC2VP, XC7} {
-				r := Count(fam, s, counts)
+				r := Count(fam, s, counts, nil)
 				if r.LUTs < 0 || r.FFs < 0 || r.BRAMs < 0 || r.Slices < 0 {
 					t.Fatalf("negative resources %+v\ninput %q", r, data)
 				}

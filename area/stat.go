@@ -171,13 +171,16 @@ func Classify(f Family, cells map[string]int) Resources {
 	return r
 }
 
-// Count builds the Resources of a design from its stat and its netlist counts, and
-// estimates its slices.
-func Count(f Family, s Stat, counts map[string]int) Resources {
+// Count builds the Resources of a design from its stat, its netlist counts and its
+// flip-flops per control set (nil when not counted), and estimates its slices.
+func Count(f Family, s Stat, counts map[string]int, controlSets []int) Resources {
 	r := Classify(f, s.Cells)
 	if f == XC2VP {
 		r.CarryNoLUT = max(0, s.Cells["MUXCY"]-counts[countCarryLUT])
 		r.Pairs = counts[countPairs]
+		if controlSets != nil {
+			r.SetControlSets(controlSets)
+		}
 	}
 	r.Estimate(f)
 	return r

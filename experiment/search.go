@@ -23,6 +23,7 @@ import (
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/drivers/mpi"
+	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/gosim/hostcpu"
 	"github.com/lhsim/lhsim/gosim/qsnet"
 )
@@ -34,6 +35,7 @@ const (
 	PaperQsNet2Ns = 100.0
 	PaperSpeedup  = 43.0
 	PaperVsQsNet2 = 6.8
+	PaperVLNs     = 600.0 // a VL as the host sees it, "about 600 ns" (5.1.4)
 )
 
 // The envelopes searched, in every rig and natively: all from one source and communicator.
@@ -56,8 +58,10 @@ type SearchConfig struct {
 	Seed     uint64 // tags of the non-target messages, board randomness
 	Host     hostcpu.Config
 	QsNet    qsnet.Config
-	Costs    mpi.Costs
-	Native   bool // also time the search on this machine's CPU
+	// Loop is the compiled search loop whose instructions the host model charges (the
+	// headline's); the result also gives the figures of every other loop of SearchLoops.
+	Loop   SearchLoop
+	Native bool // also time the search on this machine's CPU
 	// SODIMMReadLatency overrides the device's SO-DIMM read latency in cycles (0: the
 	// device's default, which docs/design.md sets for a 600 ns VL). A what-if knob only.
 	SODIMMReadLatency int
@@ -83,7 +87,7 @@ func DefaultSearch() SearchConfig {
 		Seed:     1,
 		Host:     hostcpu.Pentium4(),
 		QsNet:    qsnet.Default(),
-		Costs:    mpi.DefaultCosts(),
+		Loop:     SearchLoopO0,
 	}
 }
 
@@ -115,7 +119,7 @@ const (
 )
 
 // SearchResult is what a run measured. Times are in nanoseconds (the model's picoseconds
-// divided by 1000).
+// divided by 1000). Sources says where each figure comes from, key for key (SearchSources).
 type SearchResult struct {
 	Model        string               `json:"model"`
 	Seed         uint64               `json:"seed"`
@@ -124,14 +128,104 @@ type SearchResult struct {
 	InterceptNs  map[string]float64   `json:"intercept_ns"`
 	Series       map[string][]float64 `json:"series_ns"`
 
-	SpeedupLHSvsNoLHS  float64 `json:"speedup_lhs_vs_no_lhs"`
-	SpeedupLHSvsQsNet2 float64 `json:"speedup_lhs_vs_qsnet2"`
+	SpeedupLHSvsNoLHS     float64 `json:"speedup_lhs_vs_no_lhs"`
+	SpeedupLHSvsQsNet2    float64 `json:"speedup_lhs_vs_qsnet2"`
+	SpeedupLHSColdvsNoLHS float64 `json:"speedup_lhs_cold_vs_no_lhs"`
 
 	Ablation []SearchAblationRow `json:"ablation"`
 	Factors  map[string]float64  `json:"factors"`
 	VL       SearchVLStats       `json:"vl"`
-	Paper    map[string]float64  `json:"paper"`
-	Native   *SearchNativeResult `json:"native,omitempty"`
+	// Inputs are the parameters the figures rest on, restated: what was put in.
+	Inputs SearchInputs `json:"inputs"`
+	// Loops are the headline's figures again for every compiled search loop (the first is
+	// the headline's).
+	Loops   []SearchLoopRow     `json:"loops"`
+	Paper   map[string]float64  `json:"paper"`
+	Sources map[string]any      `json:"sources"`
+	Native  *SearchNativeResult `json:"native,omitempty"`
+}
+
+// SearchInputs are the parameters behind the figures that a reader might take for results.
+type SearchInputs struct {
+	// SODIMMReadLatencyCycles is the SO-DIMM model's read latency: chosen from the paper's
+	// "about 600 ns" VL as the host sees it (gosim.DefaultSODIMM).
+	SODIMMReadLatencyCycles int `json:"sodimm_read_latency_cycles"`
+	// QsNet2DRAMNs is QsNET-II's time per list record: the paper's own QsNET-II figure.
+	QsNet2DRAMNs float64 `json:"qsnet2_dram_ns"`
+	// CPI is the host's cycles per instruction of the search loop (an assumption).
+	CPI float64 `json:"cpi"`
+	// Loop names the compiled loop the headline charges, LoopInstrPerMessage its
+	// instructions per entry in front of the target (four fields compared).
+	Loop                string `json:"loop"`
+	LoopInstrPerMessage int    `json:"loop_instructions_per_message"`
+	// MemLatencyNs and DeviceLatencyNs are the host model's main-memory and DIMM-slot
+	// latencies (100 ns, the paper's 5.1.4).
+	MemLatencyNs    float64 `json:"mem_latency_ns"`
+	DeviceLatencyNs float64 `json:"device_latency_ns"`
+}
+
+// SearchLoopRow is the headline's figures with one compiled loop.
+type SearchLoopRow struct {
+	Loop                  string  `json:"loop"`
+	InstrPerMessage       int     `json:"instructions_per_message"`
+	NoLHSNs               float64 `json:"no_lhs_ns"`
+	LHSNs                 float64 `json:"lhs_ns"`
+	LHSColdNs             float64 `json:"lhs_cold_ns"`
+	SpeedupLHSvsNoLHS     float64 `json:"speedup_lhs_vs_no_lhs"`
+	SpeedupLHSvsQsNet2    float64 `json:"speedup_lhs_vs_qsnet2"`
+	SpeedupLHSColdvsNoLHS float64 `json:"speedup_lhs_cold_vs_no_lhs"`
+}
+
+// Sources of the figures: "simulated" comes out of the device (RTL or golden model) and the
+// host model running the search; "input" restates a parameter; "derived" is a ratio or a
+// product of the others.
+const (
+	SourceSimulated = "simulated"
+	SourceInput     = "input"
+	SourceDerived   = "derived"
+)
+
+// curveSource is where each curve comes from: QsNET-II is its DRAM latency per record, the
+// paper's own figure, so its curve is an input; the others are simulated.
+func curveSource(key string) string {
+	if key == CurveQsNet2 {
+		return SourceInput
+	}
+	return SourceSimulated
+}
+
+// searchSources is the sources object of a result: the result's keys, each with the source
+// of the figures under it (per curve where a key holds curves, per row where it holds rows).
+func (r *SearchResult) searchSources() map[string]any {
+	curves := map[string]string{}
+	for k := range r.Series {
+		curves[k] = curveSource(k)
+	}
+	ablation := make([]map[string]string, len(r.Ablation))
+	for i, a := range r.Ablation {
+		ablation[i] = map[string]string{"per_message_ns": curveSource(a.Key), "times_lhs": SourceDerived}
+	}
+	loops := make([]map[string]string, len(r.Loops))
+	for i := range r.Loops {
+		loops[i] = map[string]string{"instructions_per_message": SourceInput, "no_lhs_ns": SourceSimulated,
+			"lhs_ns": SourceSimulated, "lhs_cold_ns": SourceSimulated, "speedup_lhs_vs_no_lhs": SourceDerived,
+			"speedup_lhs_vs_qsnet2": SourceDerived, "speedup_lhs_cold_vs_no_lhs": SourceDerived}
+	}
+	return map[string]any{
+		"per_message_ns":             curves,
+		"intercept_ns":               curves,
+		"series_ns":                  curves,
+		"speedup_lhs_vs_no_lhs":      SourceDerived,
+		"speedup_lhs_vs_qsnet2":      SourceDerived,
+		"speedup_lhs_cold_vs_no_lhs": SourceDerived,
+		"ablation":                   ablation,
+		"factors":                    SourceDerived,
+		"vl":                         SourceSimulated,
+		"inputs":                     SourceInput,
+		"loops":                      loops,
+		"paper":                      SourceInput,
+		"native":                     "measured on this machine",
+	}
 }
 
 // SearchAblationRow is one curve of the ablation.
@@ -153,7 +247,7 @@ type SearchVLStats struct {
 // searchAblationWhat says, for each curve of the ablation, what it changes in the model.
 var searchAblationWhat = map[string]string{
 	CurveNoLHS:            "no LHS: 16-byte VL per envelope from SO-DIMM",
-	CurveLHSUncached:      "LHS, LH buffer mapped uncached: 3 uncached reads per envelope",
+	CurveLHSUncached:      "LHS, LH buffer mapped uncached: 4 uncached reads per envelope",
 	CurveLHSColdNoPrefeth: "LHS, write-back, no prefetch, first search: one line miss per envelope",
 	CurveLHSColdAdjacent:  "LHS, write-back, adjacent-line fetch only, first search",
 	CurveLHSCold:          "LHS, write-back, adjacent-line + stream prefetch, first search",
@@ -209,6 +303,10 @@ func (cfg SearchConfig) Plan() (depths []int, entries int, err error) {
 	return depths, entries, nil
 }
 
+// SearchSteps is the number of progress steps RunSearch reports for n depths: every rig for
+// the headline's loop, then the no-LHS and LHS rigs again for each other loop.
+func SearchSteps(n int) int { return 3*n + 2*n*(len(SearchLoops)-1) }
+
 // RunSearch runs the experiment. The RTL must be driven from one goroutine: call it from the
 // goroutine that will not move (the CLI's main).
 func RunSearch(cfg SearchConfig) (*SearchResult, error) {
@@ -217,16 +315,10 @@ func RunSearch(cfg SearchConfig) (*SearchResult, error) {
 		return nil, err
 	}
 	if cfg.Progress != nil {
-		done, total := 0, 3*len(depths) // no LHS, LHS, QsNET-II
+		done, total := 0, SearchSteps(len(depths))
 		cfg.tick = func(step string) { done++; cfg.Progress(done, total, step) }
 	}
-	res := &SearchResult{
-		Model: cfg.Model, Seed: cfg.Seed, Depths: depths,
-		PerMessageNs: map[string]float64{}, InterceptNs: map[string]float64{},
-		Series: map[string][]float64{}, Factors: map[string]float64{},
-		Paper: map[string]float64{"no_lhs": PaperNoLHSNs, "lhs": PaperLHSNs, "qsnet2": PaperQsNet2Ns,
-			"speedup_lhs_vs_no_lhs": PaperSpeedup, "speedup_lhs_vs_qsnet2": PaperVsQsNet2},
-	}
+	res := newSearchResult(cfg, depths)
 	if err := runSearchNoLHS(cfg, depths, res); err != nil {
 		return nil, fmt.Errorf("search without LHS: %w", err)
 	}
@@ -236,12 +328,8 @@ func RunSearch(cfg SearchConfig) (*SearchResult, error) {
 	if err := runSearchQsNet(cfg, depths, res); err != nil {
 		return nil, fmt.Errorf("search on QsNET-II: %w", err)
 	}
-	for k, s := range res.Series {
-		res.PerMessageNs[k], res.InterceptNs[k] = fitSearchLine(depths, s)
-	}
+	res.fit()
 	lhs := res.PerMessageNs[CurveLHS]
-	res.SpeedupLHSvsNoLHS = res.PerMessageNs[CurveNoLHS] / lhs
-	res.SpeedupLHSvsQsNet2 = res.PerMessageNs[CurveQsNet2] / lhs
 	for _, k := range searchAblationOrder {
 		res.Ablation = append(res.Ablation, SearchAblationRow{Key: k, What: searchAblationWhat[k], PerMessageNs: res.PerMessageNs[k], VsLHS: res.PerMessageNs[k] / lhs})
 	}
@@ -250,9 +338,70 @@ func RunSearch(cfg SearchConfig) (*SearchResult, error) {
 	res.Factors["prefetch_cold"] = res.PerMessageNs[CurveLHSColdNoPrefeth] / res.PerMessageNs[CurveLHSCold]
 	res.Factors["cache_reuse"] = res.PerMessageNs[CurveLHSCold] / lhs
 	res.Factors["no_lhs_vs_lhs_cold"] = res.PerMessageNs[CurveNoLHS] / res.PerMessageNs[CurveLHSCold]
+	res.Loops = append(res.Loops, res.loopRow(cfg.Loop))
+	// The other compiled loops: the host's side of the two DIMMnet-2 rigs again (QsNET-II's
+	// walk is the NIC's, whatever the host's compiler).
+	for _, l := range SearchLoops {
+		if l.Name == cfg.Loop.Name {
+			continue
+		}
+		lc := cfg
+		lc.Loop = l
+		o := newSearchResult(lc, depths)
+		if err := runSearchNoLHS(lc, depths, o); err != nil {
+			return nil, fmt.Errorf("search without LHS, %s: %w", l.Name, err)
+		}
+		if err := runSearchLHS(lc, depths, entries, o); err != nil {
+			return nil, fmt.Errorf("search with LHS, %s: %w", l.Name, err)
+		}
+		o.Series[CurveQsNet2] = res.Series[CurveQsNet2]
+		o.fit()
+		res.Loops = append(res.Loops, o.loopRow(l))
+	}
+	res.Sources = res.searchSources()
 	if cfg.Native {
 		n := RunSearchNative(nil)
 		res.Native = &n
 	}
 	return res, nil
+}
+
+func newSearchResult(cfg SearchConfig, depths []int) *SearchResult {
+	lat := cfg.SODIMMReadLatency
+	if lat == 0 {
+		lat = gosim.DefaultSODIMM.ReadLatency
+	}
+	return &SearchResult{
+		Model: cfg.Model, Seed: cfg.Seed, Depths: depths,
+		PerMessageNs: map[string]float64{}, InterceptNs: map[string]float64{},
+		Series: map[string][]float64{}, Factors: map[string]float64{},
+		Inputs: SearchInputs{
+			SODIMMReadLatencyCycles: lat,
+			QsNet2DRAMNs:            psToNs(cfg.QsNet.DRAMLatencyPs),
+			CPI:                     float64(cfg.Host.CPIMilli) / 1000,
+			Loop:                    cfg.Loop.Name,
+			LoopInstrPerMessage:     cfg.Loop.PerMessage[SearchFields-1],
+			MemLatencyNs:            psToNs(cfg.Host.MemLatencyPs),
+			DeviceLatencyNs:         psToNs(cfg.Host.DeviceLatencyPs),
+		},
+		Paper: map[string]float64{"no_lhs": PaperNoLHSNs, "lhs": PaperLHSNs, "qsnet2": PaperQsNet2Ns,
+			"speedup_lhs_vs_no_lhs": PaperSpeedup, "speedup_lhs_vs_qsnet2": PaperVsQsNet2, "vl_host_ns": PaperVLNs},
+	}
+}
+
+// fit turns the series into slopes and intercepts, and the speedups.
+func (r *SearchResult) fit() {
+	for k, s := range r.Series {
+		r.PerMessageNs[k], r.InterceptNs[k] = fitSearchLine(r.Depths, s)
+	}
+	lhs := r.PerMessageNs[CurveLHS]
+	r.SpeedupLHSvsNoLHS = r.PerMessageNs[CurveNoLHS] / lhs
+	r.SpeedupLHSvsQsNet2 = r.PerMessageNs[CurveQsNet2] / lhs
+	r.SpeedupLHSColdvsNoLHS = r.PerMessageNs[CurveNoLHS] / r.PerMessageNs[CurveLHSCold]
+}
+
+func (r *SearchResult) loopRow(l SearchLoop) SearchLoopRow {
+	return SearchLoopRow{Loop: l.Name, InstrPerMessage: l.PerMessage[SearchFields-1],
+		NoLHSNs: r.PerMessageNs[CurveNoLHS], LHSNs: r.PerMessageNs[CurveLHS], LHSColdNs: r.PerMessageNs[CurveLHSCold],
+		SpeedupLHSvsNoLHS: r.SpeedupLHSvsNoLHS, SpeedupLHSvsQsNet2: r.SpeedupLHSvsQsNet2, SpeedupLHSColdvsNoLHS: r.SpeedupLHSColdvsNoLHS}
 }

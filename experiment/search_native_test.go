@@ -20,29 +20,37 @@ func TestNativeLayoutsFindTheTarget(t *testing.T) {
 	}
 }
 
+// simulatedClock is a clock that moves only when a timed call says it took time.
+type simulatedClock struct{ now time.Time }
+
+func (c *simulatedClock) read() time.Time      { return c.now }
+func (c *simulatedClock) take(d time.Duration) { c.now = c.now.Add(d) }
+
 func TestNativeTimerGrowsCalls(t *testing.T) {
 	calls := 0
-	tm := nativeTimer{target: 5 * time.Millisecond, runs: 3}
+	clock := &simulatedClock{}
+	tm := nativeTimer{target: 5 * time.Millisecond, runs: 3, now: clock.read}
 	ns := tm.nsPerCall(func() {
 		calls++
-		time.Sleep(50 * time.Microsecond)
+		clock.take(50 * time.Microsecond)
 	})
-	require.GreaterOrEqual(t, ns, float64(50*time.Microsecond))
-	// Runs of one call each would be 3 calls; more means the runs grew toward the target (how
-	// many more depends on how long the sleeps take on a loaded machine).
-	require.Greater(t, calls, 2*tm.runs, "the runs grew to many calls")
+	require.Equal(t, float64(50*time.Microsecond), ns)
+	// Runs of one call each would be 3 calls: the first run of one call (50 us), then runs
+	// grown a hundredfold (5 ms, the target reached), then two more runs at that size.
+	require.Equal(t, 1+3*100, calls, "the runs grew to the target")
 }
 
 func TestNativeTimerSlowCall(t *testing.T) {
 	// One call already takes longer than the target: every run is that one call.
 	calls := 0
-	tm := nativeTimer{target: time.Millisecond, runs: 3}
+	clock := &simulatedClock{}
+	tm := nativeTimer{target: time.Millisecond, runs: 3, now: clock.read}
 	ns := tm.nsPerCall(func() {
 		calls++
-		time.Sleep(2 * time.Millisecond)
+		clock.take(2 * time.Millisecond)
 	})
 	require.Equal(t, tm.runs, calls)
-	require.GreaterOrEqual(t, ns, float64(2*time.Millisecond))
+	require.Equal(t, float64(2*time.Millisecond), ns)
 }
 
 func TestRunSearchNativeShort(t *testing.T) {

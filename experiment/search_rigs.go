@@ -15,6 +15,7 @@ import (
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/gosim/hostcpu"
 	"github.com/lhsim/lhsim/gosim/qsnet"
+	"github.com/lhsim/lhsim/hw"
 )
 
 // searchVariant is one host configuration searched over the same LHS arrivals.
@@ -114,9 +115,32 @@ func searchArrive(dev drivers.Device, msgs [][]byte) error {
 	return dev.RunUntilIdle(uint64(1000 + 200*len(msgs)))
 }
 
-// newSearchEngine is a matching engine that knows the experiment's one communicator.
-func newSearchEngine(q mpi.Queue, cpu *hostcpu.CPU, costs mpi.Costs) *mpi.Engine {
-	e := mpi.NewEngine(q, cpu, costs)
+// datumOffset is the envelope's fourth 4-byte word: the searched datum of the paper's
+// entries, where our envelope carries its size field.
+const datumOffset = 12
+
+// datumQueue is the unexpected queue as the paper's loop reads it. The MPI layer loads the
+// three match fields of each envelope it examines; the paper's loop also loads the fourth
+// word, the searched datum, from the same line (and SearchLoop.Costs charges its compare).
+// datum is the host address of message id's fourth word.
+type datumQueue struct {
+	mpi.Queue
+	m     *mpi.HostModel
+	datum func(id uint64) uint64
+}
+
+func (q datumQueue) Envelope(id uint64) (mpi.Envelope, error) {
+	env, err := q.Queue.Envelope(id)
+	if err == nil {
+		q.m.CPU.Load(q.datum(id), 4)
+	}
+	return env, err
+}
+
+// newSearchEngine is a matching engine that knows the experiment's one communicator and
+// charges the compiled loop's instructions.
+func newSearchEngine(q mpi.Queue, cpu *hostcpu.CPU, loop SearchLoop) *mpi.Engine {
+	e := mpi.NewEngine(q, cpu, loop.Costs())
 	if err := e.AddComm(searchComm, searchSource+1); err != nil {
 		panic(err) // constants
 	}
@@ -162,11 +186,13 @@ func runSearchNoLHS(cfg SearchConfig, depths []int, res *SearchResult) (err erro
 		return err
 	}
 	defer closeSearchDevice(dev, &err)
-	q, err := mpi.NewRingQueue(h, m)
+	rq, err := mpi.NewRingQueue(h, m)
 	if err != nil {
 		return err
 	}
-	e := newSearchEngine(q, cpu, cfg.Costs)
+	// Every envelope comes by VL into the read window at offset 0.
+	q := datumQueue{Queue: rq, m: m, datum: func(uint64) uint64 { return m.Addr(hw.ReadWindowBase) + datumOffset }}
+	e := newSearchEngine(q, cpu, cfg.Loop)
 	rng := newSearchRNG(cfg.Seed)
 	for _, x := range depths {
 		msgs := searchMessages(x, rng)
@@ -216,11 +242,18 @@ func runSearchLHS(cfg SearchConfig, depths []int, entries int, res *SearchResult
 				return err
 			}
 			m.CPU = cpu
-			q, err := mpi.NewLHSQueue(h, m)
+			first, err := dev.ReadReg(hw.RegLHProd) // the queue's first entry, as NewLHSQueue reads it
 			if err != nil {
 				return err
 			}
-			runs[i] = run{cpu, newSearchEngine(q, cpu, cfg.Costs)}
+			lq, err := mpi.NewLHSQueue(h, m)
+			if err != nil {
+				return err
+			}
+			q := datumQueue{Queue: lq, m: m, datum: func(id uint64) uint64 {
+				return m.Addr(h.EntryAddr(first+uint32(id))) + datumOffset
+			}}
+			runs[i] = run{cpu, newSearchEngine(q, cpu, cfg.Loop)}
 		}
 		msgs := searchMessages(x, rng)
 		if err := searchArrive(dev, msgs); err != nil {

@@ -13,8 +13,9 @@ type SODIMMParams struct {
 	// The paper measured a VL at about 600 ns as the host sees it (5.1.4: next to the 100 ns
 	// of a main-memory access, both from the host). The default, 33, is the largest latency
 	// for which the host model (gosim/hostcpu: command writes, status polls, the window read)
-	// sees a 16-byte VL take no more than that: 34 cycles (340 ns) inside the NIC, 566 ns at
-	// the host. It is set from the VL figure alone, never from a search result.
+	// sees a 16-byte VL take no more than that: 35 cycles (350 ns) inside the NIC, from the
+	// VEC_CMD write to DONE in VEC_STATUS, and 566 ns at the host. It is set from the VL
+	// figure alone, never from a search result.
 	ReadLatency int
 	// MaxOutstanding reads in flight; the port is not ready beyond it.
 	MaxOutstanding int

@@ -9,6 +9,10 @@
  * RAM; the host reads it through rd_* and releases consumed entries and tail space by count.
  * Tail space is reserved at the first beat from the size field, so a size field that lies
  * changes what is stored for that message only, never the ring layout.
+ *
+ * LHS = 0 builds the same block without LHS: the receive path DIMMnet-2 had before it, which
+ * writes every message whole into the tail ring. Synthesizing both ways measures what LHS adds
+ * (docs/area.md); CNT_W narrows the LH counters for the same purpose.
  */
 
 `resetall
@@ -21,6 +25,12 @@ module lhs_rx #
     parameter ENTRIES = 256,
     // Large-memory address width in bytes (2**MEM_AW bytes)
     parameter MEM_AW = 29,
+    // 1: the LHS splitter and LH buffer; 0: without them (no LH buffer, cfg_lhs_on taken as 0,
+    // LH releases ignored, lh_prod, lh_cons and rd_data 0): the receive path before LHS
+    parameter LHS = 1,
+    // Width of the LH producer and consumer counters, IDX_W+1..32: lh_prod and lh_cons count
+    // modulo 2**CNT_W (the host driver relies on 32)
+    parameter CNT_W = 32,
     // Entry index width
     parameter IDX_W = $clog2(ENTRIES),
     // LH buffer word address width (four 128-bit words per entry)
@@ -90,6 +100,10 @@ initial begin
         $display("lhs_rx: ENTRIES must be a power of two >= 4 and MEM_AW in 28..32 (got %0d, %0d)", ENTRIES, MEM_AW);
         $finish;
     end
+    if ((LHS != 0 && LHS != 1) || CNT_W < IDX_W + 1 || CNT_W > 32) begin
+        $display("lhs_rx: LHS must be 0 or 1 and CNT_W in %0d..32 (got %0d, %0d)", IDX_W + 1, LHS, CNT_W);
+        $finish;
+    end
     // The descriptor word (ram_wr_data at commit) is wired for this layout.
     if (ENTRY_BYTES != 64 || INLINE_MAX != 56 || ENTRY_LEN_OFFSET != 56 || ENTRY_FLAGS_OFFSET != 58 ||
         ENTRY_TAIL_PTR_OFFSET != 60 || FLAG_SPLIT != 0 || FLAG_MISMATCH != 1 || FLAG_TOO_LONG != 2) begin
@@ -99,8 +113,8 @@ initial begin
 end
 
 reg [1:0]        state_reg = STATE_FIRST, state_next;
-reg [31:0]       prod_reg = 0, prod_next;
-reg [31:0]       cons_reg = 0, cons_next;
+reg [CNT_W-1:0]  prod_reg = 0, prod_next;
+reg [CNT_W-1:0]  cons_reg = 0, cons_next;
 reg [23:0]       wptr_reg = 0, wptr_next;
 reg [23:0]       used_reg = 0, used_next;
 reg [15:0]       beat_reg = 0, beat_next;        // index of the next beat, saturating
@@ -135,14 +149,17 @@ end
 wire [127:0] keep_mask = s_msg_tlast ? {128{1'b1}} >> {(5'd16 - last_bytes), 3'd0} : {128{1'b1}};
 wire [127:0] beat_data = s_msg_tdata & keep_mask;
 
+// LHS as configured, and only where it is built.
+wire lhs_on = LHS != 0 && cfg_lhs_on;
+
 // First-beat decisions, from the size field of the beat on the bus.
 wire [31:0] size = beat_data[32*cfg_size_word +: 32];
 // A one-beat message that ends before byte SIZE_POS+4: its missing size bytes read as 0 and
 // it is flagged MISMATCH, whatever the bytes it has say.
 wire        size_short = s_msg_tlast && last_bytes < {1'b0, cfg_size_word, 2'd0} + 5'd4;
 wire [16:0] split_bytes = {11'd0, cfg_split_beats, 4'd0};
-wire        is_inline = cfg_lhs_on && size <= INLINE_MAX;
-wire [16:0] span = cfg_lhs_on ? {1'b0, size[15:0]} + 17'd15 - split_bytes
+wire        is_inline = lhs_on && size <= INLINE_MAX;
+wire [16:0] span = lhs_on ? {1'b0, size[15:0]} + 17'd15 - split_bytes
                               : (size == 0 ? 17'd16 : {1'b0, size[15:0]} + 17'd15);
 wire [12:0] units = span[16:4];
 // span[3:0] only rounds up.
@@ -157,16 +174,17 @@ wire [24:0] wptr_sum = {1'b0, wptr_reg} + {12'd0, need};
 wire [23:0] wptr_after = wptr_sum >= {1'b0, cfg_tail_units} ? wptr_sum[23:0] - cfg_tail_units : wptr_sum[23:0];
 wire [23:0] wptr_inc = wptr_reg + 24'd1 == cfg_tail_units ? 24'd0 : wptr_reg + 24'd1;
 wire [23:0] tail_off_inc = tail_off_reg + 24'd1 == cfg_tail_units ? 24'd0 : tail_off_reg + 24'd1;
-wire        lh_full = (prod_reg - cons_reg) == ENTRIES;
+wire [CNT_W-1:0] lh_used = prod_reg - cons_reg;
+wire        lh_full = {{(32-CNT_W){1'b0}}, lh_used} == ENTRIES;
 
 // Where the beat on the bus goes.
 wire        first = state_reg == STATE_FIRST;
 wire [1:0]  head_beats = inline_reg ? 2'd3 : cfg_split_beats; // words 0..2; beat 3 is held
-wire        beat_to_ram = cfg_lhs_on && (first || beat_reg < {14'd0, head_beats});
-wire        beat_to_hold = cfg_lhs_on && !first && inline_reg && beat_reg == 16'd3;
-wire        beat_to_mem = first ? (!cfg_lhs_on && !too_long && fits)
+wire        beat_to_ram = lhs_on && (first || beat_reg < {14'd0, head_beats});
+wire        beat_to_hold = lhs_on && !first && inline_reg && beat_reg == 16'd3;
+wire        beat_to_mem = first ? (!lhs_on && !too_long && fits)
                                 : (tail_left_reg != 0 && !beat_to_ram && !beat_to_hold);
-wire        first_ok = cfg_enable && fits && (cfg_lhs_on ? !lh_full : (too_long || m_mem_ready));
+wire        first_ok = cfg_enable && fits && (lhs_on ? !lh_full : (too_long || m_mem_ready));
 
 assign s_msg_tready = first ? first_ok
                     : state_reg == STATE_BODY && (!beat_to_mem || m_mem_ready);
@@ -187,33 +205,43 @@ wire [31:0] ptr_field = split_reg ? {{(32-MEM_AW){1'b0}}, tail_ptr_reg, 4'd0} : 
 
 // LH buffer write port: message beats, then the descriptor word at commit (entry bytes 48..63:
 // bytes 48..55 of the message, len, flags, 0, tail pointer; checked against lhs_regs.vh above).
-wire               commit = state_reg == STATE_COMMIT;
+wire               commit = LHS != 0 && state_reg == STATE_COMMIT;
 wire               ram_wr_en = commit || (fire && beat_to_ram);
 wire [1:0]         ram_word = commit ? 2'd3 : (first ? 2'd0 : beat_reg[1:0]);
 wire [RAM_AW-1:0]  ram_wr_addr = {prod_reg[IDX_W-1:0], ram_word};
 wire [127:0]       ram_wr_data = commit ? {ptr_field, 8'd0, flags, len_field, hold_reg} : beat_data;
 
-lhs_ram_sdp #(
-    .DATA_W(128),
-    .ADDR_W(RAM_AW)
-)
-lh_ram (
-    .clk(clk),
-    .wr_en(ram_wr_en),
-    .wr_addr(ram_wr_addr),
-    .wr_data(ram_wr_data),
-    .rd_en(rd_en),
-    .rd_addr(rd_addr),
-    .rd_data(rd_data)
-);
+generate
+if (LHS != 0) begin : g_lh_buffer
+    lhs_ram_sdp #(
+        .DATA_W(128),
+        .ADDR_W(RAM_AW)
+    )
+    lh_ram (
+        .clk(clk),
+        .wr_en(ram_wr_en),
+        .wr_addr(ram_wr_addr),
+        .wr_data(ram_wr_data),
+        .rd_en(rd_en),
+        .rd_addr(rd_addr),
+        .rd_data(rd_data)
+    );
+end else begin : g_no_lh_buffer
+    assign rd_data = 128'd0;
+    // Without the LH buffer its ports and write side drive nothing.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire unused_lh = &{1'b0, rd_en, rd_addr, ram_wr_en, ram_wr_addr, ram_wr_data};
+    /* verilator lint_on UNUSEDSIGNAL */
+end
+endgenerate
 
 // Host releases are checked against what is in use before this cycle's changes.
-wire rel_lh_bad = rel_lh_valid && rel_lh_count > (prod_reg - cons_reg);
+wire rel_lh_bad = LHS != 0 && rel_lh_valid && rel_lh_count > {{(32-CNT_W){1'b0}}, lh_used};
 wire rel_tail_bad = rel_tail_valid && rel_tail_units > used_reg;
 assign rel_error = rel_lh_bad || rel_tail_bad;
 
 wire last_fire = fire && s_msg_tlast;
-wire off_done = last_fire && !cfg_lhs_on;
+wire off_done = last_fire && !lhs_on;
 
 assign ev_commit = commit;
 assign ev_msg_done = commit || off_done;
@@ -221,8 +249,8 @@ assign ev_mismatch = commit ? mismatch_reg_now
                    : off_done && ({11'd0, delivered_now} != (first ? size : size_reg) || (first && size_short));
 assign ev_too_long = commit ? too_long_reg : off_done && (first ? too_long : too_long_reg);
 
-assign lh_prod = prod_reg;
-assign lh_cons = cons_reg;
+assign lh_prod = {{(32-CNT_W){1'b0}}, prod_reg};
+assign lh_cons = {{(32-CNT_W){1'b0}}, cons_reg};
 assign tail_wptr = wptr_reg;
 assign tail_used = used_reg;
 assign quiet = first && !fire && prod_reg == cons_reg && used_reg == 0;
@@ -245,8 +273,8 @@ always @* begin
     hold_next = hold_reg;
     short_next = short_reg;
 
-    if (rel_lh_valid && !rel_lh_bad) begin
-        cons_next = cons_reg + rel_lh_count;
+    if (LHS != 0 && rel_lh_valid && !rel_lh_bad) begin
+        cons_next = cons_reg + rel_lh_count[CNT_W-1:0];
     end
     if (rel_tail_valid && !rel_tail_bad) begin
         used_next = used_reg - rel_tail_units;
@@ -260,7 +288,7 @@ always @* begin
     if (fire) begin
         if (first) begin
             inline_next = is_inline;
-            split_next = !is_inline && !too_long && cfg_lhs_on;
+            split_next = !is_inline && !too_long && lhs_on;
             too_long_next = too_long;
             size_next = size;
             hold_next = 64'd0;
@@ -286,7 +314,7 @@ always @* begin
         end
         if (s_msg_tlast) begin
             delivered_next = delivered_now;
-            state_next = cfg_lhs_on ? STATE_COMMIT : STATE_FIRST;
+            state_next = lhs_on ? STATE_COMMIT : STATE_FIRST;
         end else begin
             state_next = STATE_BODY;
         end

@@ -271,7 +271,7 @@ func TestProgressOnTerminal(t *testing.T) {
 	require.Contains(t, out, "every message checked byte for byte")
 	require.NotContains(t, onTerminal(".", "run", "--messages", "3000", "--model", "go", "--json"), "/3000 messages")
 
-	steps := 3 * len(experiment.LogDepths(16))
+	steps := experiment.SearchSteps(len(experiment.LogDepths(16)))
 	require.Contains(t, onTerminal(".", "search", "--model", "go", "--max-depth", "16"), fmt.Sprintf("search %d/%d steps", steps, steps))
 
 	out = onTerminal("../..", "regress", "--pkg", "./regress/testdata/seeded", "--seeds", "4")

@@ -77,7 +77,7 @@ func runSearch(args []string) error {
 		}
 	}
 	depthList, _, _ := cfg.Plan()
-	bar := newProgress(out.json, "search", int64(3*len(depthList)), "steps")
+	bar := newProgress(out.json, "search", int64(experiment.SearchSteps(len(depthList))), "steps")
 	cfg.Progress = func(done, _ int, step string) { bar.set(int64(done), "("+step+")") }
 	res, err := experiment.RunSearch(cfg)
 	bar.finish(err == nil)
