@@ -204,7 +204,7 @@ func (p *Packet) Encode() ([]byte, error) {
 	at := OffCommands
 	for i := range p.Cmds {
 		c := &p.Cmds[i]
-		word := uint32(c.Op) | c.Opts&userBits &^ 0xff
+		word := uint32(c.Op) | c.Opts&userBits&^0xff
 		if i == 0 {
 			word |= p.Kern & kernBits
 		}
