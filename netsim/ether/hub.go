@@ -3,6 +3,7 @@ package ether
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/lhsim/lhsim/netsim"
@@ -109,7 +110,8 @@ func NewHub(eng *netsim.Engine, m Medium, seed uint64) (*Hub, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	return &Hub{eng: eng, m: m, byMAC: map[MAC]int{}, backoff: rand.New(rand.NewPCG(seed, 0x6261636b6f6666))}, nil
+	return &Hub{eng: eng, m: m, byMAC: map[MAC]int{}, quietAt: math.MinInt64 / 2, // quiet since long before
+		backoff: rand.New(rand.NewPCG(seed, 0x6261636b6f6666))}, nil
 }
 
 // Medium is the hub's medium.
