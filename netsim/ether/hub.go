@@ -54,7 +54,8 @@ func (f Faults) Validate() error {
 	return nil
 }
 
-func (f Faults) any() bool { return f.Drop > 0 || f.Corrupt > 0 || f.Duplicate > 0 || f.Reorder > 0 }
+// Lossy reports whether any rate is set.
+func (f Faults) Lossy() bool { return f.Drop > 0 || f.Corrupt > 0 || f.Duplicate > 0 || f.Reorder > 0 }
 
 // Stats counts what the hub did.
 type Stats struct {
@@ -266,7 +267,7 @@ func (h *Hub) ended(t netsim.Time, p int, gen uint64, c *carrier) {
 func (h *Hub) deliver(t netsim.Time, q int, frame []byte) {
 	at := t + h.m.Latency
 	copies := 1
-	if h.faults.any() {
+	if h.faults.Lossy() {
 		f := h.faults
 		if h.loss.Float64() < f.Drop {
 			h.stats.FaultDrops++

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/ether"
 )
 
 // The seed's benchmark programs (§4.1), between task 0 on node 0 and task 1 on node 1.
@@ -40,13 +41,16 @@ func Pair(cfg Config) (*System, *Task, *Task, error) {
 // RoundTrip is the seed's round-trip benchmark: iters times, task 0 issues op (its _STAT form)
 // of n bytes at task 1's buffer and spins on the flag, from just before the system call to
 // seeing the flag (§4.1). It returns the mean round trip, as simulated (the timer's reads
-// are not added).
-func RoundTrip(cfg Config, op Opcode, n, iters int) (netsim.Time, error) {
+// are not added); the faults, if any, make the Ethernet lossy.
+func RoundTrip(cfg Config, op Opcode, n, iters int, faults ether.Faults) (netsim.Time, error) {
 	if iters < 1 {
 		return 0, fmt.Errorf("mbcf: %d iterations", iters)
 	}
 	s, a, b, err := Pair(cfg)
 	if err != nil {
+		return 0, err
+	}
+	if err := s.SetFaults(faults); err != nil {
 		return 0, err
 	}
 	var total netsim.Time
@@ -118,7 +122,8 @@ func SendCost(cfg Config, n int) (netsim.Time, error) {
 type StreamResult struct {
 	Bytes   int64       // data written
 	Elapsed netsim.Time // first system call to the last flag
-	Stats   NodeStats
+	Stats   NodeStats   // both nodes' counters
+	Hub     ether.Stats
 }
 
 // MBps is the net rate, in 10^6 bytes a second (the seed's "Mbyte/s": 12.5 for 100 Mb/s).
@@ -126,34 +131,59 @@ func (r StreamResult) MBps() float64 {
 	return float64(r.Bytes) / r.Elapsed.Microseconds()
 }
 
-// Stream is the seed's peak-bandwidth benchmark (§4.1, Table 4): writes MBCF_WRITEs of n
-// bytes in a burst to one address of task 1; every groupth write asks for its completion
-// flag, and task 0 waits for it before going on ("16 転送毎に完了フラグを返送させてチェック
-// するアクノリッジによって流量を調節"). The rate counts the data alone.
-func Stream(cfg Config, n, writes, group int) (StreamResult, error) {
-	if writes < 1 || group < 1 || writes%group != 0 {
-		return StreamResult{}, fmt.Errorf("mbcf: %d writes in groups of %d: want a whole number of groups", writes, group)
+// Stream is the seed's peak-bandwidth benchmark (§4.1, Table 4): MBCF_WRITEs of n bytes in a
+// burst to one address of task 1; the last write of every group asks for its completion flag
+// ("16 転送毎に完了フラグを返送させてチェックするアクノリッジによって流量を調節"). With inFlight 1,
+// task 0 waits for a group's flag before it sends the next group (the plain reading of the
+// seed's sentence); with k, it waits for the flag of the group k-1 before the one it has just
+// sent, so that k groups may be on their way. The rate counts the data alone; the faults, if
+// any, make the Ethernet lossy.
+func Stream(cfg Config, n, writes, group, inFlight int, faults ether.Faults) (StreamResult, error) {
+	if writes < 1 || group < 1 || writes%group != 0 || inFlight < 1 || inFlight > 64 {
+		return StreamResult{}, fmt.Errorf("mbcf: %d writes in groups of %d, %d groups in flight: want a whole number of groups and 1..64 in flight", writes, group, inFlight)
 	}
 	s, a, b, err := Pair(cfg)
 	if err != nil {
 		return StreamResult{}, err
 	}
+	if err := s.SetFaults(faults); err != nil {
+		return StreamResult{}, err
+	}
 	var res StreamResult
 	_, err = s.Run(map[int]Program{a.Num(): func(t *Task) error {
 		data := make([]byte, n)
-		start := t.Now()
-		for i := range writes {
-			flag := uint32(0)
-			if (i+1)%group == 0 {
-				flag = benchFlag
-			}
-			if err := t.Write(b.Remote(), benchData, data, flag); err != nil {
+		flag := func(g int) uint32 { return benchFlag + 4*uint32(g%inFlight) }
+		wait := func(g int) error {
+			r, err := t.Await(flag(g))
+			if err != nil {
 				return err
 			}
-			if flag != 0 {
-				if r, err := t.Await(flag); err != nil || r != ReasonNone {
-					return fmt.Errorf("mbcf: write %d: %v %v", i, r, err)
+			if r != ReasonNone {
+				return fmt.Errorf("mbcf: group %d failed: %v", g, r)
+			}
+			return nil
+		}
+		start := t.Now()
+		groups := writes / group
+		for g := range groups {
+			for i := range group {
+				f := uint32(0)
+				if i == group-1 {
+					f = flag(g)
 				}
+				if err := t.Write(b.Remote(), benchData, data, f); err != nil {
+					return err
+				}
+			}
+			if w := g - inFlight + 1; w >= 0 {
+				if err := wait(w); err != nil {
+					return err
+				}
+			}
+		}
+		for w := max(0, groups-inFlight+1); w < groups; w++ {
+			if err := wait(w); err != nil {
+				return err
 			}
 		}
 		res.Elapsed = t.Now() - start
@@ -161,5 +191,6 @@ func Stream(cfg Config, n, writes, group int) (StreamResult, error) {
 		return nil
 	}})
 	res.Stats = s.Stats()
+	res.Hub = s.Hub().Stats()
 	return res, err
 }

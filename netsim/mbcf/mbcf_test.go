@@ -107,7 +107,7 @@ func TestModelAgrees(t *testing.T) {
 		require.NoError(t, err)
 		for _, op := range []Opcode{OpWrite, OpRead, OpSwap, OpFIFO} {
 			for _, n := range []int{4, 8, 16, 64, 256, 1024, 1408} {
-				got, err := RoundTrip(cfg, op, n, 3)
+				got, err := RoundTrip(cfg, op, n, 3, ether.Faults{})
 				require.NoError(t, err, "%s %v %d", name, op, n)
 				require.Equal(t, Model(cfg, op, n), got, "%s %v %d bytes", name, op, n)
 			}
@@ -761,43 +761,12 @@ func TestDeterministic(t *testing.T) {
 	run := func(seed uint64) StreamResult {
 		cfg := FastEthernet()
 		cfg.Seed = seed
-		s, err := streamLossy(cfg, ether.Faults{Drop: 0.05, Duplicate: 0.05, Reorder: 0.05, Seed: seed})
+		s, err := Stream(cfg, 256, 160, 16, 1, ether.Faults{Drop: 0.05, Duplicate: 0.05, Reorder: 0.05, Seed: seed})
 		require.NoError(t, err)
 		return s
 	}
 	require.Equal(t, run(3), run(3))
 	require.NotEqual(t, run(3), run(4))
-}
-
-func streamLossy(cfg Config, f ether.Faults) (StreamResult, error) {
-	s, a, b, err := Pair(cfg)
-	if err != nil {
-		return StreamResult{}, err
-	}
-	if err := s.SetFaults(f); err != nil {
-		return StreamResult{}, err
-	}
-	var res StreamResult
-	_, err = s.Run(map[int]Program{a.Num(): func(t *Task) error {
-		for i := range 160 {
-			flag := uint32(0)
-			if i%16 == 15 {
-				flag = benchFlag
-			}
-			if err := t.Write(b.Remote(), benchData, make([]byte, 256), flag); err != nil {
-				return err
-			}
-			if flag != 0 {
-				if err := must(t.Await(flag)); err != nil {
-					return err
-				}
-			}
-		}
-		res.Elapsed = t.Now()
-		return nil
-	}})
-	res.Stats = s.Stats()
-	return res, err
 }
 
 // The space's rules: mapping, remote permissions, local access, and the FIFO's wrap-around.
