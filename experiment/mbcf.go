@@ -313,7 +313,7 @@ func (r *MBCFResult) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "%s: adapter %.3f µs at each of hand-over, receive and transmit-complete; %s (calibrated)\n",
 			nw, a.TxStart.Microseconds(), dma)
-		if !lossy {
+		if !lossy && tallies[nw].total+peak[nw].total > 0 {
 			fmt.Fprintf(w, "%s: round trips %s; peak bandwidth %s\n", nw, tallies[nw], peak[nw])
 		}
 		if lossy || r.hub[nw].Collisions > 0 {

@@ -19,8 +19,8 @@ func runMBCF(args []string) error {
 	cfg := experiment.DefaultMBCF()
 	fs := newFlags("mbcf", mbcfSummary)
 	networks := fs.String("network", "100basetx,10baset", "comma-separated networks: 100basetx, 10baset")
-	sizes := fs.String("sizes", "4,16,64,256,1024", "round-trip and send-overhead data sizes, bytes (1.."+strconv.Itoa(mbcf.MaxWriteData-4)+"; SWAP takes multiples of 4)")
-	bwSizes := fs.String("bandwidth-sizes", "4,16,64,256,1024,1408", "peak-bandwidth data sizes, bytes")
+	sizes := fs.String("sizes", "4,16,64,256,1024", "round-trip and send-overhead data sizes, bytes (1.."+strconv.Itoa(mbcf.MaxSwapData)+", the most one SWAP_STAT packet holds; SWAP takes multiples of 4)")
+	bwSizes := fs.String("bandwidth-sizes", "4,16,64,256,1024,1408", "peak-bandwidth data sizes, bytes (1.."+strconv.Itoa(mbcf.MaxReplyData)+", the most a WRITE with a flag carries)")
 	fs.IntVar(&cfg.Iterations, "iterations", cfg.Iterations, "round trips averaged per figure")
 	fs.IntVar(&cfg.Writes, "writes", cfg.Writes, "MBCF_WRITEs per bandwidth figure (a whole number of groups)")
 	fs.IntVar(&cfg.Group, "group", cfg.Group, "a completion flag every this many writes (the seed's 16)")
@@ -46,10 +46,10 @@ func runMBCF(args []string) error {
 		}
 	}
 	var err error
-	if cfg.Sizes, err = sizeList(*sizes, mbcf.MaxWriteData-4); err != nil {
+	if cfg.Sizes, err = sizeList(*sizes, mbcf.MaxSwapData); err != nil {
 		return badUsage(fs, fmt.Errorf("--sizes: %w", err))
 	}
-	if cfg.BandwidthSizes, err = sizeList(*bwSizes, mbcf.MaxWriteData); err != nil {
+	if cfg.BandwidthSizes, err = sizeList(*bwSizes, mbcf.MaxReplyData); err != nil {
 		return badUsage(fs, fmt.Errorf("--bandwidth-sizes: %w", err))
 	}
 	switch {

@@ -18,9 +18,10 @@ func TestMBCFUsageErrors(t *testing.T) {
 	}{
 		{[]string{"--network", "fddi"}, `--network: mbcf: unknown network "fddi"`},
 		{[]string{"--network", ","}, "--network: name at least one network"},
-		{[]string{"--sizes", "4,0"}, `--sizes: "0": want whole numbers of bytes from 1 to 1456`},
+		{[]string{"--sizes", "4,0"}, `--sizes: "0": want whole numbers of bytes from 1 to 1452`},
 		{[]string{"--sizes", "4,x"}, `--sizes: "x"`},
-		{[]string{"--bandwidth-sizes", "2000"}, `--bandwidth-sizes: "2000": want whole numbers of bytes from 1 to 1460`},
+		{[]string{"--sizes", "1453"}, `--sizes: "1453"`},
+		{[]string{"--bandwidth-sizes", "1457"}, `--bandwidth-sizes: "1457": want whole numbers of bytes from 1 to 1456`},
 		{[]string{"--iterations", "0"}, "--iterations 0: want at least 1"},
 		{[]string{"--writes", "30"}, "--writes 30, --group 16: want a whole number of groups"},
 		{[]string{"--groups-in-flight", "0"}, "--groups-in-flight 0: want 1..64"},

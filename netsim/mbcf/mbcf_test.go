@@ -55,8 +55,7 @@ type rig struct {
 	applied []Applied
 }
 
-// newRig is three nodes: task A on node 0 sends to task B on node 1; node 2 is a bystander
-// whose port tests inject forged frames from.
+// newRig is three nodes: task A on node 0 sends to task B on node 1; node 2 is a bystander.
 func newRig(t testing.TB, cfg Config) *rig {
 	t.Helper()
 	s, err := New(cfg, 3)
@@ -372,7 +371,7 @@ func TestReplay(t *testing.T) {
 			})
 			before := r.snapshot()
 			n1 := r.s.Nodes()[1].Stats()
-			require.NoError(t, r.s.Inject(2, r.tap[0]))
+			require.NoError(t, r.s.Inject(r.tap[0]))
 			_, err := r.s.Run(nil)
 			require.NoError(t, err)
 			require.Equal(t, before, r.snapshot())
@@ -441,7 +440,7 @@ func TestTruncatedAndForged(t *testing.T) {
 			} else {
 				bad = append(bad, 0, 0, 0, 0)
 			}
-			require.NoError(t, r.s.Inject(2, bad))
+			require.NoError(t, r.s.Inject(bad))
 			_, err := r.s.Run(nil)
 			require.NoError(t, err)
 			require.Equal(t, before, r.snapshot())
@@ -487,7 +486,7 @@ func TestNakResendsOnlyOnce(t *testing.T) {
 	binary.BigEndian.PutUint16(pkt[OffLength:], uint16(len(pkt)+40))
 	f, err := ether.Seal(pkt)
 	require.NoError(t, err)
-	require.NoError(t, r.s.Inject(2, f))
+	require.NoError(t, r.s.Inject(f))
 	_, err = r.s.Run(nil)
 	require.NoError(t, err)
 	for i := range 5 {
@@ -682,6 +681,9 @@ func TestBadCalls(t *testing.T) {
 			a.Read(b, rwBase, 16, 0x9999, 0),
 			a.Read(b, rwBase, 0x2000, aBuf, 0),
 			a.Read(b, rwBase, -1, aBuf, 0),
+			a.Read(b, rwBase, MaxReplyData+4, aBuf, 0),
+			a.Swap(b, rwBase, make([]byte, MaxReplyData+4), aBuf, 0),
+			a.Swap(b, rwBase, make([]byte, MaxSwapData+4), aBuf, aFlag),
 			a.Swap(b, rwBase, []byte{1, 2, 3}, aBuf, 0),
 			a.Send(b.Task, nil),
 			a.Send(b.Task, []Command{{Key: keyB, Op: OpStatus, Length: 4, Data: make([]byte, 4)}}),

@@ -43,6 +43,12 @@ const (
 	// MaxWriteData is the most data one MBCF_WRITE packet without a flag carries: 1,514 - 52
 	// bytes, less what padding to a word would overrun (1,460).
 	MaxWriteData = (MaxPacket - HeaderBytes - CommandBytes) &^ 3
+	// MaxReplyData is the most a READ or SWAP may ask back (its REPLY, with a flag, must fit
+	// one packet), and the most a WRITE_STAT carries: 1,456.
+	MaxReplyData = (MaxPacket - HeaderBytes - CommandBytes - 4) &^ 3
+	// MaxSwapData is the most one SWAP_STAT swaps: its reply and flag pointers and its data
+	// must fit one packet (1,452).
+	MaxSwapData = (MaxPacket - HeaderBytes - CommandBytes - 8) &^ 3
 )
 
 // EtherType is the packet type: IEEE Std 802's Local Experimental EtherType 1, which no

@@ -57,6 +57,8 @@ type System struct {
 	nodes []*Node
 	tasks []*Task // by logical task number
 	err   error
+	// injector is Inject's port (-1 until first used).
+	injector int
 }
 
 // MaxNodes bounds a System (a hub's worth of workstations and more).
@@ -75,7 +77,7 @@ func New(cfg Config, nodes int) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &System{cfg: cfg, eng: eng, hub: hub}
+	s := &System{cfg: cfg, eng: eng, hub: hub, injector: -1}
 	for i := range nodes {
 		n := &Node{s: s, id: uint32(i), mac: ether.StationMAC(uint32(i)), byID: map[uint32]*Task{}}
 		n.cpu.n, n.ad.n = n, n
@@ -244,12 +246,23 @@ func (s *System) Stats() NodeStats {
 	return sum
 }
 
-// Inject puts a raw frame on the wire from node from's port at the engine's current time, as
-// if its adapter had sent it: for tests of what a receiver makes of a forged, replayed or
-// truncated packet. The frame is sent as given (Seal one to give it a valid FCS).
-func (s *System) Inject(from int, frame []byte) error {
-	if from < 0 || from >= len(s.nodes) {
-		return fmt.Errorf("mbcf: inject from node %d of %d", from, len(s.nodes))
+// Inject puts a raw frame on the wire at the engine's current time from a port of its own (a
+// station with no node behind it, attached on first use): for tests of what a receiver makes
+// of a forged, replayed or truncated packet. The frame is sent as given (Seal one to give it
+// a valid FCS); it claims whatever source its bytes say. One frame at a time: call Run
+// before the next.
+func (s *System) Inject(frame []byte) error {
+	if s.injector < 0 {
+		p, err := s.hub.Attach(ether.StationMAC(0xffff_fffe), injector{})
+		if err != nil {
+			return err
+		}
+		s.injector = p
 	}
-	return s.hub.Send(s.eng.Now(), s.nodes[from].port, slices.Clone(frame), func(netsim.Time, error) {})
+	return s.hub.Send(s.eng.Now(), s.injector, slices.Clone(frame), func(netsim.Time, error) {})
 }
+
+// injector is the station behind Inject's port: it takes nothing.
+type injector struct{}
+
+func (injector) Receive(netsim.Time, []byte) {}

@@ -224,6 +224,9 @@ func (t *Task) Send(dst int, cmds []Command) error {
 			return t.bad("command %d: %v is the kernel's to send", i, c.Op)
 		}
 		if c.Op.hasReply() {
+			if c.Length > MaxReplyData {
+				return t.bad("command %d: %v of %d bytes: its reply must fit one packet (at most %d)", i, c.Op, c.Length, MaxReplyData)
+			}
 			if _, ok := t.space.find(c.Reply, int(c.Length), 0); !ok {
 				return t.bad("command %d: %v's reply buffer %#x+%d is not in the task's space", i, c.Op, c.Reply, c.Length)
 			}
