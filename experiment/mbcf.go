@@ -215,8 +215,8 @@ func newMBCFTable(w io.Writer) *tablewriter.Table {
 // WriteTable prints the four tables beside the paper's.
 func (r *MBCFResult) WriteTable(w io.Writer) error {
 	timer := r.cfg.TimerRead.Microseconds()
-	fmt.Fprintf(w, "MBCF basic performance (seed 001 §4.1): simulated / paper (difference). Round trips and send overhead\n"+
-		"include the %.1f µs the seed's software timer adds (§4.1, an input); * marks a calibration cell (an input).\n", timer)
+	fmt.Fprintf(w, "MBCF basic performance (seed 001 §4.1): simulated / paper (difference, derived). Round trips and send\n"+
+		"overhead include the %.1f µs the seed's software timer adds (§4.1, an input); * marks a calibration cell (an input).\n", timer)
 	lossy := r.cfg.Faults.Lossy()
 	if lossy {
 		f := r.cfg.Faults
@@ -311,7 +311,7 @@ func (r *MBCFResult) WriteTable(w io.Writer) error {
 		if a.RxDMAByte > 0 {
 			dma = fmt.Sprintf("receive DMA %.1f ns/byte (%.1f MB/s, store-and-forward)", a.RxDMAByte.Nanoseconds(), 1000/a.RxDMAByte.Nanoseconds())
 		}
-		fmt.Fprintf(w, "%s: adapter %.3f µs at each of hand-over, receive and transmit-complete; %s (calibrated)\n",
+		fmt.Fprintf(w, "%s: adapter %.3f µs at each of hand-over, receive and transmit-complete; %s (calibrated: inputs)\n",
 			nw, a.TxStart.Microseconds(), dma)
 		if !lossy && tallies[nw].total+peak[nw].total > 0 {
 			fmt.Fprintf(w, "%s: round trips %s; peak bandwidth %s\n", nw, tallies[nw], peak[nw])

@@ -78,7 +78,7 @@ func TestMBCFTable(t *testing.T) {
 	require.NoError(t, r.WriteTable(&buf))
 	out := buf.String()
 	for _, s := range []string{"Table 1: round trip over 100BASE-TX", "Table 2: round trip over 10BASE-T", "Table 3: send system call",
-		"Table 4: peak bandwidth", "51.20 / 51 (+0.4%) *", "213.00 / 213 (+0.0%) *", "/ 1930 (", "/ 11.24 (", "within ±15 %", "(calibrated)"} {
+		"Table 4: peak bandwidth", "51.20 / 51 (+0.4%) *", "213.00 / 213 (+0.0%) *", "/ 1930 (", "/ 11.24 (", "within ±15 %", "(calibrated: inputs)"} {
 		require.Contains(t, out, s)
 	}
 	require.Equal(t, 3, strings.Count(out, ") *"), "the calibration cells, and only they, are marked")
