@@ -106,6 +106,7 @@ func TestREADMEExamples(t *testing.T) {
 	t.Run("alltoall", func(t *testing.T) { network(t, "lhsim alltoall --torus 8x8x8 --sizes 8,64") })
 	t.Run("traffic", func(t *testing.T) { network(t, "lhsim traffic --topology torus:4x4x4 --load 0.1,0.3,0.5") })
 	t.Run("incast", func(t *testing.T) { network(t, "lhsim incast") })
+	t.Run("mbcf", func(t *testing.T) { network(t, "lhsim mbcf") })
 	t.Run("run, checkpoint, resume", func(t *testing.T) {
 		ckpt := filepath.Join(t.TempDir(), "run.ckpt")
 		stop := readmeOutput(t, "lhsim run --messages 3000 --checkpoint-at 100000 --checkpoint run.ckpt")
