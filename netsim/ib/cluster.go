@@ -92,6 +92,7 @@ type Cluster struct {
 	fpkts []*fabric.Packet
 	err   error
 	live  int // hosts whose program has not ended
+	ckpt  *ckptState
 }
 
 // Node is one machine of the cluster.

@@ -176,6 +176,17 @@ func (h *HCA) Resume(now netsim.Time, first, last uint32) error {
 	if err != nil {
 		return err
 	}
+	// The SQ processor's turn is rebuilt in QP order for the QPs in range, whatever order
+	// they had before the stop, so a restored HCA and one that was never restored go on alike.
+	kept := h.ready[:0]
+	for _, n := range h.ready {
+		if n < first || n > last {
+			kept = append(kept, n)
+		} else {
+			h.qp(n).queued = false
+		}
+	}
+	h.ready = kept
 	for _, q := range qs {
 		if q.State != QPStopped {
 			continue
@@ -271,7 +282,7 @@ func (h *HCA) Save(first, last uint32, queues bool) ([]byte, error) {
 			return nil, fmt.Errorf("node %d: save QP %d: %w (it is ready: stop it first)", h.node, q.Num, ErrQPState)
 		}
 	}
-	if now := h.now(); !h.quiet(now) {
+	if now := h.now(); !h.dataQuiet(now) {
 		return nil, fmt.Errorf("node %d: save: %w: %s", h.node, ErrNotQuiet, h.busyWith(now))
 	}
 	e := &enc{}
@@ -596,16 +607,35 @@ func (h *HCA) Restore(img []byte) error {
 	return nil
 }
 
-// contextBound is room enough for a node's whole image on n nodes.
-func contextBound(n int, cfg Config) int {
-	perQP := 160 + 24*cfg.RecvDepth*boolInt(cfg.Receive == PerPeerRQ) + 29*cfg.SQDepth
-	queues := 2*(40+32*cfg.CQDepth) + 40 + 24*cfg.RecvDepth
-	return 64 + n*perQP + queues
+// Context image sizes: the fixed part of the image, of a QP, of a CQ, and what each list
+// entry adds.
+const (
+	ctxHeaderBytes = 4 + 4 + 4 + 4 + 4 + 1 + 4 + 4 // magic .. QP count, CRC
+	ctxQPBytes     = 36 + 28 + 1 + 16 + 4 + 6 + 1 + 4 + 24 + 4 + 8 + 4
+	ctxCQBytes     = 32
+	ctxQueuesBytes = 4 + 4 // CQ and SRQ counts
+	ctxRecvBytes   = 24    // a cached receive WQE
+	ctxSentBytes   = 25    // an outstanding message
+	ctxSRQBytes    = 28
+)
+
+// qpBound is room enough for one QP's context in an image.
+func qpBound(cfg Config) int {
+	own := 0
+	if cfg.Receive == PerPeerRQ {
+		own = cfg.RecvDepth
+	}
+	return ctxQPBytes + ctxSentBytes*cfg.SQDepth + ctxRecvBytes*own
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+// queuesBound is room enough for every CQ and shared receive queue of a node on n nodes:
+// a CQ's pending completions are at most every WQE the node can have posted.
+func queuesBound(n int, cfg Config) int {
+	wqes := n*cfg.SQDepth + cfg.RecvDepth*n
+	return ctxQueuesBytes + 2*(ctxCQBytes+32*wqes) + ctxSRQBytes + ctxRecvBytes*cfg.RecvDepth
+}
+
+// contextBound is room enough for a node's images on n nodes, bulk or one per QP.
+func contextBound(n int, cfg Config) int {
+	return n*(ctxHeaderBytes+qpBound(cfg)) + queuesBound(n, cfg)
 }

@@ -311,7 +311,12 @@ func (h *HCA) recvQueueOf(q *qp) *recvQueue {
 // quiet reports whether the HCA has nothing in progress: no processor busy, nothing inbound,
 // no fetch or bus transfer in flight, no command queued.
 func (h *HCA) quiet(now netsim.Time) bool {
-	if h.sqBusy || h.rqBusy || h.schedBus || len(h.inbound) > 0 || len(h.cmds) > 0 || !h.bus.idle(now) {
+	return !h.schedBus && len(h.cmds) == 0 && h.dataQuiet(now)
+}
+
+// dataQuiet is quiet but for the scheduler processor (whose command may be the one asking).
+func (h *HCA) dataQuiet(now netsim.Time) bool {
+	if h.sqBusy || h.rqBusy || len(h.inbound) > 0 || !h.bus.idle(now) {
 		return false
 	}
 	for _, s := range h.srqs {

@@ -40,8 +40,8 @@ type Wait struct {
 }
 
 // Done, OnCQ and Until make waits.
-func Done() Wait                          { return Wait{Kind: WaitDone} }
-func OnCQ(cq uint32, what string) Wait    { return Wait{Kind: WaitCQ, CQ: cq, What: what} }
+func Done() Wait                            { return Wait{Kind: WaitDone} }
+func OnCQ(cq uint32, what string) Wait      { return Wait{Kind: WaitCQ, CQ: cq, What: what} }
 func Until(t netsim.Time, what string) Wait { return Wait{Kind: WaitUntil, At: t, What: what} }
 
 // ErrWaitLimit is wrapped by the error of a wait that went past Params.WaitLimit.

@@ -1,6 +1,7 @@
 package ib
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -48,6 +49,7 @@ type Traffic struct {
 	BusyTill netsim.Time `json:"busy_till"`
 	RDMA     int         `json:"rdma"`
 	Recv     []byte      `json:"recv_digest"`
+	Content  [][]byte    `json:"content_digest"` // what arrived from each node, without when
 	Send     []byte      `json:"send_digest"`
 	Started  bool        `json:"started"`
 	End      netsim.Time `json:"end"`
@@ -72,7 +74,7 @@ func (t *Traffic) Step(h *Host) (Wait, error) {
 	n := h.Nodes()
 	if !t.Started {
 		t.Started = true
-		t.Sent, t.Next = make([]int, n), make([]uint32, n)
+		t.Sent, t.Next, t.Content = make([]int, n), make([]uint32, n), make([][]byte, n)
 		if err := recvAll(h); err != nil {
 			return Wait{}, err
 		}
@@ -91,6 +93,7 @@ func (t *Traffic) Step(h *Host) (Wait, error) {
 		t.Next[e.SrcNode]++
 		t.Got++
 		t.Recv = digestAdd(t.Recv, e, msg, h.Now())
+		t.Content[e.SrcNode] = digestAdd(t.Content[e.SrcNode], CQE{Bytes: e.Bytes}, msg, 0)
 		if err := repost(h, e); err != nil {
 			return Wait{}, err
 		}
@@ -164,7 +167,7 @@ func (t *Traffic) send(h *Host, p int) error {
 	if t.W.RDMAEvery > 0 && (seq+1)%t.W.RDMAEvery == 0 {
 		// An RDMA write into p's region, in the slot of this node, from a send buffer.
 		t.RDMA++
-		size := 16 + t.rng.IntN(2033)
+		size := 16 + rand.New(rand.NewPCG(t.W.Seed, uint64(t.Me)<<40|uint64(p)<<20|uint64(seq))).IntN(2033)
 		data := payload(t.Me, p, uint32(seq), size)
 		pn := h.c.nodes[p].Layout
 		slot := uint64(h.Config().RDMABytes / h.Nodes())
@@ -176,14 +179,17 @@ func (t *Traffic) send(h *Host, p int) error {
 		return h.PostSend(p, WQE{Op: OpRDMAWrite, Length: uint32(size), Addr: src, LKey: h.Layout().SendMR.LKey,
 			Remote: pn.RDMA + uint64(t.Me)*slot, RKey: pn.RDMAMR.RKey, WRID: wrid})
 	}
+	// The message's size is a function of the seed, the pair and its number, so that a run
+	// whose timing differs (a checkpoint) sends the same messages.
+	x := rand.New(rand.NewPCG(t.W.Seed, uint64(t.Me)<<40|uint64(p)<<20|uint64(seq)))
 	var size int
-	switch r := t.rng.IntN(10); {
+	switch r := x.IntN(10); {
 	case r < 7:
-		size = msgHeader + t.rng.IntN(h.Params().InlineBytes-msgHeader+1)
+		size = msgHeader + x.IntN(h.Params().InlineBytes-msgHeader+1)
 	case r < 9:
-		size = h.Params().InlineBytes + 1 + t.rng.IntN(2048-h.Params().InlineBytes)
+		size = h.Params().InlineBytes + 1 + x.IntN(2048-h.Params().InlineBytes)
 	default:
-		size = 2049 + t.rng.IntN(h.Params().MaxMessage-2048)
+		size = 2049 + x.IntN(h.Params().MaxMessage-2048)
 	}
 	return sendMessage(h, p, uint32(t.Next0(p, seq)), size, size <= h.Params().InlineBytes, wrid)
 }
@@ -235,9 +241,20 @@ type NodeOutcome struct {
 	Received   int    `json:"received"`
 	RDMAWrites int    `json:"rdma_writes"`
 	RecvDigest string `json:"recv_digest"`
+	Content    string `json:"content_digest"`
 	SendDigest string `json:"send_digest"`
 	Memory     string `json:"memory_digest"`
 	Stats      Stats  `json:"stats"`
+}
+
+// contentDigest is one digest of what arrived from each node, in node order: the same for
+// two runs that delivered the same messages in each sender's order, whatever their timing.
+func contentDigest(from [][]byte) string {
+	x := sha256.New()
+	for _, d := range from {
+		x.Write(d)
+	}
+	return hex.EncodeToString(x.Sum(nil))
 }
 
 // Outcome is every node's outcome, once every program has ended.
@@ -250,7 +267,7 @@ func (c *Cluster) Outcome() ([]NodeOutcome, error) {
 		}
 		d := nd.Mem.Digest()
 		out = append(out, NodeOutcome{Node: nd.ID, EndPs: int64(t.End), Received: t.Got, RDMAWrites: t.RDMA,
-			RecvDigest: hex.EncodeToString(t.Recv), SendDigest: hex.EncodeToString(t.Send), Memory: hex.EncodeToString(d[:]),
+			RecvDigest: hex.EncodeToString(t.Recv), Content: contentDigest(t.Content), SendDigest: hex.EncodeToString(t.Send), Memory: hex.EncodeToString(d[:]),
 			Stats: nd.HCA.Stats})
 	}
 	return out, nil

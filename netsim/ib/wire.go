@@ -10,10 +10,10 @@ type Opcode uint8
 
 // Work request opcodes (in WQE byte 0 and CQE byte 1).
 const (
-	OpSend       Opcode = 1 // a PM message: the peer consumes a receive WQE
-	OpRDMAWrite  Opcode = 2 // data into the peer's registered memory, no receive consumed
-	OpRecv       Opcode = 3 // a receive buffer (RQ or SRQ)
-	lastOpcode          = OpRecv
+	OpSend      Opcode = 1 // a PM message: the peer consumes a receive WQE
+	OpRDMAWrite Opcode = 2 // data into the peer's registered memory, no receive consumed
+	OpRecv      Opcode = 3 // a receive buffer (RQ or SRQ)
+	lastOpcode         = OpRecv
 )
 
 func (o Opcode) String() string {
@@ -41,7 +41,7 @@ const (
 	StatusRemoteInvalid        // the peer refused the request (its receive buffer too short)
 	StatusRNRRetryExc          // receiver not ready, retries used up
 	StatusFlushed              // the QP went to the error state before this WQE ran
-	lastStatus                 = StatusFlushed
+	lastStatus          = StatusFlushed
 )
 
 func (s Status) String() string {
@@ -181,9 +181,13 @@ const (
 	pAck // AETH syndrome: ack, RNR NAK or NAK
 )
 
-func (o pktOp) first() bool { return o == pSendFirst || o == pSendOnly || o == pWriteFirst || o == pWriteOnly }
-func (o pktOp) last() bool  { return o == pSendLast || o == pSendOnly || o == pWriteLast || o == pWriteOnly }
-func (o pktOp) send() bool  { return o >= pSendFirst && o <= pSendOnly }
+func (o pktOp) first() bool {
+	return o == pSendFirst || o == pSendOnly || o == pWriteFirst || o == pWriteOnly
+}
+func (o pktOp) last() bool {
+	return o == pSendLast || o == pSendOnly || o == pWriteLast || o == pWriteOnly
+}
+func (o pktOp) send() bool { return o >= pSendFirst && o <= pSendOnly }
 
 // AETH syndromes.
 const (
@@ -192,7 +196,7 @@ const (
 	synSeq             // PSN sequence error: resend from the PSN
 	synAccess          // remote access error
 	synInvalid         // remote invalid request
-	lastSyndrome       = synInvalid
+	lastSyndrome = synInvalid
 )
 
 // packet is one InfiniBand packet's contents; the fabric carries its size, the cluster keeps
