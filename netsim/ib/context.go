@@ -321,6 +321,7 @@ func (h *HCA) Save(first, last uint32, queues bool) ([]byte, error) {
 			e.flag(f)
 		}
 		e.u8(uint8(q.RNRLeft))
+		e.u8(uint8(q.SQErr))
 		e.u32(q.ExpPSN)
 		e.recvWQE(q.Recv)
 		e.u32(q.RecvOff)
@@ -412,11 +413,16 @@ func (d *dec) flag() bool {
 	}
 }
 
-// count reads a count and checks it against limit.
-func (d *dec) count(what string, limit uint32) uint32 {
+// count reads a count of entries of at least size bytes each and checks it against limit
+// and against what is left of the image.
+func (d *dec) count(what string, limit uint32, size int) uint32 {
 	n := d.u32()
-	if n > limit {
+	switch {
+	case n > limit:
 		d.fail("%d %s, more than %d", n, what, limit)
+		return 0
+	case d.err == nil && uint64(n)*uint64(size) > uint64(len(d.b)-d.off):
+		d.fail("%d %s in the %d bytes left", n, what, len(d.b)-d.off)
 		return 0
 	}
 	return n
@@ -428,7 +434,7 @@ func (d *dec) recvWQE() recvWQE {
 
 func (d *dec) recvQueue() recvQueue {
 	rq := recvQueue{Addr: d.u64(), Depth: d.u32(), Prod: d.u32(), Fetched: d.u32(), CQ: d.u32()}
-	n := d.count("cached receive WQEs", rq.Depth)
+	n := d.count("cached receive WQEs", rq.Depth, ctxRecvBytes)
 	if d.err == nil && (int(rq.Prod-rq.Fetched) < 0 || rq.Prod-rq.Fetched > rq.Depth) {
 		d.fail("receive queue posted %d, fetched %d, depth %d", rq.Prod, rq.Fetched, rq.Depth)
 	}
@@ -462,7 +468,7 @@ func (h *HCA) decodeContext(img []byte) (first, last uint32, qs []*qp, cqs []*cq
 			d.fail("%v", e)
 		}
 	}
-	n := d.count("QPs", uint32(len(h.qps)))
+	n := d.count("QPs", uint32(len(h.qps)), ctxQPBytes)
 	if d.err == nil && n != last-first+1 {
 		d.fail("%d QPs for the range %d..%d", n, first, last)
 	}
@@ -479,7 +485,7 @@ func (h *HCA) decodeContext(img []byte) (first, last uint32, qs []*qp, cqs []*cq
 		q.RQ.qpn = q.Num
 		q.State = QPState(d.u8())
 		q.SQProd, q.SQNext, q.SQDone, q.NextPSN = d.u32(), d.u32(), d.u32(), d.u32()
-		no := d.count("outstanding messages", max(q.SQDepth, 1))
+		no := d.count("outstanding messages", max(q.SQDepth, 1), ctxSentBytes)
 		for range no {
 			q.Outstanding = append(q.Outstanding, sentMsg{Index: d.u32(), FirstPSN: d.u32(), LastPSN: d.u32(), Op: Opcode(d.u8()), WRID: d.u64(), Length: d.u32()})
 		}
@@ -487,6 +493,7 @@ func (h *HCA) decodeContext(img []byte) (first, last uint32, qs []*qp, cqs []*cq
 			*f = d.flag()
 		}
 		q.RNRLeft = int(d.u8())
+		q.SQErr = Status(d.u8())
 		q.ExpPSN = d.u32()
 		q.Recv = d.recvWQE()
 		q.RecvOff = d.u32()
@@ -498,7 +505,7 @@ func (h *HCA) decodeContext(img []byte) (first, last uint32, qs []*qp, cqs []*cq
 		qs = append(qs, q)
 	}
 	if queues {
-		nc := d.count("CQs", uint32(len(h.cqs)))
+		nc := d.count("CQs", uint32(len(h.cqs)), ctxCQBytes)
 		if d.err == nil && int(nc) != len(h.cqs) {
 			d.fail("%d CQs for an HCA with %d", nc, len(h.cqs))
 		}
@@ -507,7 +514,7 @@ func (h *HCA) decodeContext(img []byte) (first, last uint32, qs []*qp, cqs []*cq
 				break
 			}
 			c := &cq{Num: d.u32(), Addr: d.u64(), Depth: d.u32(), Prod: d.u32(), Cons: d.u32(), Reserved: d.u32()}
-			np := d.count("pending completions", 1<<20)
+			np := d.count("pending completions", 1<<20, 32)
 			for range np {
 				if !d.need(32) {
 					break
@@ -524,7 +531,7 @@ func (h *HCA) decodeContext(img []byte) (first, last uint32, qs []*qp, cqs []*cq
 			}
 			cqs = append(cqs, c)
 		}
-		ns := d.count("shared receive queues", uint32(len(h.srqs)))
+		ns := d.count("shared receive queues", uint32(len(h.srqs)), ctxSRQBytes)
 		if d.err == nil && int(ns) != len(h.srqs) {
 			d.fail("%d shared receive queues for an HCA with %d", ns, len(h.srqs))
 		}
@@ -560,8 +567,8 @@ func (h *HCA) checkQP(d *dec, q *qp) {
 		d.fail("QP %d: CQs %d and %d", q.Num, q.SendCQ, q.RecvCQ)
 	case q.Peer < 0 || q.Peer >= len(h.c.nodes) || q.PeerQP == 0:
 		d.fail("QP %d: peer node %d QP %d", q.Num, q.Peer, q.PeerQP)
-	case q.RNRLeft > 7 || q.NextPSN > psnMask || q.ExpPSN > psnMask:
-		d.fail("QP %d: RNR retries %d, PSNs %d and %d", q.Num, q.RNRLeft, q.NextPSN, q.ExpPSN)
+	case q.RNRLeft > 7 || q.NextPSN > psnMask || q.ExpPSN > psnMask || q.SQErr > lastStatus:
+		d.fail("QP %d: RNR retries %d, PSNs %d and %d, error %d", q.Num, q.RNRLeft, q.NextPSN, q.ExpPSN, q.SQErr)
 	case q.SRQ < 0 && (q.RQ.Depth == 0 || h.cq(q.RQ.CQ) == nil):
 		d.fail("QP %d: its receive queue has depth %d and CQ %d", q.Num, q.RQ.Depth, q.RQ.CQ)
 	}
@@ -611,7 +618,7 @@ func (h *HCA) Restore(img []byte) error {
 // entry adds.
 const (
 	ctxHeaderBytes = 4 + 4 + 4 + 4 + 4 + 1 + 4 + 4 // magic .. QP count, CRC
-	ctxQPBytes     = 36 + 28 + 1 + 16 + 4 + 6 + 1 + 4 + 24 + 4 + 8 + 4
+	ctxQPBytes     = 36 + 28 + 1 + 16 + 4 + 6 + 1 + 1 + 4 + 24 + 4 + 8 + 4
 	ctxCQBytes     = 32
 	ctxQueuesBytes = 4 + 4 // CQ and SRQ counts
 	ctxRecvBytes   = 24    // a cached receive WQE

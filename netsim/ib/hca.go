@@ -86,6 +86,7 @@ type qp struct {
 	RNRDue        bool   // the timer ended while the QP was stopped: resend on resume
 	RNRLeft       int    // retries left for the message at the head (7: without limit)
 	RewindPending bool   // resend from Outstanding[0] when the SQ finishes its message
+	SQErr         Status // the WQE at SQNext is bad: it fails once those before it are acknowledged
 	ExpPSN        uint32 // the next request PSN the responder takes
 	RNRDrop       bool   // the responder NAKed ExpPSN: later PSNs are dropped until it comes again
 	RecvActive    bool   // a send is arriving in Recv
@@ -161,7 +162,8 @@ type Stats struct {
 	DMAWrites        uint64 `json:"dma_writes"`
 	Errors           uint64 `json:"error_completions"`
 	Commands         uint64 `json:"commands"`
-	LastDataAt       int64  `json:"last_data_ps"` // when the last inbound payload reached memory
+	LastDataAt       int64  `json:"last_data_ps"`     // when the last inbound payload reached memory
+	FirstRNRAt       int64  `json:"first_rnr_nak_ps"` // when this HCA first refused a message (0: never)
 }
 
 // Errors the HCA's calls return; test with errors.Is.
@@ -311,12 +313,13 @@ func (h *HCA) recvQueueOf(q *qp) *recvQueue {
 // quiet reports whether the HCA has nothing in progress: no processor busy, nothing inbound,
 // no fetch or bus transfer in flight, no command queued.
 func (h *HCA) quiet(now netsim.Time) bool {
-	return !h.schedBus && len(h.cmds) == 0 && h.dataQuiet(now)
+	return !h.schedBus && len(h.cmds) == 0 && h.bus.idle(now) && h.dataQuiet(now)
 }
 
-// dataQuiet is quiet but for the scheduler processor (whose command may be the one asking).
+// dataQuiet says no processor but the scheduler (whose command may be the one asking) is at
+// work on a QP's or queue's context: what a save needs.
 func (h *HCA) dataQuiet(now netsim.Time) bool {
-	if h.sqBusy || h.rqBusy || len(h.inbound) > 0 || !h.bus.idle(now) {
+	if h.sqBusy || h.rqBusy || len(h.inbound) > 0 {
 		return false
 	}
 	for _, s := range h.srqs {

@@ -254,11 +254,8 @@ func (h *Host) PostSend(peer int, w WQE) error {
 	if w.Inline {
 		w.Length = uint32(len(w.Data))
 	}
-	if st, why := h.h.checkSend(&w); st != StatusOK {
-		if st == StatusLocalProt {
-			return fmt.Errorf("node %d: QP %d: %s", h.nd.ID, num, why)
-		}
-		return fmt.Errorf("node %d: QP %d: %w: %s", h.nd.ID, num, ErrBadRequest, why)
+	if st, err := h.h.checkSend(&w); st != StatusOK {
+		return fmt.Errorf("node %d: QP %d: %w", h.nd.ID, num, err)
 	}
 	if h.sqPosted[num]-h.sqDone[num] >= q.SQDepth {
 		return fmt.Errorf("node %d: QP %d: send %w (%d WQEs not completed)", h.nd.ID, num, ErrQueueFull, q.SQDepth)
@@ -277,8 +274,8 @@ func (h *Host) PostSend(peer int, w WQE) error {
 // queue.
 func (h *Host) PostRecv(peer int, addr uint64, length uint32, wrid uint64) error {
 	w := WQE{Op: OpRecv, Length: length, WRID: wrid, Addr: addr, LKey: h.nd.Layout.RecvMR.LKey}
-	if st, why := h.h.checkRecv(&w); st != StatusOK {
-		return fmt.Errorf("node %d: receive buffer: %s", h.nd.ID, why)
+	if st, err := h.h.checkRecv(&w); st != StatusOK {
+		return fmt.Errorf("node %d: receive buffer: %w", h.nd.ID, err)
 	}
 	var rq *recvQueue
 	var posted, done *uint32

@@ -149,7 +149,7 @@ func (p *PingPong) Step(h *Host) (Wait, error) {
 				return Wait{}, err
 			}
 		}
-		return OnCQ(l.RecvCQ, "the ping-pong's message"), nil
+		return OnCQ(l.RecvCQ, fmt.Sprintf("ping-pong message 0 from node %d", p.Peer)), nil
 	}
 	h.PollCQ(l.SendCQ, 1<<30) // free the send queue
 	for _, e := range h.PollCQ(l.RecvCQ, 1) {

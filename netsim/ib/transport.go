@@ -1,6 +1,8 @@
 package ib
 
 import (
+	"fmt"
+
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
 )
@@ -57,7 +59,7 @@ func (h *HCA) ringCQ(at netsim.Time, cqn, cons uint32) {
 // The SQ processor.
 
 func (h *HCA) runnable(q *qp) bool {
-	return q.State == QPReady && !q.RNRWait && !q.RewindPending && q.SQNext != q.SQProd
+	return q.State == QPReady && !q.RNRWait && !q.RewindPending && q.SQErr == 0 && q.SQNext != q.SQProd
 }
 
 // enqueue puts q in the SQ processor's turn if it has work.
@@ -90,11 +92,14 @@ func (h *HCA) startWQE(now netsim.Time, q *qp) {
 	done := h.bus.read(now, now, h.p.WQEBytes)
 	h.at(done, func(now netsim.Time) {
 		w := decodeWQE(h.mem.Bytes(addr, 64))
-		if st, why := h.checkSend(&w); st != StatusOK {
-			h.note("QP %d WQE %d: %s (%s): the QP goes to the error state", q.Num, idx, st, why)
-			q.SQNext++
-			h.completeSend(now, q, sentMsg{Index: idx, Op: w.Op, WRID: w.WRID, Length: w.Length}, st)
-			h.qpError(now, q)
+		if st, err := h.checkSend(&w); st != StatusOK {
+			// The bad WQE completes with its error once the messages before it are
+			// acknowledged (so completions stay in order), then the QP goes to the error state.
+			if q.SQErr == 0 {
+				h.note("QP %d WQE %d: %s (%v): the QP goes to the error state", q.Num, idx, st, err)
+			}
+			q.SQErr = st
+			h.failPending(now, q)
 			h.endSQ(now, q)
 			return
 		}
@@ -119,28 +124,45 @@ func (h *HCA) startWQE(now netsim.Time, q *qp) {
 	})
 }
 
-// checkSend says whether a send WQE can run, and why not.
-func (h *HCA) checkSend(w *WQE) (Status, string) {
+// checkSend says whether a send WQE can run, and why not (an error wrapping ErrBadRequest
+// or ErrOutsideMR).
+func (h *HCA) checkSend(w *WQE) (Status, error) {
+	bad := func(f string, a ...any) (Status, error) {
+		return StatusLocalQPOp, fmt.Errorf("%w: %s", ErrBadRequest, fmt.Sprintf(f, a...))
+	}
 	switch {
 	case w.Op != OpSend && w.Op != OpRDMAWrite:
-		return StatusLocalQPOp, "opcode " + w.Op.String()
+		return bad("opcode %v on a send queue", w.Op)
 	case w.reserved:
-		return StatusLocalQPOp, "reserved bytes set"
+		return bad("reserved bytes set")
 	case w.Inline && w.Op != OpSend:
-		return StatusLocalQPOp, "data on WQE on an RDMA write"
+		return bad("data on WQE on an RDMA write")
 	case w.Inline && int(w.Length) > h.p.InlineBytes:
-		return StatusLocalQPOp, "data on WQE longer than the WQE holds"
+		return bad("%d bytes of data on WQE: it holds %d", w.Length, h.p.InlineBytes)
 	case w.Op == OpSend && int(w.Length) > h.p.MaxMessage:
-		return StatusLocalQPOp, "message longer than the largest"
+		return bad("a message of %d bytes: the largest is %d", w.Length, h.p.MaxMessage)
 	case w.Length > 1<<30:
-		return StatusLocalQPOp, "length over 1 GiB"
+		return bad("length %d over 1 GiB", w.Length)
 	}
 	if !w.Inline && w.Length > 0 {
 		if err := h.checkLocal(w.Addr, w.Length, w.LKey); err != nil {
-			return StatusLocalProt, err.Error()
+			return StatusLocalProt, err
 		}
 	}
-	return StatusOK, ""
+	return StatusOK, nil
+}
+
+// failPending completes the bad WQE at q's SQNext with its error once nothing is
+// outstanding before it, then moves q to the error state.
+func (h *HCA) failPending(now netsim.Time, q *qp) {
+	if q.SQErr == 0 || len(q.Outstanding) > 0 || q.State == QPError {
+		return
+	}
+	w := decodeWQE(h.mem.Bytes(q.SQAddr+uint64(q.SQNext%q.SQDepth)*64, 64))
+	h.completeSend(now, q, sentMsg{Index: q.SQNext, Op: w.Op, WRID: w.WRID, Length: w.Length}, q.SQErr)
+	q.SQNext++
+	q.SQErr = 0
+	h.qpError(now, q)
 }
 
 // chunkBytes is how much data one DMA read brings: whole packets, at most DMAReadMaxBytes.
@@ -231,6 +253,7 @@ func (h *HCA) rewind(now netsim.Time, q *qp) {
 	m := q.Outstanding[0]
 	h.Stats.Retransmits += uint64(len(q.Outstanding))
 	q.SQNext, q.NextPSN, q.Outstanding = m.Index, m.FirstPSN, nil
+	q.SQErr = 0 // a bad WQE further on is found again when the SQ reaches it
 	h.enqueue(q)
 	h.kickSQ(now)
 }
@@ -411,6 +434,9 @@ func (h *HCA) placeData(now netsim.Time, addr uint64, payload []byte) {
 // rnr refuses a send's first packet: receiver not ready. Later packets of the QP are dropped
 // until the requester sends this PSN again.
 func (h *HCA) rnr(now netsim.Time, q *qp, pk *packet) {
+	if h.Stats.RNRNaksSent == 0 {
+		h.Stats.FirstRNRAt = int64(now)
+	}
 	h.Stats.RNRNaksSent++
 	q.RNRDrop = true
 	h.respond(now, q, pk.psn, synRNR)
@@ -495,6 +521,7 @@ func (h *HCA) ackUpTo(now netsim.Time, q *qp, psn uint32) bool {
 		h.completeSend(now, q, m, StatusOK)
 		done = true
 	}
+	h.failPending(now, q)
 	return done
 }
 
@@ -593,9 +620,9 @@ func (h *HCA) fetch(now netsim.Time, rq *recvQueue) {
 		c := h.cq(rq.CQ)
 		for i := range n {
 			w := decodeWQE(b[i*64:])
-			st, why := h.checkRecv(&w)
+			st, err := h.checkRecv(&w)
 			if st != StatusOK {
-				h.note("receive WQE %d: %s (%s): completed with an error, not used", rq.Fetched+i, st, why)
+				h.note("receive WQE %d: %s (%v): completed with an error, not used", rq.Fetched+i, st, err)
 				h.Stats.Errors++
 				h.complete(now, c, CQE{Status: st, Op: OpRecv, WRID: w.WRID, QPN: rq.qpn}, false)
 				continue
@@ -614,15 +641,15 @@ func (h *HCA) fetch(now netsim.Time, rq *recvQueue) {
 func (rq *recvQueue) fetching() bool { return rq.fetchDone != 0 }
 
 // checkRecv says whether a receive WQE can be used, and why not.
-func (h *HCA) checkRecv(w *WQE) (Status, string) {
+func (h *HCA) checkRecv(w *WQE) (Status, error) {
 	switch {
 	case w.Op != OpRecv:
-		return StatusLocalQPOp, "opcode " + w.Op.String()
+		return StatusLocalQPOp, fmt.Errorf("%w: opcode %v on a receive queue", ErrBadRequest, w.Op)
 	case w.reserved || w.Inline:
-		return StatusLocalQPOp, "reserved bytes set"
+		return StatusLocalQPOp, fmt.Errorf("%w: reserved bytes set", ErrBadRequest)
 	}
 	if err := h.checkLocal(w.Addr, w.Length, w.LKey); err != nil {
-		return StatusLocalProt, err.Error()
+		return StatusLocalProt, err
 	}
-	return StatusOK, ""
+	return StatusOK, nil
 }
