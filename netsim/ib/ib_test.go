@@ -230,3 +230,25 @@ func TestParamsRefused(t *testing.T) {
 	require.ErrorContains(t, err, "unknown chipset")
 	require.NoError(t, errors.Join(GCLE().Validate(), E7501().Validate()))
 }
+
+// Each more switch on the path adds its latency and a store-and-forward-free crossing each
+// way: a round trip across three switches (a 2-ary 2-tree, nodes on different leaves) is
+// longer than across one by four switch traversals and the links between them.
+func TestRTTAcrossMoreSwitches(t *testing.T) {
+	cfg := DefaultConfig()
+	one, err := RTTOn(cfg, 0, 1, 16, true, 2, 10)
+	require.NoError(t, err)
+	cfg.Topology = "fattree:2x2"
+	c, err := Build(cfg)
+	require.NoError(t, err)
+	path, err := c.Network().Path(0, 2)
+	require.NoError(t, err)
+	require.Len(t, path, 4, "three switches between nodes 0 and 2")
+	three, err := RTTOn(cfg, 0, 2, 16, true, 2, 10)
+	require.NoError(t, err)
+	p := GCLE()
+	// Per extra switch and link each way: the switch latency, the cable, and the header's
+	// serialization on the extra link before the switch can route it (1 byte at 1 GB/s).
+	perHop := p.SwitchLatency + p.CableLatency + netsim.Nanosecond
+	require.Equal(t, 4*perHop, three-one)
+}

@@ -28,7 +28,7 @@ type IncastResult struct {
 	OfferedRate, HCARate, HostRate float64
 	// PredictedDry is when the queue should first be empty: one-way latency plus Depth over
 	// (arrivals - host rate), arrivals being the lower of the offered and HCA rates; 0 when
-	// arrivals do not outrun the host. derived (closed form).
+	// arrivals do not outrun the host, or the burst ends first. derived (closed form).
 	PredictedDry netsim.Time
 	// FirstRNR is the receiver's first RNR NAK (0: none), End the last message's arrival.
 	// simulated.
@@ -79,7 +79,11 @@ func RunIncast(ic IncastConfig) (*IncastResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.PredictedDry = oneWay/2 + netsim.Time(float64(ic.Depth)/(arrivals-r.HostRate)*us)
+		dry := float64(ic.Depth) / (arrivals - r.HostRate) // µs after the first arrival
+		burst := float64(ic.Count*(ic.Nodes-1)) / arrivals  // µs the messages take to arrive
+		if dry < burst {
+			r.PredictedDry = oneWay/2 + netsim.Time(dry*us)
+		}
 	}
 	return r, nil
 }

@@ -51,22 +51,34 @@ func (c *Cluster) Run(until netsim.Time) error {
 func RTT(p Params, size int, inline bool, warmup, iterations int) (netsim.Time, error) {
 	cfg := DefaultConfig()
 	cfg.Params = p
+	return RTTOn(cfg, 0, 1, size, inline, warmup, iterations)
+}
+
+// RTTOn is RTT between nodes a and b of the machine cfg (its topology decides how many
+// switches lie between them).
+func RTTOn(cfg Config, a, b, size int, inline bool, warmup, iterations int) (netsim.Time, error) {
+	p := cfg.Params
 	cfg.RecvDepth = 16
 	c, err := Build(cfg)
 	if err != nil {
 		return 0, err
 	}
-	if size < msgHeader || size > p.MaxMessage || inline && size > p.InlineBytes {
+	switch n := len(c.nodes); {
+	case size < msgHeader || size > p.MaxMessage || inline && size > p.InlineBytes:
 		return 0, fmt.Errorf("ib: ping-pong of %d bytes: want %d..%d (%d with data on WQE)", size, msgHeader, p.MaxMessage, p.InlineBytes)
+	case a < 0 || b < 0 || a >= n || b >= n || a == b:
+		return 0, fmt.Errorf("ib: ping-pong between nodes %d and %d of %d", a, b, n)
+	case iterations < 1 || warmup < 0:
+		return 0, fmt.Errorf("ib: ping-pong of %d round trips after %d", iterations, warmup)
 	}
-	a := &PingPong{Me: 0, Peer: 1, Initiator: true, Size: size, Inline: inline, Warmup: warmup, Iterations: iterations}
-	b := &PingPong{Me: 1, Peer: 0, Size: size, Inline: inline, Warmup: warmup, Iterations: iterations}
-	c.Start(0, 0, a)
-	c.Start(1, 0, b)
+	pa := &PingPong{Me: a, Peer: b, Initiator: true, Size: size, Inline: inline, Warmup: warmup, Iterations: iterations}
+	pb := &PingPong{Me: b, Peer: a, Size: size, Inline: inline, Warmup: warmup, Iterations: iterations}
+	c.Start(a, 0, pa)
+	c.Start(b, 0, pb)
 	if err := c.Run(netsim.Never); err != nil {
 		return 0, err
 	}
-	return a.RTT(), nil
+	return pa.RTT(), nil
 }
 
 // Bandwidth streams count messages (or RDMA writes) of size bytes from node 0 to node 1 of
