@@ -80,7 +80,7 @@ func RunIncast(ic IncastConfig) (*IncastResult, error) {
 			return nil, err
 		}
 		dry := float64(ic.Depth) / (arrivals - r.HostRate) // µs after the first arrival
-		burst := float64(ic.Count*(ic.Nodes-1)) / arrivals  // µs the messages take to arrive
+		burst := float64(ic.Count*(ic.Nodes-1)) / arrivals // µs the messages take to arrive
 		if dry < burst {
 			r.PredictedDry = oneWay/2 + netsim.Time(dry*us)
 		}
