@@ -60,6 +60,7 @@ func ibUsage(w *os.File) {
 
 func runIB(args []string) error {
 	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "lhsim ib needs a subcommand")
 		ibUsage(os.Stderr)
 		return usageError{errors.New("lhsim ib needs a subcommand")}
 	}
