@@ -57,7 +57,7 @@ func TestIBBandwidth(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, json.NewEncoder(&buf).Encode(r))
 	var got struct {
-		Rows []map[string]any             `json:"rows"`
+		Rows []map[string]any              `json:"rows"`
 		Peak map[string]map[string]float64 `json:"peak"`
 	}
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &got))
