@@ -676,7 +676,10 @@ func (r *IBRunResult) WriteTable(w io.Writer) error {
 		if !c.Bulk {
 			how = "one command per QP"
 		}
-		fmt.Fprintf(w, "checkpoint requested at %.3f µs (%s): %d packets in the network, %d messages unacknowledged, %d WQEs posted not started, %d QPs waiting to resend after an RNR NAK\n",
+		if r.Resumed {
+			fmt.Fprintf(w, "resumed in this process from the checkpoint file; its HCAs' QPs and queues made from the saved context images\n")
+		}
+		fmt.Fprintf(w, "checkpoint requested at %.3f µs (%s); in flight then: packets in the network %d, messages unacknowledged %d, WQEs posted not started %d, QPs waiting to resend after an RNR NAK %d\n",
 			c.At.Microseconds(), how, c.InFlight.Packets, c.InFlight.Unacked, c.InFlight.NotStarted, c.InFlight.RNRWaiting)
 		fmt.Fprintf(w, "stopped %.3f µs, stable %.3f µs, contexts saved %.3f µs (%d commands)\n", c.Stopped.Microseconds(), c.Stable.Microseconds(),
 			c.Saved.Microseconds(), c.Commands)
