@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/lhsim/lhsim/checkpoint"
 	"github.com/lhsim/lhsim/netsim"
@@ -433,9 +432,7 @@ func (c *Cluster) restoreNode(nd *Node, data []byte, w Workload) error {
 	return nil
 }
 
-// describeImages is a line per node: its images' sizes.
+// String is the report on one line.
 func (r *CheckpointReport) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "requested at %v, stopped %v, stable %v, saved %v; %d commands", r.At, r.Stopped, r.Stable, r.Saved, r.Commands)
-	return b.String()
+	return fmt.Sprintf("requested at %v, stopped %v, stable %v, saved %v; %d commands", r.At, r.Stopped, r.Stable, r.Saved, r.Commands)
 }

@@ -610,7 +610,6 @@ func (h *HCA) Restore(img []byte) error {
 	for _, q := range qs {
 		h.enqueue(q)
 	}
-	_ = last
 	return nil
 }
 
