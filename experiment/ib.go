@@ -604,6 +604,8 @@ func RunIB(cfg IBRunConfig) (*IBRunResult, error) {
 	if err := cfg.Workload.Validate(); err != nil {
 		return nil, err
 	}
+	// A send buffer per WQE a node can have outstanding to each peer.
+	cfg.Machine.SendBuffers = max(cfg.Machine.SendBuffers, (cfg.Machine.Nodes-1)*cfg.Machine.SQDepth)
 	c, err := ib.Build(cfg.Machine)
 	if err != nil {
 		return nil, err

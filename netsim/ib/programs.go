@@ -56,6 +56,10 @@ func sendMessage(h *Host, peer int, seq uint32, n int, inline bool, wrid uint64)
 		return h.PostSend(peer, WQE{Op: OpSend, Inline: true, Data: data, WRID: wrid})
 	}
 	slot := peerIndex(h.ID(), peer)*h.Config().SQDepth + int(wrid%uint64(h.Config().SQDepth))
+	if slot >= h.Config().SendBuffers {
+		return fmt.Errorf("node %d: %d send buffers for %d peers with %d WQEs each: want at least %d",
+			h.ID(), h.Config().SendBuffers, h.Nodes()-1, h.Config().SQDepth, (h.Nodes()-1)*h.Config().SQDepth)
+	}
 	addr := h.SendBuffer(slot)
 	h.Mem().Write(addr, data)
 	return h.PostSend(peer, WQE{Op: OpSend, Length: uint32(n), Addr: addr, LKey: h.Layout().SendMR.LKey, WRID: wrid})
