@@ -8,7 +8,11 @@
 //
 // File layout: the magic line "lhsim checkpoint 1\n", then a gzip stream holding, each
 // length-prefixed, the board cycle, the description (JSON), the board state and the run
-// state, and last the SHA-256 of all of them.
+// state; then, in files that have them, named sections (a count, and each section's kind
+// and data, length-prefixed); and last the SHA-256 of all of them. A file with no sections
+// is byte for byte what this format was before sections existed, so older checkpoints load
+// unchanged, and runs that are not a board's (a network of InfiniBand HCAs, netsim/ib) keep
+// their state in sections of their own kinds with an empty board.
 package checkpoint
 
 import (
@@ -37,6 +41,45 @@ type File struct {
 	Meta  json.RawMessage // what the run was: enough to rebuild its device and workload
 	Board []byte          // gosim.Board.MarshalState
 	Run   []byte          // the run's own state
+	// Sections are further parts, each of a kind its reader knows ("ib/node/3"); kinds are
+	// unique and not empty. Files written before sections existed have none.
+	Sections []Section
+}
+
+// Section is a named part of a checkpoint.
+type Section struct {
+	Kind string
+	Data []byte
+}
+
+// Section returns the data of the section of kind, and whether there is one.
+func (f *File) Section(kind string) ([]byte, bool) {
+	for _, s := range f.Sections {
+		if s.Kind == kind {
+			return s.Data, true
+		}
+	}
+	return nil, false
+}
+
+// maxSectionKind bounds a section's kind, so that a damaged count cannot ask for gigabytes.
+const maxSectionKind = 256
+
+// checkSections reports sections a reader could not tell apart.
+func checkSections(ss []Section) error {
+	seen := map[string]bool{}
+	for i, s := range ss {
+		switch {
+		case s.Kind == "":
+			return fmt.Errorf("section %d has no kind", i)
+		case len(s.Kind) > maxSectionKind:
+			return fmt.Errorf("section %d's kind is %d bytes (at most %d)", i, len(s.Kind), maxSectionKind)
+		case seen[s.Kind]:
+			return fmt.Errorf("two sections of kind %q", s.Kind)
+		}
+		seen[s.Kind] = true
+	}
+	return nil
 }
 
 // Capture takes a checkpoint of b now; meta describes the run (JSON-encoded) and run is the
@@ -66,6 +109,9 @@ func (f *File) Restore(b *gosim.Board) error {
 
 // Encode writes f.
 func (f *File) Encode(w io.Writer) error {
+	if err := checkSections(f.Sections); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
 	if _, err := io.WriteString(w, magic); err != nil {
 		return err
 	}
@@ -85,6 +131,21 @@ func (f *File) Encode(w io.Writer) error {
 		}
 		if _, err := out.Write(part); err != nil {
 			return err
+		}
+	}
+	if len(f.Sections) > 0 {
+		if _, err := out.Write(n[:binary.PutUvarint(n[:], uint64(len(f.Sections)))]); err != nil {
+			return err
+		}
+		for _, s := range f.Sections {
+			for _, part := range [][]byte{[]byte(s.Kind), s.Data} {
+				if _, err := out.Write(n[:binary.PutUvarint(n[:], uint64(len(part)))]); err != nil {
+					return err
+				}
+				if _, err := out.Write(part); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	if _, err := z.Write(h.Sum(nil)); err != nil {
@@ -138,6 +199,27 @@ func Decode(r io.Reader) (*File, error) {
 			return nil, fmt.Errorf("checkpoint: %w (truncated part)", ErrFormat)
 		}
 		*part, body = body[n:n+int(size)], body[n+int(size):]
+	}
+	if len(body) > 0 {
+		count, n := binary.Uvarint(body)
+		if n <= 0 || count == 0 || count > uint64(len(body)) {
+			return nil, fmt.Errorf("checkpoint: %w (%d bytes after the run state that are no sections)", ErrFormat, len(body))
+		}
+		body = body[n:]
+		for i := uint64(0); i < count; i++ {
+			var kind, data []byte
+			for _, part := range []*[]byte{&kind, &data} {
+				size, n := binary.Uvarint(body)
+				if n <= 0 || uint64(len(body)-n) < size {
+					return nil, fmt.Errorf("checkpoint: %w (truncated section %d)", ErrFormat, i)
+				}
+				*part, body = body[n:n+int(size)], body[n+int(size):]
+			}
+			f.Sections = append(f.Sections, Section{Kind: string(kind), Data: data})
+		}
+		if err := checkSections(f.Sections); err != nil {
+			return nil, fmt.Errorf("checkpoint: %w (%v)", ErrFormat, err)
+		}
 	}
 	if len(body) != 0 {
 		return nil, fmt.Errorf("checkpoint: %w (%d bytes left over)", ErrFormat, len(body))

@@ -107,6 +107,18 @@ func TestREADMEExamples(t *testing.T) {
 	t.Run("traffic", func(t *testing.T) { network(t, "lhsim traffic --topology torus:4x4x4 --load 0.1,0.3,0.5") })
 	t.Run("incast", func(t *testing.T) { network(t, "lhsim incast") })
 	t.Run("mbcf", func(t *testing.T) { network(t, "lhsim mbcf") })
+	t.Run("ib rtt", func(t *testing.T) { network(t, "lhsim ib rtt") })
+	t.Run("ib run, checkpoint, resume", func(t *testing.T) {
+		ckpt := filepath.Join(t.TempDir(), "ib.ckpt")
+		stop := readmeOutput(t, "lhsim ib run --checkpoint-at 1000 --checkpoint ib.ckpt")
+		code, _, stderr := run(t, nil, "ib", "run", "--checkpoint-at", "1000", "--checkpoint", ckpt)
+		require.Equal(t, 0, code, stderr)
+		require.Equal(t, strings.ReplaceAll(strings.Join(stop, "\n"), "ib.ckpt", ckpt), strings.TrimSpace(stderr))
+		resume := readmeOutput(t, "lhsim ib run --resume ib.ckpt")
+		code, out, stderr := run(t, nil, "ib", "run", "--resume", ckpt)
+		require.Equal(t, 0, code, stderr)
+		require.Equal(t, strings.Join(resume, "\n"), strings.TrimSpace(out))
+	})
 	t.Run("run, checkpoint, resume", func(t *testing.T) {
 		ckpt := filepath.Join(t.TempDir(), "run.ckpt")
 		stop := readmeOutput(t, "lhsim run --messages 3000 --checkpoint-at 100000 --checkpoint run.ckpt")

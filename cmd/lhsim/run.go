@@ -14,6 +14,7 @@ import (
 
 	"github.com/lhsim/lhsim/checkpoint"
 	"github.com/lhsim/lhsim/device"
+	"github.com/lhsim/lhsim/netsim/ib"
 	"github.com/lhsim/lhsim/session"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -85,6 +86,9 @@ func runRun(args []string) error {
 	if *resume != "" {
 		if _, err := os.Stat(*resume); err != nil {
 			return badUsage(fs, fmt.Errorf("--resume: %w", err))
+		}
+		if f, err := checkpoint.Read(*resume); err == nil && ib.IsCheckpoint(f) {
+			return badUsage(fs, fmt.Errorf("--resume: %s is an InfiniBand run's checkpoint: resume it with lhsim ib run --resume %s", *resume, *resume))
 		}
 	}
 	if *ckpt != "" {

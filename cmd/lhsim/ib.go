@@ -1,0 +1,356 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/lhsim/lhsim/checkpoint"
+	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/ib"
+)
+
+func init() {
+	register("ib", ibSummary, runIB)
+	ibCommands = map[string]ibCommand{
+		"rtt":       {ibRTTSummary, runIBRTT},
+		"bandwidth": {ibBandwidthSummary, runIBBandwidth},
+		"buffers":   {ibBuffersSummary, runIBBuffers},
+		"cpr":       {ibCPRSummary, runIBCPR},
+		"run":       {ibRunSummary, runIBRun},
+	}
+}
+
+const ibSummary = "InfiniBand HCA model of PM/InfiniBand-FJ (seed 004): rtt, bandwidth, buffers, cpr, run (lhsim ib help)"
+
+const (
+	ibRTTSummary       = "pmtest round trip with and without Data on WQE on GC-LE and E7501 (Table 4)"
+	ibBandwidthSummary = "message and RDMA bandwidth against size (Figures 5-6, Table 5)"
+	ibBuffersSummary   = "receive-buffer memory against node count, and a shared receive queue running dry (§5.4)"
+	ibCPRSummary       = "time of stop/save/restore/resume with range commands against one per QP (§5.5)"
+	ibRunSummary       = "mixed traffic on many nodes, checkpointed (--checkpoint-at, --checkpoint) and resumed (--resume)"
+)
+
+type ibCommand struct {
+	summary string
+	run     func(args []string) error
+}
+
+// ibCommands are lhsim ib's subcommands.
+var ibCommands map[string]ibCommand
+
+func ibUsage(w *os.File) {
+	fmt.Fprintln(w, "usage: lhsim ib SUBCOMMAND [flags]   (lhsim ib SUBCOMMAND -h for its flags)")
+	var names []string
+	for n := range ibCommands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-9s %s\n", n, ibCommands[n].summary)
+	}
+	fmt.Fprintln(w, "model, parameters and their sources: docs/ib.md")
+}
+
+func runIB(args []string) error {
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "lhsim ib needs a subcommand")
+		ibUsage(os.Stderr)
+		return usageError{errors.New("lhsim ib needs a subcommand")}
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		if len(args) == 2 {
+			if _, ok := ibCommands[args[1]]; ok {
+				return ibCommands[args[1]].run([]string{"-h"})
+			}
+		}
+		ibUsage(os.Stdout)
+		return flag.ErrHelp
+	}
+	c, ok := ibCommands[args[0]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "lhsim ib: unknown subcommand %q\n", args[0])
+		ibUsage(os.Stderr)
+		return usageError{fmt.Errorf("unknown subcommand %q", args[0])}
+	}
+	return c.run(args[1:])
+}
+
+// intList parses a comma-separated list of whole numbers in [lo, hi].
+func intList(fs *flag.FlagSet, name, s string, lo, hi int) ([]int, error) {
+	var out []int
+	for _, f := range splitList(s) {
+		v, err := strconv.Atoi(f)
+		if err != nil || v < lo || v > hi {
+			return nil, badUsage(fs, fmt.Errorf("--%s: %q: want whole numbers %d..%d", name, f, lo, hi))
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, badUsage(fs, fmt.Errorf("--%s: want at least one value", name))
+	}
+	return out, nil
+}
+
+func runIBRTT(args []string) error {
+	cfg := experiment.DefaultIBRTT()
+	fs := newFlags("ib rtt", ibRTTSummary)
+	fs.IntVar(&cfg.Size, "size", cfg.Size, "message bytes, 16..48 (the largest that fits a WQE; the message carries a 16-byte check header)")
+	fs.IntVar(&cfg.Iterations, "iterations", cfg.Iterations, "round trips timed")
+	fs.IntVar(&cfg.Warmup, "warmup", cfg.Warmup, "round trips before the timing starts")
+	out := addOutputFlags(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case cfg.Size < 16 || cfg.Size > 48:
+		return badUsage(fs, fmt.Errorf("--size %d: want 16..48 bytes (a message on the WQE holds 48)", cfg.Size))
+	case cfg.Iterations < 1 || cfg.Warmup < 0:
+		return badUsage(fs, fmt.Errorf("--iterations %d, --warmup %d: want at least 1 and at least 0", cfg.Iterations, cfg.Warmup))
+	}
+	if err := out.check(fs); err != nil {
+		return err
+	}
+	res, err := experiment.RunIBRTT(cfg)
+	if err != nil {
+		return err
+	}
+	return out.write(res, res.WriteTable)
+}
+
+func runIBBandwidth(args []string) error {
+	cfg := experiment.DefaultIBBandwidth()
+	fs := newFlags("ib bandwidth", ibBandwidthSummary)
+	chips := fs.String("chipset", strings.Join(cfg.Chipsets, ","), "comma-separated chipsets: gc-le, e7501")
+	sizes := fs.String("sizes", "16,64,256,1024,2048,4096,8192", "comma-separated message sizes in bytes (16..8192); RDMA also goes on by fours to --rdma-max")
+	fs.IntVar(&cfg.RDMAMax, "rdma-max", cfg.RDMAMax, "largest RDMA write in bytes")
+	plotOut := fs.String("plot", "", "draw bandwidth against size to this .svg or .png")
+	out := addOutputFlags(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	cfg.Chipsets = nil
+	for _, c := range splitList(*chips) {
+		if _, err := ib.ParseChipset(c); err != nil {
+			return badUsage(fs, fmt.Errorf("--chipset: %w", err))
+		}
+		cfg.Chipsets = append(cfg.Chipsets, c)
+	}
+	if len(cfg.Chipsets) == 0 {
+		return badUsage(fs, errors.New("--chipset: want gc-le, e7501 or both"))
+	}
+	var err error
+	if cfg.Sizes, err = intList(fs, "sizes", *sizes, 16, 8192); err != nil {
+		return err
+	}
+	if cfg.RDMAMax < 16 || cfg.RDMAMax > 1<<26 {
+		return badUsage(fs, fmt.Errorf("--rdma-max %d: want 16..%d bytes", cfg.RDMAMax, 1<<26))
+	}
+	if *plotOut != "" {
+		if err := experiment.CheckPlotFile(*plotOut); err != nil {
+			return badUsage(fs, fmt.Errorf("--plot: %w", err))
+		}
+	}
+	if err := out.check(fs); err != nil {
+		return err
+	}
+	res, err := experiment.RunIBBandwidth(cfg)
+	if err != nil {
+		return err
+	}
+	if err := out.write(res, res.WriteTable); err != nil {
+		return err
+	}
+	if *plotOut != "" {
+		return res.WritePlot(*plotOut)
+	}
+	return nil
+}
+
+func runIBBuffers(args []string) error {
+	cfg := experiment.DefaultIBBuffers()
+	fs := newFlags("ib buffers", ibBuffersSummary)
+	nodes := fs.String("nodes", "2,4,8,16,32,64,128,256,512,1024,2048,4096", "comma-separated node counts (2..4096)")
+	fs.IntVar(&cfg.PerPeer, "per-peer", cfg.PerPeer, "receive buffers per RC QP (seed 004 §5.4: at least 128)")
+	fs.IntVar(&cfg.SRQDepth, "srq-depth", cfg.SRQDepth, "buffers in the shared receive queue (seed 004 §6: 8 MB of 8 KB)")
+	fs.IntVar(&cfg.Senders, "senders", cfg.Senders, "run-dry study: nodes sending to one receiver")
+	fs.IntVar(&cfg.Messages, "messages", cfg.Messages, "run-dry study: messages from each sender")
+	fs.IntVar(&cfg.Size, "size", cfg.Size, "run-dry study: message bytes (16..8192)")
+	consume := fs.Float64("consume", cfg.Consume.Microseconds(), "run-dry study: µs the receiving host takes per message")
+	depths := fs.String("depths", "64,256", "run-dry study: comma-separated shared receive queue depths")
+	rates := fs.String("rates", "80,120,200", "run-dry study: comma-separated offered rates at the receiver, thousand messages a second")
+	plotOut := fs.String("plot", "", "draw memory per node against node count to this .svg or .png")
+	out := addOutputFlags(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var err error
+	if cfg.Nodes, err = intList(fs, "nodes", *nodes, 2, 4096); err != nil {
+		return err
+	}
+	if cfg.Depths, err = intList(fs, "depths", *depths, 1, 65536); err != nil {
+		return err
+	}
+	cfg.RatesKps = nil
+	for _, r := range splitList(*rates) {
+		v, err := strconv.ParseFloat(r, 64)
+		if err != nil || !(v > 0) || v > 1e6 {
+			return badUsage(fs, fmt.Errorf("--rates: %q: want thousands of messages a second, > 0", r))
+		}
+		cfg.RatesKps = append(cfg.RatesKps, v)
+	}
+	switch {
+	case cfg.PerPeer < 1 || cfg.PerPeer > 65536 || cfg.SRQDepth < 1 || cfg.SRQDepth > 65536:
+		return badUsage(fs, fmt.Errorf("--per-peer %d, --srq-depth %d: want 1..65536", cfg.PerPeer, cfg.SRQDepth))
+	case cfg.Senders < 1 || cfg.Senders > 255:
+		return badUsage(fs, fmt.Errorf("--senders %d: want 1..255", cfg.Senders))
+	case cfg.Messages < 1 || cfg.Messages > 100000:
+		return badUsage(fs, fmt.Errorf("--messages %d: want 1..100000", cfg.Messages))
+	case cfg.Size < 16 || cfg.Size > 8192:
+		return badUsage(fs, fmt.Errorf("--size %d: want 16..8192 bytes", cfg.Size))
+	case !(*consume > 0) || *consume > 1e6:
+		return badUsage(fs, fmt.Errorf("--consume %g: want µs > 0", *consume))
+	}
+	cfg.Consume = netsim.NS(*consume * 1000)
+	if len(cfg.RatesKps) == 0 {
+		return badUsage(fs, errors.New("--rates: want at least one rate"))
+	}
+	if *plotOut != "" {
+		if err := experiment.CheckPlotFile(*plotOut); err != nil {
+			return badUsage(fs, fmt.Errorf("--plot: %w", err))
+		}
+	}
+	if err := out.check(fs); err != nil {
+		return err
+	}
+	res, err := experiment.RunIBBuffers(cfg)
+	if err != nil {
+		return err
+	}
+	if err := out.write(res, res.WriteTable); err != nil {
+		return err
+	}
+	if *plotOut != "" {
+		return res.WritePlot(*plotOut)
+	}
+	return nil
+}
+
+func runIBCPR(args []string) error {
+	cfg := experiment.DefaultIBCPR()
+	fs := newFlags("ib cpr", ibCPRSummary)
+	qps := fs.String("qps", "1,3,15,63,255,1023,4095", "comma-separated QP counts on the HCA (1..65536)")
+	chip := fs.String("chipset", "gc-le", "gc-le or e7501")
+	out := addOutputFlags(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var err error
+	if cfg.QPs, err = intList(fs, "qps", *qps, 1, 65536); err != nil {
+		return err
+	}
+	if cfg.Params, err = ib.ParseChipset(*chip); err != nil {
+		return badUsage(fs, fmt.Errorf("--chipset: %w", err))
+	}
+	if err := out.check(fs); err != nil {
+		return err
+	}
+	res, err := experiment.RunIBCPR(cfg)
+	if err != nil {
+		return err
+	}
+	return out.write(res, res.WriteTable)
+}
+
+func runIBRun(args []string) error {
+	cfg := experiment.DefaultIBRun()
+	fs := newFlags("ib run", ibRunSummary)
+	fs.IntVar(&cfg.Machine.Nodes, "nodes", cfg.Machine.Nodes, "nodes on one switch (2..256)")
+	fs.IntVar(&cfg.Workload.Messages, "messages", cfg.Workload.Messages, "messages from each node to each other node")
+	fs.Uint64Var(&cfg.Workload.Seed, "seed", cfg.Workload.Seed, "seed of the sizes, gaps and host times")
+	fs.IntVar(&cfg.Machine.RecvDepth, "recv-depth", cfg.Machine.RecvDepth, "receive buffers in the shared queue (srq) or per QP (rc)")
+	receive := fs.String("receive", string(cfg.Machine.Receive), "receive buffers: srq (one shared queue) or rc (per peer)")
+	chip := fs.String("chipset", "gc-le", "gc-le or e7501")
+	at := fs.Float64("checkpoint-at", 0, "take a checkpoint at this simulated time, µs (0: none)")
+	fs.BoolVar(&cfg.Bulk, "bulk", cfg.Bulk, "checkpoint with one range command per node and step (false: one per QP)")
+	fs.StringVar(&cfg.Checkpoint, "checkpoint", "", "write the checkpoint to this file and stop there (needs --checkpoint-at)")
+	resume := fs.String("resume", "", "go on with the run saved in this checkpoint file (the run's flags come from it)")
+	out := addOutputFlags(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *resume != "" {
+		var clash []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "nodes", "messages", "seed", "recv-depth", "receive", "chipset", "checkpoint-at", "bulk", "checkpoint":
+				clash = append(clash, "--"+f.Name)
+			}
+		})
+		if len(clash) > 0 {
+			return badUsage(fs, fmt.Errorf("--resume takes the run from the checkpoint; leave out %s", strings.Join(clash, ", ")))
+		}
+		if _, err := os.Stat(*resume); err != nil {
+			return badUsage(fs, fmt.Errorf("--resume: %w", err))
+		}
+		if err := out.check(fs); err != nil {
+			return err
+		}
+		res, err := experiment.ResumeIB(*resume)
+		if err != nil {
+			return err
+		}
+		return out.write(res, res.WriteTable)
+	}
+	cfg.Machine.Receive = ib.ReceiveMode(*receive)
+	p, err := ib.ParseChipset(*chip)
+	if err != nil {
+		return badUsage(fs, fmt.Errorf("--chipset: %w", err))
+	}
+	cfg.Machine.Params = p
+	cfg.Machine.RDMABytes = cfg.Machine.Nodes * 4096
+	switch {
+	case cfg.Machine.Nodes < 2 || cfg.Machine.Nodes > 256:
+		return badUsage(fs, fmt.Errorf("--nodes %d: want 2..256", cfg.Machine.Nodes))
+	case cfg.Workload.Messages < 1 || cfg.Workload.Messages > 100000:
+		return badUsage(fs, fmt.Errorf("--messages %d: want 1..100000", cfg.Workload.Messages))
+	case *at < 0:
+		return badUsage(fs, fmt.Errorf("--checkpoint-at %g: want µs >= 0", *at))
+	case cfg.Checkpoint != "" && *at == 0:
+		return badUsage(fs, errors.New("--checkpoint needs --checkpoint-at"))
+	}
+	if err := cfg.Machine.Validate(); err != nil {
+		return badUsage(fs, err)
+	}
+	cfg.CheckpointAt = netsim.NS(*at * 1000)
+	if cfg.Checkpoint != "" {
+		if err := checkpoint.CanWrite(cfg.Checkpoint); err != nil {
+			return badUsage(fs, fmt.Errorf("--checkpoint: %w", err))
+		}
+	}
+	if err := out.check(fs); err != nil {
+		return err
+	}
+	res, err := experiment.RunIB(cfg)
+	if err != nil {
+		return err
+	}
+	if res.Saved != "" && !out.json {
+		if err := res.WriteTable(os.Stderr); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "lhsim ib run: saved %s (resume with: lhsim ib run --resume %s)\n", res.Saved, res.Saved)
+		if out.out == "" {
+			return nil
+		}
+		return out.write(res, func(io.Writer) error { return nil })
+	}
+	return out.write(res, res.WriteTable)
+}
