@@ -10,6 +10,7 @@ import (
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
+	"github.com/lhsim/lhsim/experiment"
 )
 
 // deviceFlags are the flags of every command that opens a device: which one (--model,
@@ -80,6 +81,43 @@ func addOutputFlags(fs *flag.FlagSet) *outputFlags {
 	fs.BoolVar(&o.json, "json", false, "print the result as JSON on stdout instead of the table")
 	fs.StringVar(&o.out, "out", "", "also write the result as JSON to this file")
 	return o
+}
+
+// plotFlag is --plot on the commands that draw their result with experiment's plots.
+type plotFlag struct{ file string }
+
+func addPlotFlag(fs *flag.FlagSet, usage string) *plotFlag {
+	p := &plotFlag{}
+	fs.StringVar(&p.file, "plot", "", usage)
+	return p
+}
+
+// check refuses a plot file experiment cannot draw before any work starts.
+func (p *plotFlag) check(fs *flag.FlagSet) error {
+	if p.file == "" {
+		return nil
+	}
+	if err := experiment.CheckPlotFile(p.file); err != nil {
+		return badUsage(fs, fmt.Errorf("--plot: %w", err))
+	}
+	return nil
+}
+
+// figure is a result with a table and a plot.
+type figure interface {
+	WriteTable(w io.Writer) error
+	WritePlot(file string) error
+}
+
+// report writes a result as the table (or JSON), then its plot if --plot asked for one.
+func report(out *outputFlags, plot *plotFlag, res figure) error {
+	if err := out.write(res, res.WriteTable); err != nil {
+		return err
+	}
+	if plot.file != "" {
+		return res.WritePlot(plot.file)
+	}
+	return nil
 }
 
 // check finds an --out file that cannot be written before any work starts.

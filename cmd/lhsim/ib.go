@@ -131,7 +131,7 @@ func runIBBandwidth(args []string) error {
 	chips := fs.String("chipset", strings.Join(cfg.Chipsets, ","), "comma-separated chipsets: gc-le, e7501")
 	sizes := fs.String("sizes", "16,64,256,1024,2048,4096,8192", "comma-separated message sizes in bytes (16..8192); RDMA also goes on by fours to --rdma-max")
 	fs.IntVar(&cfg.RDMAMax, "rdma-max", cfg.RDMAMax, "largest RDMA write in bytes")
-	plotOut := fs.String("plot", "", "draw bandwidth against size to this .svg or .png")
+	plotOut := addPlotFlag(fs, "draw bandwidth against size to this .svg or .png")
 	out := addOutputFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -153,10 +153,8 @@ func runIBBandwidth(args []string) error {
 	if cfg.RDMAMax < 16 || cfg.RDMAMax > 1<<26 {
 		return badUsage(fs, fmt.Errorf("--rdma-max %d: want 16..%d bytes", cfg.RDMAMax, 1<<26))
 	}
-	if *plotOut != "" {
-		if err := experiment.CheckPlotFile(*plotOut); err != nil {
-			return badUsage(fs, fmt.Errorf("--plot: %w", err))
-		}
+	if err := plotOut.check(fs); err != nil {
+		return err
 	}
 	if err := out.check(fs); err != nil {
 		return err
@@ -165,13 +163,7 @@ func runIBBandwidth(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := out.write(res, res.WriteTable); err != nil {
-		return err
-	}
-	if *plotOut != "" {
-		return res.WritePlot(*plotOut)
-	}
-	return nil
+	return report(out, plotOut, res)
 }
 
 func runIBBuffers(args []string) error {
@@ -186,7 +178,7 @@ func runIBBuffers(args []string) error {
 	consume := fs.Float64("consume", cfg.Consume.Microseconds(), "run-dry study: µs the receiving host takes per message")
 	depths := fs.String("depths", "64,256", "run-dry study: comma-separated shared receive queue depths")
 	rates := fs.String("rates", "80,120,200", "run-dry study: comma-separated offered rates at the receiver, thousand messages a second")
-	plotOut := fs.String("plot", "", "draw memory per node against node count to this .svg or .png")
+	plotOut := addPlotFlag(fs, "draw memory per node against node count to this .svg or .png")
 	out := addOutputFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -222,10 +214,8 @@ func runIBBuffers(args []string) error {
 	if len(cfg.RatesKps) == 0 {
 		return badUsage(fs, errors.New("--rates: want at least one rate"))
 	}
-	if *plotOut != "" {
-		if err := experiment.CheckPlotFile(*plotOut); err != nil {
-			return badUsage(fs, fmt.Errorf("--plot: %w", err))
-		}
+	if err := plotOut.check(fs); err != nil {
+		return err
 	}
 	if err := out.check(fs); err != nil {
 		return err
@@ -234,13 +224,7 @@ func runIBBuffers(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := out.write(res, res.WriteTable); err != nil {
-		return err
-	}
-	if *plotOut != "" {
-		return res.WritePlot(*plotOut)
-	}
-	return nil
+	return report(out, plotOut, res)
 }
 
 func runIBCPR(args []string) error {

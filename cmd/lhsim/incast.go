@@ -29,7 +29,7 @@ func runIncast(args []string) error {
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "what the receivers not in --rtl-nodes run: go (golden model) or tlm (transaction-level model)")
 	fs.StringVar(&cfg.Host, "host", cfg.Host, "the receivers' software: mpi (drivers/mpi on each node's host bus, timed by the host CPU model) or costs (lhsim search's per-message costs, inputs; needed for --model tlm)")
 	fs.BoolVar(&cfg.Speed, "speed", cfg.Speed, "also run LHS on with every receiver RTL (cgo, plugin), golden model and (--host costs) TLM, and compare speeds")
-	plotOut := fs.String("plot", "", "draw receives completed against time, LHS on and off, to this .svg or .png")
+	plotOut := addPlotFlag(fs, "draw receives completed against time, LHS on and off, to this .svg or .png")
 	fs.IntVar(&cfg.Messages, "messages", cfg.Messages, "messages from each sender to each receiver")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the message sizes")
 	post := fs.Float64("post-at", cfg.PostAt.Microseconds(), "when the receivers post their receives, µs")
@@ -65,10 +65,8 @@ func runIncast(args []string) error {
 	case cfg.Host == experiment.HostMPI && cfg.Model == "tlm" && *rtl != "all":
 		return badUsage(fs, errMsg("--model tlm has no host bus for the MPI host to run on: add --host costs"))
 	}
-	if *plotOut != "" {
-		if err := experiment.CheckPlotFile(*plotOut); err != nil {
-			return badUsage(fs, fmt.Errorf("--plot: %w", err))
-		}
+	if err := plotOut.check(fs); err != nil {
+		return err
 	}
 	if *rtl != "all" {
 		cfg.RTLNodes = []int{}
@@ -105,11 +103,5 @@ func runIncast(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := out.write(r, r.WriteTable); err != nil {
-		return err
-	}
-	if *plotOut != "" {
-		return r.WritePlot(*plotOut)
-	}
-	return nil
+	return report(out, plotOut, r)
 }

@@ -31,7 +31,7 @@ func runMBCF(args []string) error {
 	fs.Float64Var(&cfg.Faults.Reorder, "reorder", 0, "lossy link: rate of frames held back past later ones")
 	fs.Float64Var(&cfg.Faults.Corrupt, "corrupt", 0, "lossy link: rate of frames corrupted (they fail their FCS)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the hub's backoff and of the lossy link")
-	plotOut := fs.String("plot", "", "draw round trips and bandwidth against size, beside the paper, to this .svg or .png")
+	plotOut := addPlotFlag(fs, "draw round trips and bandwidth against size, beside the paper, to this .svg or .png")
 	out := addOutputFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -67,10 +67,8 @@ func runMBCF(args []string) error {
 	if err := cfg.Faults.Validate(); err != nil {
 		return badUsage(fs, err)
 	}
-	if *plotOut != "" {
-		if err := experiment.CheckPlotFile(*plotOut); err != nil {
-			return badUsage(fs, fmt.Errorf("--plot: %w", err))
-		}
+	if err := plotOut.check(fs); err != nil {
+		return err
 	}
 	if err := out.check(fs); err != nil {
 		return err
@@ -79,13 +77,7 @@ func runMBCF(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := out.write(res, res.WriteTable); err != nil {
-		return err
-	}
-	if *plotOut != "" {
-		return res.WritePlot(*plotOut)
-	}
-	return nil
+	return report(out, plotOut, res)
 }
 
 // sizeList parses comma-separated byte counts in 1..most.
