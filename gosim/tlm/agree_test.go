@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,26 +19,8 @@ import (
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/gosim/tlm"
 	"github.com/lhsim/lhsim/hw"
+	"github.com/lhsim/lhsim/internal/testseed"
 )
-
-// seeds returns the seeds a randomized test runs: SEED=n replays one, otherwise n fixed ones.
-func seeds(n int) []uint64 {
-	if s := os.Getenv("SEED"); s != "" {
-		if v, err := strconv.ParseUint(s, 0, 64); err == nil {
-			return []uint64{v}
-		}
-	}
-	out := make([]uint64, n)
-	for i := range out {
-		out[i] = uint64(i + 1)
-	}
-	return out
-}
-
-// replay tells how to run one seed again.
-func replay(t testing.TB, seed uint64) string {
-	return fmt.Sprintf("seed %d: replay with SEED=%d go test ./gosim/tlm -run '^%s$'", seed, seed, t.Name())
-}
 
 // scenario is one kind of randomized run.
 type scenario struct {
@@ -276,7 +257,7 @@ func onDevice(t *testing.T, model device.Model, r *run) result {
 	}
 	step := func() {
 		if b.Cycle() > limit {
-			t.Fatalf("device: %d of %d messages done after %d cycles\n%s", len(res.done), len(r.msgs), b.Cycle(), replay(t, r.seed))
+			t.Fatalf("device: %d of %d messages done after %d cycles\n%s", len(res.done), len(r.msgs), b.Cycle(), testseed.Replay(t, r.seed, "./gosim/tlm"))
 		}
 		b.Step()
 	}
@@ -322,7 +303,7 @@ func onDevice(t *testing.T, model device.Model, r *run) result {
 	}
 	e, err = b.ReadReg(hw.RegErr)
 	require.NoError(t, err)
-	require.Zero(t, e&hw.ErrRelease, "a release was refused\n%s", replay(t, r.seed))
+	require.Zero(t, e&hw.ErrRelease, "a release was refused\n%s", testseed.Replay(t, r.seed, "./gosim/tlm"))
 	res.ring = make([]byte, cfg.TailSize)
 	require.NoError(t, b.MemRead(uint64(cfg.TailBase), res.ring))
 	return res
@@ -364,7 +345,7 @@ func onModel(t *testing.T, r *run, start uint64) result {
 	at := start
 	for k, m := range r.msgs {
 		a, err := n.OfferMessage(at+uint64(r.gaps[k][0]), tlm.Message{Bytes: m, Idle: r.gaps[k][1:]})
-		require.NoError(t, err, "message %d\n%s", k, replay(t, r.seed))
+		require.NoError(t, err, "message %d\n%s", k, testseed.Replay(t, r.seed, "./gosim/tlm"))
 		res.done = append(res.done, a.Commit)
 		units := offUnits(r.cfg, m)
 		if r.cfg.LHSOn {
@@ -375,10 +356,10 @@ func onModel(t *testing.T, r *run, start uint64) result {
 		require.Equal(t, units, a.TailUnits, "message %d: the units the host gives back are the units reserved", k)
 		o := h.plan(a.Commit, r.delay[k], units)
 		if r.cfg.LHSOn {
-			require.NoError(t, n.Release(o.relLH, 1, 0), "message %d\n%s", k, replay(t, r.seed))
+			require.NoError(t, n.Release(o.relLH, 1, 0), "message %d\n%s", k, testseed.Replay(t, r.seed, "./gosim/tlm"))
 		}
 		if o.tail {
-			require.NoError(t, n.Release(o.relTail, 0, units*16), "message %d\n%s", k, replay(t, r.seed))
+			require.NoError(t, n.Release(o.relTail, 0, units*16), "message %d\n%s", k, testseed.Replay(t, r.seed, "./gosim/tlm"))
 		}
 		at = a.Last + 1
 	}
@@ -399,19 +380,19 @@ func compare(t *testing.T, r *run, dev, mod result) {
 	for k := range dev.done {
 		if dev.done[k] != mod.done[k] {
 			t.Fatalf("message %d (%d bytes, size field at %d): device finishes it at cycle %d, the model at %d (config %+v)\n%s",
-				k, len(r.msgs[k]), r.cfg.SizePos, dev.done[k], mod.done[k], r.cfg, replay(t, r.seed))
+				k, len(r.msgs[k]), r.cfg.SizePos, dev.done[k], mod.done[k], r.cfg, testseed.Replay(t, r.seed, "./gosim/tlm"))
 		}
 		if r.cfg.LHSOn && !bytes.Equal(dev.entries[k], mod.entries[k]) {
-			t.Fatalf("message %d: entry\ndevice % x\nmodel  % x\n%s", k, dev.entries[k], mod.entries[k], replay(t, r.seed))
+			t.Fatalf("message %d: entry\ndevice % x\nmodel  % x\n%s", k, dev.entries[k], mod.entries[k], testseed.Replay(t, r.seed, "./gosim/tlm"))
 		}
 	}
-	require.Equal(t, dev.regs, mod.regs, "registers at the end\n%s", replay(t, r.seed))
+	require.Equal(t, dev.regs, mod.regs, "registers at the end\n%s", testseed.Replay(t, r.seed, "./gosim/tlm"))
 	if !bytes.Equal(dev.ring, mod.ring) {
 		i := 0
 		for dev.ring[i] == mod.ring[i] {
 			i++
 		}
-		t.Fatalf("tail ring differs first at byte %d\n%s", i, replay(t, r.seed))
+		t.Fatalf("tail ring differs first at byte %d\n%s", i, testseed.Replay(t, r.seed, "./gosim/tlm"))
 	}
 }
 
@@ -423,7 +404,7 @@ func TestAgreeRandom(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			var total tlm.Counters
-			for _, seed := range seeds(3) {
+			for _, seed := range testseed.List(t, 3) {
 				t.Run(fmt.Sprint(seed), func(t *testing.T) {
 					r := newRun(sc, seed)
 					dev := onDevice(t, sc.model, r)

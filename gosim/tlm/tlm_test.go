@@ -12,6 +12,7 @@ import (
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/gosim/tlm"
 	"github.com/lhsim/lhsim/hw"
+	"github.com/lhsim/lhsim/internal/testseed"
 )
 
 // msg is a message of n bytes with size field size at SIZE_POS 12 (the reset value) and
@@ -227,7 +228,7 @@ func TestRing(t *testing.T) {
 // (short messages, a full ring, releases reported before it), and the same state after it:
 // both go on to the same answers when the LH buffer fills.
 func TestFeedMatchesOffer(t *testing.T) {
-	for _, seed := range seeds(40) {
+	for _, seed := range testseed.List(t, 40) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 0x66656564))
 			cfg := tlm.DefaultConfig()
@@ -294,11 +295,11 @@ func TestFeedMatchesOffer(t *testing.T) {
 			if fastErr == nil {
 				fend, fastErr = b.Feed(at2, msgs[cut:]) // cut < len(msgs): not empty
 			}
-			require.Equal(t, end, fend, replay(t, seed))
-			require.Equal(t, slowErr, fastErr, replay(t, seed))
-			require.Equal(t, a.Status(), b.Status(), replay(t, seed))
+			require.Equal(t, end, fend, testseed.Replay(t, seed, "./gosim/tlm"))
+			require.Equal(t, slowErr, fastErr, testseed.Replay(t, seed, "./gosim/tlm"))
+			require.Equal(t, a.Status(), b.Status(), testseed.Replay(t, seed, "./gosim/tlm"))
 			for i := range uint32(cfg.Entries) {
-				require.Equal(t, a.Entry(i), b.Entry(i), "entry %d\n%s", i, replay(t, seed))
+				require.Equal(t, a.Entry(i), b.Entry(i), "entry %d\n%s", i, testseed.Replay(t, seed, "./gosim/tlm"))
 			}
 
 			// Both go on alike: inline messages with no release until the buffer is full,
@@ -308,16 +309,16 @@ func TestFeedMatchesOffer(t *testing.T) {
 			for i := 0; i <= cfg.Entries+1; i++ {
 				x, errX := a.Offer(0, m)
 				y, errY := b.Offer(0, m)
-				require.Equal(t, x, y, "message %d after Feed\n%s", i, replay(t, seed))
-				require.Equal(t, errX, errY, "message %d after Feed\n%s", i, replay(t, seed))
+				require.Equal(t, x, y, "message %d after Feed\n%s", i, testseed.Replay(t, seed, "./gosim/tlm"))
+				require.Equal(t, errX, errY, "message %d after Feed\n%s", i, testseed.Replay(t, seed, "./gosim/tlm"))
 			}
 			st := a.Status()
 			r := a.Ready() + 5
 			require.Equal(t, a.Release(r, st.LHProd-st.LHCons, 0), b.Release(r, st.LHProd-st.LHCons, 0))
 			x, errX := a.Offer(0, m)
 			y, errY := b.Offer(0, m)
-			require.Equal(t, x, y, replay(t, seed))
-			require.Equal(t, errX, errY, replay(t, seed))
+			require.Equal(t, x, y, testseed.Replay(t, seed, "./gosim/tlm"))
+			require.Equal(t, errX, errY, testseed.Replay(t, seed, "./gosim/tlm"))
 		})
 	}
 }
@@ -383,7 +384,7 @@ func TestFeedRingLimit(t *testing.T) {
 // when it happens and, when the input is blocked, offer the message again after the next
 // release. It gives every message the cycles it gets when the releases are known ahead.
 func TestBlockedReoffer(t *testing.T) {
-	for _, seed := range seeds(20) {
+	for _, seed := range testseed.List(t, 20) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			sc := scenario{lhsOn: true, entries: []int{4, 16}[seed%2], ringMin: 16, ringMax: 1024, idle: 30, maxDelay: 80, msgs: 500}
 			r := newRun(sc, seed)
@@ -408,13 +409,13 @@ func TestBlockedReoffer(t *testing.T) {
 				a, err := n.OfferMessage(at, tlm.Message{Bytes: r.msgs[k], Idle: r.gaps[k][1:]})
 				if errors.Is(err, tlm.ErrBlocked) {
 					blocked++
-					require.NotEmpty(t, planned, "blocked with no release to come\n%s", replay(t, seed))
+					require.NotEmpty(t, planned, "blocked with no release to come\n%s", testseed.Replay(t, seed, "./gosim/tlm"))
 					require.NoError(t, n.Release(planned[0].at, planned[0].entries, planned[0].bytes))
 					planned = planned[1:]
 					continue
 				}
 				require.NoError(t, err)
-				require.Equal(t, ahead.done[k], a.Commit, "message %d\n%s", k, replay(t, seed))
+				require.Equal(t, ahead.done[k], a.Commit, "message %d\n%s", k, testseed.Replay(t, seed, "./gosim/tlm"))
 				e := n.Entry(uint32(a.Seq))
 				units := entryUnits(r.cfg, e[:])
 				o := h.plan(a.Commit, r.delay[k], units)

@@ -2,35 +2,15 @@ package ether
 
 import (
 	"encoding/binary"
-	"fmt"
 	"hash/crc32"
-	"os"
 	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lhsim/lhsim/internal/testseed"
 	"github.com/lhsim/lhsim/netsim"
 )
-
-// seeds returns the seeds a randomized test runs: SEED=n replays one, otherwise n fixed ones.
-func seeds(n int) []uint64 {
-	if s := os.Getenv("SEED"); s != "" {
-		if v, err := strconv.ParseUint(s, 0, 64); err == nil {
-			return []uint64{v}
-		}
-	}
-	out := make([]uint64, n)
-	for i := range out {
-		out[i] = uint64(i + 1)
-	}
-	return out
-}
-
-func replay(t testing.TB, seed uint64) string {
-	return fmt.Sprintf("seed %d: replay with SEED=%d go test ./netsim/ether -run '^%s$'", seed, seed, t.Name())
-}
 
 // A frame is the packet, zero padding to 60 bytes, and the CRC-32 of all of it, least
 // significant byte first; checking it over the whole frame leaves CRC-32's fixed residue.
@@ -228,7 +208,7 @@ func TestDeferral(t *testing.T) {
 // the frames that arrive never overlapped on the medium, and the same seed gives the same
 // times.
 func TestCollisions(t *testing.T) {
-	for _, seed := range seeds(5) {
+	for _, seed := range testseed.List(t, 5) {
 		run := func() ([]arrival, Stats) {
 			m := FastEthernet()
 			eng, h, sinks := newHub(t, m, 9, seed)
@@ -249,20 +229,20 @@ func TestCollisions(t *testing.T) {
 		}
 		got, st := run()
 		m := FastEthernet()
-		require.Equal(t, 8*25, len(got)+st.Dropped, replay(t, seed))
-		require.Greater(t, st.Collisions, 10, replay(t, seed))
+		require.Equal(t, 8*25, len(got)+st.Dropped, testseed.Replay(t, seed, "./netsim/ether"))
+		require.Greater(t, st.Collisions, 10, testseed.Replay(t, seed, "./netsim/ether"))
 		for i := 1; i < len(got); i++ {
 			// Arrival of frame i's last bit minus its own wire time is when it started
 			// arriving: after the previous one's end and the gap.
 			startI := got[i].at - m.WireTime(len(got[i].frame))
-			require.GreaterOrEqual(t, startI, got[i-1].at+m.Gap(), "frames %d and %d overlap on the medium\n%s", i-1, i, replay(t, seed))
+			require.GreaterOrEqual(t, startI, got[i-1].at+m.Gap(), "frames %d and %d overlap on the medium\n%s", i-1, i, testseed.Replay(t, seed, "./netsim/ether"))
 		}
 		for _, a := range got {
 			_, err := Open(a.frame)
-			require.NoError(t, err, replay(t, seed))
+			require.NoError(t, err, testseed.Replay(t, seed, "./netsim/ether"))
 		}
 		again, st2 := run()
-		require.Equal(t, got, again, "same seed, same run\n%s", replay(t, seed))
+		require.Equal(t, got, again, "same seed, same run\n%s", testseed.Replay(t, seed, "./netsim/ether"))
 		require.Equal(t, st, st2)
 	}
 }

@@ -2,14 +2,12 @@ package ib
 
 import (
 	"errors"
-	"fmt"
 	"math"
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lhsim/lhsim/internal/testseed"
 	"github.com/lhsim/lhsim/netsim"
 )
 
@@ -42,25 +40,6 @@ func TestDoWQESavesOneDMAReadEachWay(t *testing.T) {
 	require.ErrorContains(t, err, "48 with data on WQE")
 }
 
-// seeds gives the randomized tests their seeds: IB_SEED=n replays one.
-func seeds(t *testing.T, n int) []uint64 {
-	if s := os.Getenv("IB_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		require.NoError(t, err, "IB_SEED")
-		return []uint64{v}
-	}
-	var out []uint64
-	for i := range n {
-		out = append(out, uint64(i+1))
-	}
-	return out
-}
-
-// replay says how to run one failing seed again.
-func replay(t *testing.T, seed uint64) string {
-	return fmt.Sprintf("seed %d: replay with IB_SEED=%d go test ./netsim/ib -run '^%s$'", seed, seed, t.Name())
-}
-
 // Reliable connection semantics under receivers that run dry: with small receive queues and
 // hosts slower than the traffic, the HCAs refuse messages with RNR NAKs and the senders send
 // again after the RNR timer, yet every node receives every message of every other node
@@ -69,7 +48,7 @@ func replay(t *testing.T, seed uint64) string {
 // receive designs, several seeds.
 func TestRCInOrderExactlyOnceThroughRNR(t *testing.T) {
 	for _, mode := range []ReceiveMode{SharedRQ, PerPeerRQ} {
-		for _, seed := range seeds(t, 3) {
+		for _, seed := range testseed.List(t, 3) {
 			cfg, w := ckptConfig()
 			cfg.Receive = mode
 			cfg.RecvDepth = 2
@@ -79,19 +58,19 @@ func TestRCInOrderExactlyOnceThroughRNR(t *testing.T) {
 			w.Seed = seed
 			c := startTraffic(t, cfg, w)
 			err := c.Run(netsim.Never)
-			require.NoError(t, err, "%s, %s", mode, replay(t, seed))
+			require.NoError(t, err, "%s, %s", mode, testseed.Replay(t, seed, "./netsim/ib"))
 			o, err := c.Outcome()
 			require.NoError(t, err)
 			var rnr, retx uint64
 			for _, n := range o {
-				require.Equal(t, w.Expected()*(cfg.Nodes-1), n.Received, "%s node %d, %s", mode, n.Node, replay(t, seed))
+				require.Equal(t, w.Expected()*(cfg.Nodes-1), n.Received, "%s node %d, %s", mode, n.Node, testseed.Replay(t, seed, "./netsim/ib"))
 				// Every start of a message is counted, a resend too: less the resends, the posts.
-				require.Equal(t, uint64(w.Messages*(cfg.Nodes-1)), n.Stats.MessagesSent-n.Stats.Retransmits, "%s", replay(t, seed))
+				require.Equal(t, uint64(w.Messages*(cfg.Nodes-1)), n.Stats.MessagesSent-n.Stats.Retransmits, "%s", testseed.Replay(t, seed, "./netsim/ib"))
 				rnr += n.Stats.RNRNaksSent
 				retx += n.Stats.Retransmits
 			}
-			require.Positive(t, rnr, "%s: the receive queues ran dry (%s)", mode, replay(t, seed))
-			require.Positive(t, retx, "%s: and messages were sent again (%s)", mode, replay(t, seed))
+			require.Positive(t, rnr, "%s: the receive queues ran dry (%s)", mode, testseed.Replay(t, seed, "./netsim/ib"))
+			require.Positive(t, retx, "%s: and messages were sent again (%s)", mode, testseed.Replay(t, seed, "./netsim/ib"))
 		}
 	}
 }

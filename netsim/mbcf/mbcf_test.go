@@ -4,34 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lhsim/lhsim/internal/testseed"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/ether"
 )
-
-// seeds returns the seeds a randomized test runs: SEED=n replays one, otherwise n fixed ones.
-func seeds(n int) []uint64 {
-	if s := os.Getenv("SEED"); s != "" {
-		if v, err := strconv.ParseUint(s, 0, 64); err == nil {
-			return []uint64{v}
-		}
-	}
-	out := make([]uint64, n)
-	for i := range out {
-		out[i] = uint64(i + 1)
-	}
-	return out
-}
-
-func replay(t testing.TB, seed uint64) string {
-	return fmt.Sprintf("seed %d: replay with SEED=%d go test ./netsim/mbcf -run '^%s$'", seed, seed, strings.Split(t.Name(), "/")[0])
-}
 
 // The target's space in the tests: read-write, read-only, and a queue.
 const (
@@ -510,7 +490,7 @@ func TestLossyLink(t *testing.T) {
 		{Drop: 0.05, Duplicate: 0.05, Reorder: 0.05, Corrupt: 0.05},
 	}
 	const writes = 240
-	for _, seed := range seeds(3) {
+	for _, seed := range testseed.List(t, 3) {
 		for mi, mix := range mixes {
 			t.Run(fmt.Sprintf("seed%d/mix%d", seed, mi), func(t *testing.T) {
 				mix.Seed = seed
@@ -544,16 +524,16 @@ func TestLossyLink(t *testing.T) {
 					}
 					return nil
 				})
-				require.Len(t, r.applied, 2*writes, "each command applied once\n%s", replay(t, seed))
+				require.Len(t, r.applied, 2*writes, "each command applied once\n%s", testseed.Replay(t, seed, "./netsim/mbcf"))
 				for i, ap := range r.applied {
-					require.Equal(t, uint32(i/2), binary.BigEndian.Uint32(ap.Cmd.Data), "command %d out of order\n%s", i, replay(t, seed))
+					require.Equal(t, uint32(i/2), binary.BigEndian.Uint32(ap.Cmd.Data), "command %d out of order\n%s", i, testseed.Replay(t, seed, "./netsim/mbcf"))
 				}
 				w, _ := r.b.Space().Word(rwBase)
 				require.Equal(t, uint32(writes-1), w)
 				hs := r.s.Hub().Stats()
 				st := r.s.Stats()
 				require.Positive(t, hs.FaultDrops+hs.FaultDuplicates+hs.FaultReorders+hs.FaultCorrupts, "the link was lossy")
-				require.Positive(t, st.Duplicates+st.OutOfOrder+st.CRCErrors+st.Retransmitted, "the protocol had work to do\n%s", replay(t, seed))
+				require.Positive(t, st.Duplicates+st.OutOfOrder+st.CRCErrors+st.Retransmitted, "the protocol had work to do\n%s", testseed.Replay(t, seed, "./netsim/mbcf"))
 				require.Zero(t, st.ChannelsFailed)
 			})
 		}
@@ -563,7 +543,7 @@ func TestLossyLink(t *testing.T) {
 // Several senders to one receiver over a shared, lossy hub: collisions and loss, and each
 // sender's commands still land once and in its order.
 func TestManySendersLossy(t *testing.T) {
-	for _, seed := range seeds(2) {
+	for _, seed := range testseed.List(t, 2) {
 		cfg := FastEthernet()
 		cfg.Seed = seed
 		s, err := New(cfg, 5)
@@ -598,14 +578,14 @@ func TestManySendersLossy(t *testing.T) {
 			}
 		}
 		_, err = s.Run(progs)
-		require.NoError(t, err, replay(t, seed))
+		require.NoError(t, err, testseed.Replay(t, seed, "./netsim/mbcf"))
 		for n := range uint32(4) {
-			require.Len(t, got[n], 100, "node %d\n%s", n, replay(t, seed))
+			require.Len(t, got[n], 100, "node %d\n%s", n, testseed.Replay(t, seed, "./netsim/mbcf"))
 			for i, v := range got[n] {
-				require.Equal(t, uint32(i), v, "node %d\n%s", n, replay(t, seed))
+				require.Equal(t, uint32(i), v, "node %d\n%s", n, testseed.Replay(t, seed, "./netsim/mbcf"))
 			}
 		}
-		require.Positive(t, s.Hub().Stats().Collisions, "four senders on a hub collide\n%s", replay(t, seed))
+		require.Positive(t, s.Hub().Stats().Collisions, "four senders on a hub collide\n%s", testseed.Replay(t, seed, "./netsim/mbcf"))
 	}
 }
 
