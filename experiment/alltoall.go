@@ -13,10 +13,6 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/alltoall"
@@ -314,43 +310,18 @@ func (r *AlltoallResult) WritePlot(file string) error {
 		return fmt.Errorf("alltoall: nothing to plot")
 	}
 	lat := r.Rows[0].LinkLatencyNs
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("All-to-all on %s, links %s ns (cf. seed 002 Figure 3; simulated)", r.Torus, lat)
-	p.X.Label.Text = "bytes per pair"
-	p.Y.Label.Text = "total time (µs)"
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = true, true
-	type series struct {
-		scheme string
-		uneven bool
-	}
-	var order []series
-	pts := map[series]plotter.XYs{}
+	p := logXPlot(fmt.Sprintf("All-to-all on %s, links %s ns (cf. seed 002 Figure 3; simulated)", r.Torus, lat),
+		"bytes per pair", "total time (µs)")
+	var c curves
 	for _, row := range r.Rows {
 		if row.LinkLatencyNs != lat {
 			continue
 		}
-		s := series{row.Scheme, row.Uneven}
-		if _, ok := pts[s]; !ok {
-			order = append(order, s)
-		}
-		pts[s] = append(pts[s], plotter.XY{X: float64(row.BytesPerPair), Y: row.TotalUs})
-	}
-	for i, s := range order {
-		l, sc, err := plotter.NewLinePoints(pts[s])
-		if err != nil {
-			return err
-		}
-		l.Color, sc.Color, sc.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
-		name := strings.ReplaceAll(s.scheme, "_", " ")
-		if s.uneven {
-			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		name := strings.ReplaceAll(row.Scheme, "_", " ")
+		if row.Uneven {
 			name += " (uneven)"
 		}
-		p.Add(l, sc)
-		p.Legend.Add(name, l, sc)
+		c.add(name, row.Uneven, float64(row.BytesPerPair), row.TotalUs)
 	}
-	p.Add(plotter.NewGrid())
-	return p.Save(8*vg.Inch, 6*vg.Inch, file)
+	return c.draw(p, file)
 }

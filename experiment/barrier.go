@@ -13,10 +13,6 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/cluster"
@@ -295,35 +291,13 @@ func (r *BarrierResult) WritePlot(file string) error {
 			nl = 1.0 // the latency that matched seed 003's machine, when it is in the sweep
 		}
 	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Barrier time, node latency %.1f µs (cf. seed 003)", nl)
-	p.X.Label.Text = "processes"
-	p.Y.Label.Text = "barrier time (µs)"
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = true, true
-	type series struct{ topo, alg string }
-	var order []series
-	pts := map[series]plotter.XYs{}
+	p := logXPlot(fmt.Sprintf("Barrier time, node latency %.1f µs (cf. seed 003)", nl), "processes", "barrier time (µs)")
+	var c curves
 	for _, row := range r.Rows {
 		if row.NodeLatencyUs != nl {
 			continue
 		}
-		s := series{row.Topology, row.Algorithm}
-		if _, ok := pts[s]; !ok {
-			order = append(order, s)
-		}
-		pts[s] = append(pts[s], plotter.XY{X: float64(row.Processes), Y: row.SimulatedUs})
+		c.add(row.Topology+" "+strings.ReplaceAll(row.Algorithm, "_", " "), false, float64(row.Processes), row.SimulatedUs)
 	}
-	for i, s := range order {
-		l, sc, err := plotter.NewLinePoints(pts[s])
-		if err != nil {
-			return err
-		}
-		l.Color, sc.Color, sc.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
-		p.Add(l, sc)
-		p.Legend.Add(s.topo+" "+strings.ReplaceAll(s.alg, "_", " "), l, sc)
-	}
-	p.Add(plotter.NewGrid())
-	return p.Save(8*vg.Inch, 6*vg.Inch, file)
+	return c.draw(p, file)
 }

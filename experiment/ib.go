@@ -277,34 +277,12 @@ func (r *IBBandwidthResult) WritePlot(file string) error {
 	if err := CheckPlotFile(file); err != nil {
 		return fmt.Errorf("ib bandwidth: %w", err)
 	}
-	p := plot.New()
-	p.Title.Text = "PM/InfiniBand-FJ bandwidth, simulated (cf. seed 004 Figures 5-6)"
-	p.X.Label.Text = "bytes"
-	p.Y.Label.Text = "MB/s"
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = true, true
-	type key struct{ chip, kind string }
-	var order []key
-	pts := map[key]plotter.XYs{}
+	p := logXPlot("PM/InfiniBand-FJ bandwidth, simulated (cf. seed 004 Figures 5-6)", "bytes", "MB/s")
+	var c curves
 	for _, row := range r.Rows {
-		k := key{row.Chipset, row.Kind}
-		if _, ok := pts[k]; !ok {
-			order = append(order, k)
-		}
-		pts[k] = append(pts[k], plotter.XY{X: float64(row.Bytes), Y: row.MBps})
+		c.add(chipsetLabel(row.Chipset)+" "+row.Kind, false, float64(row.Bytes), row.MBps)
 	}
-	for i, k := range order {
-		l, sc, err := plotter.NewLinePoints(pts[k])
-		if err != nil {
-			return err
-		}
-		l.Color, sc.Color, sc.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
-		p.Add(l, sc)
-		p.Legend.Add(chipsetLabel(k.chip)+" "+k.kind, l, sc)
-	}
-	p.Add(plotter.NewGrid())
-	return p.Save(8*vg.Inch, 6*vg.Inch, file)
+	return c.draw(p, file)
 }
 
 // IBBuffersConfig is what lhsim ib buffers reports.
