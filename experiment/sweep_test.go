@@ -56,6 +56,7 @@ func TestMergeIsTheWholeSweep(t *testing.T) {
 		for _, all := range []bool{false, true} {
 			cfg := DefaultTraffic()
 			cfg.Topology, cfg.Loads, cfg.AllLoads = "torus:4x4x4", []float64{0.1, 0.9, 1.0, 1.2}, all
+			cfg.WarmupCycles, cfg.MeasureCycles, cfg.DrainCycles = 500, 1000, 2000
 			whole, err := RunTraffic(cfg)
 			require.NoError(t, err)
 			merged, err := MergeTraffic(cfg, runParts(t, cfg.Parts(), RunTraffic))
