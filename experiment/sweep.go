@@ -9,6 +9,7 @@ package experiment
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 
@@ -124,6 +125,7 @@ func MergeTraffic(cfg TrafficConfig, parts []*TrafficResult) (*TrafficResult, er
 	want := head(parts[0])
 	res := want
 	var events, flitHops float64
+	var simulated netsim.Time // summed in picoseconds, as the whole sweep does, not in float seconds
 	for i, p := range parts {
 		if !reflect.DeepEqual(head(p), want) {
 			return nil, fmt.Errorf("traffic: part %d (load %v) describes another machine than part 0", i, cfg.Loads[i])
@@ -133,13 +135,14 @@ func MergeTraffic(cfg TrafficConfig, parts []*TrafficResult) (*TrafficResult, er
 		}
 		res.Rows = append(res.Rows, p.Rows[0])
 		res.CPUSeconds += p.CPUSeconds
-		res.SimulatedSeconds += p.SimulatedSeconds
+		simulated += netsim.Time(math.Round(p.SimulatedSeconds * float64(netsim.Second)))
 		events += float64(p.Rows[0].Events)
 		flitHops += p.FlitHopsPerS * p.CPUSeconds
 		if p.Rows[0].Saturated && !cfg.AllLoads {
 			break
 		}
 	}
+	res.SimulatedSeconds = float64(simulated) / float64(netsim.Second)
 	if s := res.CPUSeconds; s > 0 {
 		res.EventsPerS, res.FlitHopsPerS = events/s, flitHops/s
 	}

@@ -128,3 +128,10 @@ func taskLine(file string, idx int) ([]string, error) {
 	}
 	return nil, fmt.Errorf("slurm task: %s has no line for array task %d", file, idx)
 }
+
+// TaskBinary is where, inside an array task running task table file, the binary the
+// submitting side named name (Sweep.Files) is.
+func TaskBinary(file, name string) string {
+	abs, _ := filepath.Abs(file)
+	return filepath.Join(filepath.Dir(filepath.Dir(abs)), "bin", name)
+}
