@@ -291,6 +291,12 @@ func TestNoSbatch(t *testing.T) {
 // choice as an #SBATCH line, the LHSIM_* environment, and the task command line.
 func TestDryRun(t *testing.T) {
 	t.Setenv("PATH", "/nonexistent") // needs no Slurm
+	for _, e := range os.Environ() {
+		if k, _, _ := strings.Cut(e, "="); strings.HasPrefix(k, "LHSIM_") {
+			t.Setenv(k, "") // restored after the test
+			os.Unsetenv(k)
+		}
+	}
 	t.Setenv("LHSIM_MODEL", "go")
 	o := testOptions(t, 2)
 	o.DryRun, o.Partition, o.TimeLimit, o.Account, o.SbatchArgs = true, "short", "10:00", "hw", "--mem=2G --qos low"

@@ -48,6 +48,9 @@ func runArea(args []string) error {
 		if o.Write {
 			return badUsage(fs, errMsg("-write saves the whole sweep's summary: not with -only"))
 		}
+		if len(o.Jobs()) == 0 {
+			return badUsage(fs, fmt.Errorf("-only %s matches no job of the sweep on %s", *only, *families))
+		}
 	}
 	if err := checkSlurm(fs, sl); err != nil {
 		return err

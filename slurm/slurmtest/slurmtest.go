@@ -16,7 +16,7 @@ import (
 )
 
 // RequiredEnv, when set, turns a missing Slurm from a skip into a failure.
-const RequiredEnv = "LHSIM_SLURM_REQUIRED"
+const RequiredEnv = "REQUIRE_SLURM"
 
 // Up reports whether a Slurm controller answers here, and if not, why.
 func Up() error {
