@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lhsim/lhsim/device"
+	"github.com/lhsim/lhsim/plugin"
 	"github.com/lhsim/lhsim/regress"
 	"github.com/lhsim/lhsim/slurm"
 )
@@ -52,7 +53,8 @@ func runRegress(args []string) error {
 	if *jobs <= 0 {
 		return badUsage(fs, errors.New("--jobs must be positive"))
 	}
-	if _, err := device.FromEnv(device.Config{Model: device.Model(*model), Bridge: device.Bridge(*bridge)}); err != nil {
+	dev, err := device.FromEnv(device.Config{Model: device.Model(*model), Bridge: device.Bridge(*bridge)})
+	if err != nil {
 		return badUsage(fs, err)
 	}
 	if err := checkSlurm(fs, sl); err != nil {
@@ -81,7 +83,7 @@ func runRegress(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	fmt.Fprintf(os.Stderr, "building %s ...\n", *pkg)
-	cfg, err := regress.Build(ctx, cfg)
+	cfg, err = regress.Build(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -94,6 +96,14 @@ func runRegress(args []string) error {
 	if sl.Enabled {
 		sw := slurm.Sweep{Command: "regress", Noun: "seeds", Args: slurm.Args(fs, outputs...),
 			Files: map[string]string{regressBinary: cfg.Binary}}
+		if dev.Bridge == device.Plugin {
+			// Beside the test binary, where the tests look for it first (plugin.Locate).
+			p, err := plugin.Locate()
+			if err != nil {
+				return err
+			}
+			sw.Files[plugin.BinaryName] = p
+		}
 		for _, s := range cfg.Seeds {
 			sw.Units = append(sw.Units, slurm.Unit{Key: fmt.Sprintf("seed-%d", s), Label: fmt.Sprint(s)})
 		}

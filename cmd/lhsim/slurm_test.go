@@ -175,6 +175,9 @@ func TestSlurmRegressRTL(t *testing.T) {
 	require.Equal(t, 1, local.code, local.stderr)
 	s, sj, sx = regressOutputs(t, fatal, dir, "slurm-fatal", slurmArgs...)
 	require.Equal(t, 1, s.code, s.stderr)
+	m, err := filepath.Glob(filepath.Join(dir, "slurm", "regress-*", "bin", "lhsim-plugin"))
+	require.NoError(t, err)
+	require.Len(t, m, 1, "the plugin binary is copied beside the test binary, built once for every task")
 	require.Contains(t, s.stdout, "3 seeds, 0 passed, 3 failed")
 	require.Contains(t, s.stdout, "SEED=2 LHSIM_BRIDGE=plugin WAVES=1 go test ./testbench -run '^TestScoreboardRandom$/^2$' -v")
 	require.Equal(t, sameAsLocal(local.stdout), sameAsLocal(s.stdout))
@@ -425,5 +428,67 @@ func TestSlurmAreaMatchesLocal(t *testing.T) {
 func requireYosysHere(t *testing.T) {
 	if _, err := exec.LookPath("yosys"); err != nil {
 		t.Fatal("no yosys on PATH: make test installs it (scripts/setup.sh)")
+	}
+}
+
+// slurmReadme normalizes what changes from run to run in a --slurm example: job numbers,
+// times, the work directory.
+func slurmReadme(s string) string {
+	for _, r := range []struct {
+		re   *regexp.Regexp
+		with string
+	}{
+		{regexp.MustCompile(`jobs? [0-9]+(, [0-9]+)*`), "job N"},
+		{regexp.MustCompile(`[0-9]+\.[0-9] s\b`), "T s"},
+		{regexp.MustCompile(`\S*/regress-[0-9a-f]{12}`), "DIR"},
+	} {
+		s = r.re.ReplaceAllString(s, r.with)
+	}
+	return s
+}
+
+// The README's --slurm example, run through the local Slurm: its lines on stderr (the work
+// directory, the submission, the closing timing line) and on stdout (the summary) are the
+// README's, but for job numbers, times and paths; the progress lines are left out.
+func TestSlurmREADMEExample(t *testing.T) {
+	slurmtest.Require(t)
+	want := readmeOutput(t, "lhsim regress --seeds 20 --slurm --per-task 5")
+	r := lhsimAt(t, nil, "regress", "--seeds", "20", "--slurm", "--per-task", "5", "--slurm-dir", t.TempDir())
+	require.Equal(t, 0, r.code, r.stderr)
+	var wantErr, wantOut []string
+	for _, l := range want {
+		switch {
+		case strings.HasPrefix(l, "["), l == "...":
+		case strings.HasPrefix(l, "slurm:"), strings.HasPrefix(l, "building "):
+			wantErr = append(wantErr, slurmReadme(l))
+		default:
+			wantOut = append(wantOut, slurmReadme(l))
+		}
+	}
+	inOrder(t, wantErr, slurmReadme(r.stderr))
+	inOrder(t, wantOut, slurmReadme(r.stdout))
+}
+
+// Every test docs/cluster.md names exists.
+func TestClusterDocTestsExist(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/cluster.md")
+	require.NoError(t, err)
+	names := regexp.MustCompile("`(Test[A-Za-z0-9_]+)`").FindAllStringSubmatch(string(doc), -1)
+	require.Greater(t, len(names), 15)
+	defined := map[string]bool{}
+	funcs := regexp.MustCompile(`(?m)^func (Test[A-Za-z0-9_]+)\(`)
+	for _, dir := range []string{".", "../../slurm", "../../slurm/slurmtest", "../../experiment"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+		require.NoError(t, err)
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			for _, m := range funcs.FindAllSubmatch(b, -1) {
+				defined[string(m[1])] = true
+			}
+		}
+	}
+	for _, n := range names {
+		require.True(t, defined[n[1]], "docs/cluster.md names %s, which no test defines", n[1])
 	}
 }
