@@ -12,6 +12,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/alltoall"
@@ -80,9 +81,7 @@ func MergeAlltoall(cfg AlltoallConfig, parts []*AlltoallResult) (*AlltoallResult
 	}
 	size := func(r AlltoallRow) int { return slices.Index(cfg.Sizes, r.BytesPerPair) }
 	scheme := func(r AlltoallRow) int { return slices.Index(cfg.Schemes, alltoall.Scheme(r.Scheme)) }
-	equal := func(r AlltoallRow) bool {
-		return len(r.LinkLatencyNs) > 8 && r.LinkLatencyNs[len(r.LinkLatencyNs)-8:] == " (equal)"
-	}
+	equal := func(r AlltoallRow) bool { return strings.HasSuffix(r.LinkLatencyNs, " (equal)") }
 	b2i := func(b bool) int {
 		if b {
 			return 1
