@@ -34,9 +34,9 @@ type Outcome struct {
 	// DryRun: the job script was written (Script) and nothing submitted.
 	DryRun bool
 	Script string
-	// Phases, wall clock: writing and submitting the job arrays, waiting for them, reading
-	// the results.
-	Submit, Wait, Collect time.Duration
+	// Phases, wall clock: hashing and copying the binaries into the work directory, writing
+	// and submitting the job arrays, waiting for them, reading the results.
+	Prepare, Submit, Wait, Collect time.Duration
 }
 
 // Where says where the units ran, for a command's summary line.
@@ -57,8 +57,8 @@ func (o *Outcome) Where() string {
 
 // Timing is the closing line of a Slurm run: where the time went (merge: the caller's).
 func (o *Outcome) Timing(merge time.Duration) string {
-	return fmt.Sprintf("slurm: %s; %d results reused; submit %.1f s, run %.1f s, collect %.1f s, merge %.1f s",
-		o.Where(), o.Before, o.Submit.Seconds(), o.Wait.Seconds(), o.Collect.Seconds(), merge.Seconds())
+	return fmt.Sprintf("slurm: %s; %d results reused; prepare %.1f s, submit %.1f s, run %.1f s, collect %.1f s, merge %.1f s",
+		o.Where(), o.Before, o.Prepare.Seconds(), o.Submit.Seconds(), o.Wait.Seconds(), o.Collect.Seconds(), merge.Seconds())
 }
 
 // MissingError is a sweep whose units did not all produce a result after the second
@@ -130,12 +130,13 @@ func Run(ctx context.Context, o Options, sw Sweep, log io.Writer, progress Progr
 			return nil, fmt.Errorf("%w; nothing submitted for %s", err, Describe(sw.Noun, sw.Units))
 		}
 	}
+	t0 := time.Now()
 	w, err := openWorkDir(o.Dir, o.Binary, sw)
 	if err != nil {
 		return nil, err
 	}
 	defer w.close()
-	out := &Outcome{Dir: w.path}
+	out := &Outcome{Dir: w.path, Prepare: time.Since(t0)}
 	done := w.done()
 	out.Before = len(done)
 	fmt.Fprintf(log, "slurm: work directory %s: %d of %d %s already done\n", w.path, len(done), len(sw.Units), sw.Noun)
@@ -173,7 +174,7 @@ func Run(ctx context.Context, o Options, sw Sweep, log io.Writer, progress Progr
 		if round > 2 {
 			return nil, &MissingError{Command: sw.Command, Noun: sw.Noun, Dir: w.path, Total: len(sw.Units), Missing: missing, Why: why}
 		}
-		t0 := time.Now()
+		t0 = time.Now()
 		sub, err := w.newSubmission(o, len(w.m.Jobs)+1, missing)
 		if err != nil {
 			return nil, fmt.Errorf("slurm: writing the job script: %w", err)
@@ -225,7 +226,7 @@ func Run(ctx context.Context, o Options, sw Sweep, log io.Writer, progress Progr
 		}
 	}
 
-	t0 := time.Now()
+	t0 = time.Now()
 	out.Results = make([]json.RawMessage, len(sw.Units))
 	for i, u := range sw.Units {
 		r, err := w.readResult(u.Key)
@@ -280,7 +281,9 @@ func (w *workDir) wait(ctx context.Context, o Options, job int, progress Progres
 				msg, n, len(w.m.Units), w.m.Noun, w.path, len(w.m.Units)-n, ctx.Err())
 		}
 		if err == nil {
-			p, r, e, text := counts(tasks)
+			// What it has seen, not only what slurmctld still holds: it forgets finished
+			// tasks after MinJobAge, long before a big array ends.
+			p, r, e, text := counts(seen)
 			if progress != nil {
 				progress(Status{Job: job, Done: len(w.done()), Total: len(w.m.Units), Pending: p, Running: r, Ended: e, States: text})
 			}

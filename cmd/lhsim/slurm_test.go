@@ -393,7 +393,7 @@ func TestSlurmNetworkSweepsMatchLocal(t *testing.T) {
 			require.Equal(t, 0, local.code, local.stderr)
 			s := lhsimAt(t, nil, append(c.args, "--out", filepath.Join(dir, "slurm.json"), "--slurm", "--per-task", "2", "--slurm-dir", dir)...)
 			require.Equal(t, 0, s.code, s.stderr)
-			require.Regexp(t, `slurm: Slurm job \d+ \(\d+ array tasks\); 0 results reused; submit [0-9.]+ s, run [0-9.]+ s, collect [0-9.]+ s, merge [0-9.]+ s`, s.stderr)
+			require.Regexp(t, `slurm: Slurm job \d+ \(\d+ array tasks\); 0 results reused; prepare [0-9.]+ s, submit [0-9.]+ s, run [0-9.]+ s, collect [0-9.]+ s, merge [0-9.]+ s`, s.stderr)
 			require.Equal(t, withoutMachineLines(local.stdout), withoutMachineLines(s.stdout))
 			lj, err := os.ReadFile(filepath.Join(dir, "local.json"))
 			require.NoError(t, err)
