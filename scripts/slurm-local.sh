@@ -53,7 +53,8 @@ write_conf() {
 	$sudo tee "$CONF.tmp" >/dev/null <<EOF
 $MARK: a one-node cluster on this machine.
 ClusterName=lhsim-local
-SlurmctldHost=$host
+# Everything on the loopback address: the host name need not resolve.
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 AuthType=auth/munge
 StateSaveLocation=$STATE/ctld
@@ -83,7 +84,7 @@ MaxJobCount=200000
 SlurmdTimeout=60
 InactiveLimit=0
 KillWait=10
-$node State=UNKNOWN
+$node NodeAddr=127.0.0.1 State=UNKNOWN
 PartitionName=$PARTITION Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
 	$sudo mv "$CONF.tmp" "$CONF"
@@ -99,7 +100,7 @@ start_daemons() {
 	$sudo mkdir -p /run/munge "$RUN"
 	$sudo chown munge:munge /run/munge
 	if ! pid_alive /run/munge/munged.pid; then
-		[ -f /etc/munge/munge.key ] || $sudo -u munge /usr/sbin/mungekey --create 2>/dev/null || $sudo /usr/sbin/mungekey --create
+		[ -f /etc/munge/munge.key ] || $sudo /usr/sbin/mungekey --create
 		$sudo chown munge:munge /etc/munge/munge.key
 		$sudo chmod 0400 /etc/munge/munge.key
 		$sudo runuser -u munge -- /usr/sbin/munged

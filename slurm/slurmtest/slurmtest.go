@@ -27,7 +27,8 @@ func Up() error {
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "scontrol", "ping").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "is UP") {
-		return fmt.Errorf("scontrol ping: %s", strings.TrimSpace(string(out)))
+		first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+		return fmt.Errorf("scontrol ping: %s", first)
 	}
 	return nil
 }
