@@ -10,7 +10,7 @@ VLIBS := $(foreach t,$(VTOPS),build/verilator/$(t)/lib$(t).a)
 LINT_TOPS := $(basename $(notdir $(RTL)))
 
 .PHONY: all setup rtl test lint demo bench soak synth clean plugin generate
-.PHONY: waves regress coverage fuzz synth-check
+.PHONY: waves regress coverage fuzz synth-check test-slurm
 all: rtl
 
 setup:
@@ -38,6 +38,13 @@ else
 	$(GO) test ./... $(GOTESTFLAGS)
 endif
 	LHSIM_BRIDGE=plugin $(GO) test ./testbench/ $(GOTESTFLAGS)
+
+# --slurm against a real one-node Slurm on this machine (scripts/slurm-local.sh installs and
+# starts it, and stops it afterwards unless it was already up); here the Slurm tests fail
+# rather than skip when no Slurm answers. docs/cluster.md.
+test-slurm: rtl plugin
+	REQUIRE_SLURM=1 bash scripts/slurm-local.sh run -- bash -c \
+		'$(GO) test ./slurm/... $(GOTESTFLAGS) && $(GO) test -run Slurm ./cmd/lhsim/ $(GOTESTFLAGS)'
 
 # The register map, entry layout and their copies for the RTL, the C bridge and the docs, from
 # hw/contract.json (make lint fails when one of them is stale).

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -26,6 +27,48 @@ type Options struct {
 	Parallel int
 	// Dir is where to start looking for the repository root ("." when empty).
 	Dir string
+	// Only, when set, keeps the sweep's jobs whose family/name it matches
+	// ("xc2vp/lhs_rx_ENTRIES64").
+	Only *regexp.Regexp
+	// RunAll runs the sweep's jobs (Runner.RunAll when nil; lhsim area --slurm hands them to
+	// a Slurm job array and returns their reports, in job order, as Runner.RunAll does).
+	RunAll func(ctx context.Context, r Runner, jobs []Job, progress func(Report, time.Duration)) ([]Report, error)
+}
+
+// Runner is the runner Command synthesizes with: from the repository root, reports into
+// build/synth/reports, or into Reports with Write.
+func (o Options) Runner() (Runner, error) {
+	dir := o.Dir
+	if dir == "" {
+		dir = "."
+	}
+	root, err := FindRoot(dir)
+	if err != nil {
+		return Runner{}, err
+	}
+	out := filepath.Join(root, "build", "synth", "reports")
+	if o.Write {
+		out = o.reportsDir(root)
+	}
+	return Runner{Root: root, Out: out, Parallel: o.Parallel}, nil
+}
+
+func (o Options) reportsDir(root string) string {
+	if filepath.IsAbs(o.Reports) {
+		return o.Reports
+	}
+	return filepath.Join(root, o.Reports)
+}
+
+// Jobs are the sweep's jobs for the chosen families, those Only matches.
+func (o Options) Jobs() []Job {
+	var jobs []Job
+	for _, j := range Sweep(o.Families) {
+		if o.Only == nil || o.Only.MatchString(j.String()) {
+			jobs = append(jobs, j)
+		}
+	}
+	return jobs
 }
 
 // ParseFamilies reads a comma-separated family list.
@@ -47,18 +90,11 @@ func ParseFamilies(s string) ([]Family, error) {
 // Command runs `lhsim area`: the sweep (or the checked-in reports), then Table 1 on stdout.
 // Progress goes to log.
 func Command(ctx context.Context, o Options, stdout, log io.Writer) error {
-	dir := o.Dir
-	if dir == "" {
-		dir = "."
-	}
-	root, err := FindRoot(dir)
+	r, err := o.Runner()
 	if err != nil {
 		return err
 	}
-	reports := o.Reports
-	if !filepath.IsAbs(reports) {
-		reports = filepath.Join(root, reports)
-	}
+	reports := o.reportsDir(r.Root)
 	var s Summary
 	var source string
 	if o.Cached {
@@ -66,26 +102,30 @@ func Command(ctx context.Context, o Options, stdout, log io.Writer) error {
 			return err
 		}
 		source = fmt.Sprintf("checked-in reports in %s/ (Yosys not run; `make synth` re-creates them)", o.Reports)
-		if hash, _, err := HashRTL(root); err != nil || hash != s.RTLHash {
+		if hash, _, err := HashRTL(r.Root); err != nil || hash != s.RTLHash {
 			fmt.Fprintf(log, "area: rtl/ has changed since %s/ was made: these figures may be stale (make synth)\n", o.Reports)
 		}
 	} else {
-		out := filepath.Join(root, "build", "synth", "reports")
-		if o.Write {
-			out = reports
+		jobs := o.Jobs()
+		if len(jobs) == 0 {
+			return fmt.Errorf("area: -only %s matches no job of the sweep", o.Only)
 		}
-		r := Runner{Root: root, Out: out, Parallel: o.Parallel}
-		if err := r.Check(); err != nil {
-			return err
+		runAll := o.RunAll
+		if runAll == nil {
+			if err := r.Check(); err != nil {
+				return err
+			}
+			runAll = func(ctx context.Context, r Runner, jobs []Job, progress func(Report, time.Duration)) ([]Report, error) {
+				return r.RunAll(ctx, jobs, progress)
+			}
+			fmt.Fprintf(log, "area: %d Yosys runs, %d at a time (logs in build/synth/)\n", len(jobs), max(1, o.Parallel))
 		}
-		jobs := Sweep(o.Families)
-		hash, files, err := HashRTL(root)
+		hash, files, err := HashRTL(r.Root)
 		if err != nil {
 			return err
 		}
 		start := time.Now()
-		fmt.Fprintf(log, "area: %d Yosys runs, %d at a time (logs in build/synth/)\n", len(jobs), max(1, o.Parallel))
-		reps, err := r.RunAll(ctx, jobs, func(rep Report, d time.Duration) {
+		reps, err := runAll(ctx, r, jobs, func(rep Report, d time.Duration) {
 			fmt.Fprintf(log, "  %-32s %6.1f s  LUT %6d  FF %6d  BRAM %3d  slices %6d\n",
 				rep.Job.String(), d.Seconds(), rep.LUTs, rep.FFs, rep.BRAMs, rep.Slices)
 		})

@@ -7,6 +7,7 @@ package regress
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -66,6 +67,9 @@ type Report struct {
 	Config  Config
 	Results []SeedResult // in seed order
 	Elapsed time.Duration
+	// Where the seeds ran, for the summary line when not on this machine ("Slurm job 12
+	// (100 array tasks)"); empty: Config.Jobs processes here.
+	Where string
 }
 
 // Passed and Failed count seeds.
@@ -155,6 +159,12 @@ func List(ctx context.Context, cfg Config) ([]string, error) {
 // rerunSuffix ends the subtest that runs a failed seed again with waveforms
 // (testbench/waves_test.go); it is not a failure of its own.
 const rerunSuffix = "_waves"
+
+// RunSeed runs the test binary (built by Build) for one seed: what Run does for each seed,
+// and what each Slurm array task does for its seeds.
+func RunSeed(ctx context.Context, cfg Config, seed uint64) SeedResult {
+	return runSeed(ctx, cfg.withDefaults(), seed)
+}
 
 // runSeed runs the test binary for one seed.
 func runSeed(ctx context.Context, cfg Config, seed uint64) SeedResult {
@@ -296,8 +306,12 @@ func seedRanges(seeds []uint64) string {
 // Print writes the summary table: the passed seeds, then each failed seed with the tests it
 // failed and its replay command.
 func (r *Report) Print(w io.Writer) error {
-	fmt.Fprintf(w, "%s -run %s: %d seeds, %d passed, %d failed in %.1f s on %d processes at a time\n",
-		r.Config.Package, r.Config.Run, len(r.Results), r.Passed(), r.Failed(), r.Elapsed.Seconds(), r.Config.Jobs)
+	where := fmt.Sprintf("%d processes at a time", r.Config.Jobs)
+	if r.Where != "" {
+		where = r.Where
+	}
+	fmt.Fprintf(w, "%s -run %s: %d seeds, %d passed, %d failed in %.1f s on %s\n",
+		r.Config.Package, r.Config.Run, len(r.Results), r.Passed(), r.Failed(), r.Elapsed.Seconds(), where)
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("result", "seeds", "tests", "replay (with its waveform)")
 	var passed []uint64
@@ -320,6 +334,50 @@ func (r *Report) Print(w io.Writer) error {
 		}
 	}
 	return t.Render()
+}
+
+// reportJSON is the regression as --json prints it and --out writes it.
+type reportJSON struct {
+	Package  string     `json:"package"`
+	Run      string     `json:"run"`
+	Model    string     `json:"model,omitempty"`
+	Bridge   string     `json:"bridge,omitempty"`
+	Tags     string     `json:"tags,omitempty"`
+	Seeds    int        `json:"seeds"`
+	Passed   int        `json:"passed"`
+	Failed   int        `json:"failed"`
+	ElapsedS float64    `json:"elapsed_s"`
+	Where    string     `json:"where"`
+	Results  []seedJSON `json:"results"`
+}
+
+type seedJSON struct {
+	Seed      uint64   `json:"seed"`
+	Passed    bool     `json:"passed"`
+	Failed    []string `json:"failed,omitempty"`
+	DurationS float64  `json:"duration_s"`
+	Replay    string   `json:"replay,omitempty"`
+	Waveform  string   `json:"waveform,omitempty"`
+	Output    string   `json:"output,omitempty"`
+}
+
+// MarshalJSON writes the report: the choices that make the run, a record per seed (with the
+// replay command of a failed one), the counts.
+func (r *Report) MarshalJSON() ([]byte, error) {
+	where := r.Where
+	if where == "" {
+		where = fmt.Sprintf("%d processes at a time", r.Config.Jobs)
+	}
+	out := reportJSON{Package: r.Config.Package, Run: r.Config.Run, Model: r.Config.Model, Bridge: r.Config.Bridge, Tags: r.Config.Tags,
+		Seeds: len(r.Results), Passed: r.Passed(), Failed: r.Failed(), ElapsedS: r.Elapsed.Seconds(), Where: where,
+		Results: make([]seedJSON, len(r.Results))}
+	for i, s := range r.Results {
+		out.Results[i] = seedJSON{Seed: s.Seed, Passed: s.Passed, Failed: s.Failed, DurationS: s.Duration.Seconds(), Waveform: s.Waveform, Output: s.Output}
+		if !s.Passed {
+			out.Results[i].Replay = r.Replay(s)
+		}
+	}
+	return json.Marshal(out)
 }
 
 // JUnit is the regression as a JUnit report: a case per seed.

@@ -30,7 +30,11 @@ func runAlltoall(args []string) error {
 	nl := fs.Float64("node-latency", cfg.Cluster.NodeLatency.Microseconds(), "µs charged per put (seed 003 section 5.1; seed 002 gives none)")
 	out := addOutputFlags(fs)
 	plotOut := fs.String("plot", "", "draw total time against bytes per pair to this .svg or .png")
+	sl := addSlurmFlags(fs)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkSlurm(fs, sl); err != nil {
 		return err
 	}
 	cfg.Torus = "torus:" + strings.TrimPrefix(*torus, "torus:")
@@ -73,11 +77,17 @@ func runAlltoall(args []string) error {
 	if cfg.EqualLatency {
 		runs *= 2
 	}
-	pr := newProgress(out.json, "alltoall", int64(runs), "runs")
-	cfg.Progress = func(done, _ int) { pr.set(int64(done), "") }
-	res, err := experiment.RunAlltoall(cfg)
+	var pr *progress
+	if !sl.Enabled && sl.Task == "" {
+		pr = newProgress(out.json, "alltoall", int64(runs), "runs")
+		cfg.Progress = func(done, _ int) { pr.set(int64(done), "") }
+	}
+	res, err := sweep(sl, fs, "alltoall", out.json, cfg, cfg.Parts(), experiment.RunAlltoall,
+		func(parts []*experiment.AlltoallResult) (*experiment.AlltoallResult, error) {
+			return experiment.MergeAlltoall(cfg, parts)
+		})
 	pr.finish(err == nil)
-	if err != nil {
+	if err != nil || res == nil {
 		return err
 	}
 	if err := out.write(res, res.WriteTable); err != nil {

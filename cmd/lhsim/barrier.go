@@ -27,7 +27,11 @@ func runBarrier(args []string) error {
 	fs.IntVar(&cfg.RingMax, "ring-max", cfg.RingMax, "largest process count for the ring, which sends p(p-1) puts")
 	out := addOutputFlags(fs)
 	plotOut := fs.String("plot", "", "draw barrier time against processes (node latency 1.0 µs when swept) to this .svg or .png")
+	sl := addSlurmFlags(fs)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkSlurm(fs, sl); err != nil {
 		return err
 	}
 	cfg.Topologies = splitList(*topos)
@@ -76,8 +80,11 @@ func runBarrier(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
-	res, err := experiment.RunBarrier(cfg)
-	if err != nil {
+	res, err := sweep(sl, fs, "barrier", out.json, cfg, cfg.Parts(), experiment.RunBarrier,
+		func(parts []*experiment.BarrierResult) (*experiment.BarrierResult, error) {
+			return experiment.MergeBarrier(parts), nil
+		})
+	if err != nil || res == nil {
 		return err
 	}
 	if err := out.write(res, res.WriteTable); err != nil {

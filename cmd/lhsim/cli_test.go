@@ -85,6 +85,15 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{[]string{"run", "--model", "go", "--trace", "x.fst"}, nil, "--trace records the Verilated RTL; --model go has none"},
 		{[]string{"demo", "--trace", "/nonexistent/dir/x.fst"}, nil, "--trace: open /nonexistent/dir/x.fst"},
 		{[]string{"demo", "--model", "go", "--trace", "x.fst"}, nil, "--trace records the Verilated RTL; --model go has none"},
+		// The --slurm flags, the same on every sweep command (docs/cluster.md).
+		{[]string{"barrier", "--partition", "short"}, nil, "--partition: only with --slurm"},
+		{[]string{"regress", "--per-task", "4", "--dry-run"}, nil, "--dry-run, --per-task: only with --slurm"},
+		{[]string{"traffic", "--slurm", "--per-task", "0"}, nil, "--per-task 0: want 1 or more"},
+		{[]string{"alltoall", "--slurm", "--sbatch-args", "--array=0-9"}, nil, "--array=0-9 is lhsim's to set"},
+		{[]string{"area", "--slurm", "-cached"}, nil, "-cached runs no Yosys: nothing to hand to Slurm"},
+		{[]string{"area", "-only", "lhs_rx", "-write"}, nil, "-write saves the whole sweep's summary: not with -only"},
+		{[]string{"area", "-only", "("}, nil, "-only: error parsing regexp"},
+		{[]string{"area", "-only", "nosuch"}, nil, "-only nosuch matches no job of the sweep on xc2vp,xc7"},
 	}
 	for _, c := range cases {
 		code, _, stderr := run(t, c.env, c.args...)

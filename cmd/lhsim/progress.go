@@ -80,3 +80,11 @@ func (pr *progress) finish(ok bool) {
 	}
 	pr.p.Wait()
 }
+
+// writer is where other lines go while the bar is drawn: above it (or stderr, without one).
+func (pr *progress) writer() io.Writer {
+	if pr == nil {
+		return os.Stderr
+	}
+	return pr.p
+}

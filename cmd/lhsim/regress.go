@@ -9,11 +9,14 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/lhsim/lhsim/device"
+	"github.com/lhsim/lhsim/plugin"
 	"github.com/lhsim/lhsim/regress"
+	"github.com/lhsim/lhsim/slurm"
 )
 
 func init() {
@@ -39,6 +42,8 @@ func runRegress(args []string) error {
 	bridge := fs.String("bridge", "", "LHSIM_BRIDGE of the tests (cgo, plugin; default: the tests' own, cgo)")
 	tags := fs.String("tags", "", "build tags of the test binary (lhscoverage: the coverage build)")
 	junit := fs.String("junit", "", "also write the results as JUnit XML to this file")
+	out := addOutputFlags(fs)
+	sl := addSlurmFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -48,17 +53,37 @@ func runRegress(args []string) error {
 	if *jobs <= 0 {
 		return badUsage(fs, errors.New("--jobs must be positive"))
 	}
-	if _, err := device.FromEnv(device.Config{Model: device.Model(*model), Bridge: device.Bridge(*bridge)}); err != nil {
+	dev, err := device.FromEnv(device.Config{Model: device.Model(*model), Bridge: device.Bridge(*bridge)})
+	if err != nil {
 		return badUsage(fs, err)
+	}
+	if err := checkSlurm(fs, sl); err != nil {
+		return err
+	}
+	if err := out.check(fs); err != nil {
+		return err
 	}
 	cfg := regress.Config{Package: *pkg, Run: *run, Jobs: *jobs, Model: *model, Bridge: *bridge, Tags: *tags}
 	for i := 0; i < *n; i++ {
 		cfg.Seeds = append(cfg.Seeds, *first+uint64(i))
 	}
+	// What the tasks run does not depend on these: they only say how to report, or how
+	// many processes to run here.
+	outputs := []string{"jobs", "junit", "json", "out"}
+	if sl.Task != "" {
+		cfg.Binary = slurm.TaskBinary(sl.Task, regressBinary)
+		return runTask(sl, fs, "regress", outputs, func(ctx context.Context, u slurm.Unit) (any, error) {
+			seed, err := strconv.ParseUint(u.Label, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("unit %q is not a seed", u.Label)
+			}
+			return regress.RunSeed(ctx, cfg, seed), nil
+		})
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	fmt.Fprintf(os.Stderr, "building %s ...\n", *pkg)
-	cfg, err := regress.Build(ctx, cfg)
+	cfg, err = regress.Build(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -67,19 +92,58 @@ func runRegress(args []string) error {
 	} else if len(names) == 0 {
 		return badUsage(fs, fmt.Errorf("--run %s matches no test in %s", *run, *pkg))
 	}
-	bar := newProgress(false, "regress", int64(len(cfg.Seeds)), "seeds")
-	r, err := regress.Run(ctx, cfg, regressProgress(bar, os.Stderr))
-	bar.finish(err == nil)
-	if err != nil && r == nil {
-		return err
-	}
-	if perr := r.Print(os.Stdout); perr != nil {
-		return perr
-	}
-	for _, s := range r.Results {
-		if s.Waveform != "" {
-			fmt.Printf("seed %d: waveform %s\n", s.Seed, s.Waveform)
+	var r *regress.Report
+	if sl.Enabled {
+		sw := slurm.Sweep{Command: "regress", Noun: "seeds", Args: slurm.Args(fs, outputs...),
+			Files: map[string]string{regressBinary: cfg.Binary}}
+		if dev.Bridge == device.Plugin {
+			// Beside the test binary, where the tests look for it first (plugin.Locate).
+			p, err := plugin.Locate()
+			if err != nil {
+				return err
+			}
+			sw.Files[plugin.BinaryName] = p
 		}
+		for _, s := range cfg.Seeds {
+			sw.Units = append(sw.Units, slurm.Unit{Key: fmt.Sprintf("seed-%d", s), Label: fmt.Sprint(s)})
+		}
+		start := time.Now()
+		res, err := submit(ctx, sl, sw, out.json)
+		if err != nil || res == nil {
+			return err
+		}
+		merge := time.Now()
+		results, err := slurm.Decode[regress.SeedResult](res)
+		if err != nil {
+			return err
+		}
+		for i, s := range results {
+			if s.Seed != cfg.Seeds[i] {
+				return fmt.Errorf("slurm: the result of seed %d in %s says seed %d: not merged", cfg.Seeds[i], res.Dir, s.Seed)
+			}
+		}
+		r = &regress.Report{Config: cfg, Results: results, Elapsed: time.Since(start), Where: res.Where()}
+		defer slurmTiming(res, merge)
+	} else {
+		bar := newProgress(out.json, "regress", int64(len(cfg.Seeds)), "seeds")
+		r, err = regress.Run(ctx, cfg, regressProgress(bar, os.Stderr))
+		bar.finish(err == nil)
+		if err != nil && r == nil {
+			return err
+		}
+	}
+	if perr := out.write(r, func(w io.Writer) error {
+		if err := r.Print(w); err != nil {
+			return err
+		}
+		for _, s := range r.Results {
+			if s.Waveform != "" {
+				fmt.Fprintf(w, "seed %d: waveform %s\n", s.Seed, s.Waveform)
+			}
+		}
+		return nil
+	}); perr != nil {
+		return perr
 	}
 	if *junit != "" {
 		if jerr := writeJUnit(*junit, r.JUnit()); jerr != nil {
@@ -94,6 +158,9 @@ func runRegress(args []string) error {
 	}
 	return nil
 }
+
+// regressBinary is the test binary's name in a Slurm work directory's bin/.
+const regressBinary = "regress.test"
 
 // regressProgress shows the regression as it goes: a progress bar on a terminal (shared with
 // the other long commands, progress.go), a line every tenth of the seeds otherwise; a failed

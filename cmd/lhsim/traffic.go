@@ -53,7 +53,11 @@ func runTraffic(args []string) error {
 	arb := fs.String("arbiter", "", "round-robin or oldest-first")
 	out := addOutputFlags(fs)
 	plotOut := fs.String("plot", "", "draw throughput and latency against load to this .svg or .png file")
+	sl := addSlurmFlags(fs)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkSlurm(fs, sl); err != nil {
 		return err
 	}
 	set := map[string]bool{}
@@ -140,7 +144,13 @@ func runTraffic(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
-	res, err := experiment.RunTraffic(cfg)
+	res, err := sweep(sl, fs, "traffic", out.json, cfg, cfg.Parts(), experiment.RunTraffic,
+		func(parts []*experiment.TrafficResult) (*experiment.TrafficResult, error) {
+			return experiment.MergeTraffic(cfg, parts)
+		})
+	if err == nil && res == nil {
+		return nil // --slurm-task, or --dry-run
+	}
 	if err != nil {
 		// What the user gave that the fabric refuses (a topology, a pattern, a load) is a
 		// usage mistake; anything else is a failure of the run.

@@ -1,0 +1,152 @@
+package experiment
+
+// The network sweeps cut into parts that run on their own (one Slurm array task each, lhsim
+// --slurm) and merged back into the result the whole sweep gives when run at once: the same
+// rows in the same order, the same event counts. Only what measures this machine differs:
+// wall and CPU times and the rates made from them, which the merge recomputes from the
+// parts (CPU time adds up; wall time is the caller's to set).
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/alltoall"
+)
+
+// Part is one piece of a sweep: a configuration that runs alone, and how reports name it.
+type Part[C any] struct {
+	Label  string
+	Config C
+}
+
+// Parts are the barrier sweep by topology and node latency: each part builds its machine
+// and runs every algorithm and process count on it, as the whole sweep does.
+func (cfg BarrierConfig) Parts() []Part[BarrierConfig] {
+	var out []Part[BarrierConfig]
+	for _, ts := range cfg.Topologies {
+		for _, nl := range cfg.NodeLatency {
+			c := cfg
+			c.Topologies, c.NodeLatency = []string{ts}, []netsim.Time{nl}
+			out = append(out, Part[BarrierConfig]{Label: fmt.Sprintf("%s node-latency %gus", ts, nl.Microseconds()), Config: c})
+		}
+	}
+	return out
+}
+
+// MergeBarrier puts the parts' results (in Parts order) together; WallSeconds is their sum.
+func MergeBarrier(parts []*BarrierResult) *BarrierResult {
+	res := &BarrierResult{}
+	for _, p := range parts {
+		res.PutLatency = append(res.PutLatency, p.PutLatency...)
+		res.Rows = append(res.Rows, p.Rows...)
+		res.Events += p.Events
+		res.WallSeconds += p.WallSeconds
+	}
+	return res
+}
+
+// Parts are the all-to-all sweep by size and scheme; each part runs its size and scheme on
+// every latency and evenness the sweep asks for.
+func (cfg AlltoallConfig) Parts() []Part[AlltoallConfig] {
+	var out []Part[AlltoallConfig]
+	for _, size := range cfg.Sizes {
+		for _, sc := range cfg.Schemes {
+			c := cfg
+			c.Sizes, c.Schemes, c.Progress = []int{size}, []alltoall.Scheme{sc}, nil
+			out = append(out, Part[AlltoallConfig]{Label: fmt.Sprintf("%dB %s", size, sc), Config: c})
+		}
+	}
+	return out
+}
+
+// MergeAlltoall puts the parts' results together in the whole sweep's row order (latency,
+// evenness, size, scheme). WallS is the parts' sum; EventsPerS is made from it.
+func MergeAlltoall(cfg AlltoallConfig, parts []*AlltoallResult) (*AlltoallResult, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("alltoall: no parts to merge")
+	}
+	res := &AlltoallResult{Torus: parts[0].Torus, Algorithm: parts[0].Algorithm, Steps: parts[0].Steps, Puts: parts[0].Puts,
+		UnevenWeights: parts[0].UnevenWeights, Heavy: parts[0].Heavy}
+	for _, p := range parts {
+		if p.Torus != res.Torus || p.Algorithm != res.Algorithm || p.Steps != res.Steps || p.Puts != res.Puts {
+			return nil, fmt.Errorf("alltoall: parts of different sweeps (%s %s %d steps, %s %s %d steps)", res.Torus, res.Algorithm, res.Steps, p.Torus, p.Algorithm, p.Steps)
+		}
+		res.Rows = append(res.Rows, p.Rows...)
+		res.Events += p.Events
+		res.WallS += p.WallS
+	}
+	size := func(r AlltoallRow) int { return slices.Index(cfg.Sizes, r.BytesPerPair) }
+	scheme := func(r AlltoallRow) int { return slices.Index(cfg.Schemes, alltoall.Scheme(r.Scheme)) }
+	equal := func(r AlltoallRow) bool { return strings.HasSuffix(r.LinkLatencyNs, " (equal)") }
+	b2i := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(res.Rows, func(a, b AlltoallRow) int {
+		return cmp.Or(cmp.Compare(b2i(equal(a)), b2i(equal(b))), cmp.Compare(b2i(a.Uneven), b2i(b.Uneven)),
+			cmp.Compare(size(a), size(b)), cmp.Compare(scheme(a), scheme(b)))
+	})
+	if res.WallS > 0 {
+		res.EventsPerS = float64(res.Events) / res.WallS
+	}
+	return res, nil
+}
+
+// Parts are the traffic sweep by offered load; each part also computes the bounds and the
+// zero-load latencies, which every part finds the same.
+func (cfg TrafficConfig) Parts() []Part[TrafficConfig] {
+	var out []Part[TrafficConfig]
+	for _, l := range cfg.Loads {
+		c := cfg
+		c.Loads = []float64{l}
+		out = append(out, Part[TrafficConfig]{Label: fmt.Sprintf("load %g", l), Config: c})
+	}
+	return out
+}
+
+// MergeTraffic puts the parts' results (in Parts order) together as the whole sweep would
+// have run: in load order, stopping after the first saturated load unless AllLoads (a part
+// past it ran for nothing and counts nowhere). CPU time is the sum of the counted parts';
+// the rates are made from it.
+func MergeTraffic(cfg TrafficConfig, parts []*TrafficResult) (*TrafficResult, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("traffic: no parts to merge")
+	}
+	head := func(r *TrafficResult) TrafficResult {
+		h := *r
+		h.Rows, h.EventsPerS, h.FlitHopsPerS, h.CPUSeconds, h.SimulatedSeconds = nil, 0, 0, 0, 0
+		return h
+	}
+	want := head(parts[0])
+	res := want
+	var events, flitHops float64
+	var simulated netsim.Time // summed in picoseconds, as the whole sweep does, not in float seconds
+	for i, p := range parts {
+		if !reflect.DeepEqual(head(p), want) {
+			return nil, fmt.Errorf("traffic: part %d (load %v) describes another machine than part 0", i, cfg.Loads[i])
+		}
+		if len(p.Rows) != 1 {
+			return nil, fmt.Errorf("traffic: part %d has %d rows, want 1", i, len(p.Rows))
+		}
+		res.Rows = append(res.Rows, p.Rows[0])
+		res.CPUSeconds += p.CPUSeconds
+		simulated += netsim.Time(math.Round(p.SimulatedSeconds * float64(netsim.Second)))
+		events += float64(p.Rows[0].Events)
+		flitHops += p.FlitHopsPerS * p.CPUSeconds
+		if p.Rows[0].Saturated && !cfg.AllLoads {
+			break
+		}
+	}
+	res.SimulatedSeconds = float64(simulated) / float64(netsim.Second)
+	if s := res.CPUSeconds; s > 0 {
+		res.EventsPerS, res.FlitHopsPerS = events/s, flitHops/s
+	}
+	return &res, nil
+}
