@@ -244,7 +244,13 @@ func Script(files []string, p Proof, model string, purge bool) string {
 		}
 	}
 	fmt.Fprintf(&b, "read_verilog -formal %s %s\n", strings.Join(incs, " "), strings.Join(files, " "))
-	fmt.Fprintf(&b, "prep -top %s\nflatten\n", Top)
+	fmt.Fprintf(&b, "prep -top %s\n", Top)
+	if !purge {
+		// Every signal stays for the waveform, also a port's name inside a block, which
+		// flatten makes an alias of the signal outside.
+		b.WriteString("setattr -set keep 1 w:*\n")
+	}
+	b.WriteString("flatten\n")
 	b.WriteString(removeOthers("assert", keepAsserts(p)))
 	b.WriteString(removeOthers("cover", p.Covers))
 	b.WriteString("memory_nordff\nasync2sync\nchformal -assume -early\n")
