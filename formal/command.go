@@ -3,6 +3,8 @@ package formal
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -70,7 +72,7 @@ func Table(w io.Writer, results []Result) error {
 	}
 	for _, r := range results {
 		if r.Outcome == Counterexample && r.Save != "" {
-			fmt.Fprintf(w, "%s: %s\n  gtkwave %s %s\n", r.Proof.Name, r.Proof.Note, r.VCD, r.Save)
+			fmt.Fprintf(w, "%s: %s\n  gtkwave %s %s\n", r.Proof.Name, r.Proof.Note, here(r.VCD), here(r.Save))
 		}
 		if r.Detail != "" {
 			fmt.Fprintf(w, "%s: %s\n", r.Proof.Name, r.Detail)
@@ -87,4 +89,16 @@ func Passed(results []Result) bool {
 		}
 	}
 	return len(results) > 0
+}
+
+// here names a path from the current folder when it is below it.
+func here(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
 }

@@ -116,7 +116,7 @@ var Proofs = []Proof{
 	{
 		Name: "exception: m_mem request changes before it is taken", Module: "lhs_formal", Method: BMC, Depth: 6,
 		Asserts: []string{"port_mem_request_holds"}, Expect: Counterexample,
-		Note: "a tail write takes the port from a waiting vector request, or a host write to CTRL or the configuration withdraws a waiting first beat's write",
+		Note: "a tail write takes the port from a waiting vector request, or a host write to CTRL or the configuration withdraws or moves a waiting first beat's write",
 	},
 	{
 		Name: "configuration changes only while quiet", Module: "lhs_top", Method: Induction, Depth: InductionK,
