@@ -10,7 +10,7 @@ VLIBS := $(foreach t,$(VTOPS),build/verilator/$(t)/lib$(t).a)
 LINT_TOPS := $(basename $(notdir $(RTL)))
 
 .PHONY: all setup rtl test lint demo bench soak synth clean plugin generate
-.PHONY: waves regress coverage fuzz synth-check test-slurm
+.PHONY: waves regress coverage fuzz synth-check test-slurm formal
 all: rtl
 
 setup:
@@ -30,7 +30,8 @@ plugin: rtl
 	$(GO) build -o build/bin/lhsim-plugin ./cmd/lhsim-plugin
 
 # JUNIT=path also writes the results as JUnit XML (lhsim junit reads go test -json).
-# Every package, then the regression suite again with the RTL in its own process.
+# Every package (formal/ proves the fast formal properties: docs/formal.md), then the regression
+# suite again with the RTL in its own process.
 test: rtl plugin
 ifdef JUNIT
 	set -o pipefail; $(GO) test -json ./... $(GOTESTFLAGS) | $(GO) run ./cmd/lhsim junit --out $(JUNIT)
@@ -45,6 +46,13 @@ endif
 test-slurm: rtl plugin
 	REQUIRE_SLURM=1 bash scripts/slurm-local.sh run -- bash -c \
 		'$(GO) test ./slurm/... $(GOTESTFLAGS) && $(GO) test -run Slurm ./cmd/lhsim/ $(GOTESTFLAGS)'
+
+# Every formal proof of the receive path (docs/formal.md): yosys-smtbmc with cvc5, a table of
+# property, module, method, depth, result and seconds; exit 1 when a proof does not end as it
+# expects. make test runs the fast ones (formal/formal_test.go); FORMALFLAGS adds flags
+# (-j 2, --run REGEXP, --timeout 20m).
+formal: setup
+	$(GO) run ./cmd/lhsim formal $(FORMALFLAGS)
 
 # The register map, entry layout and their copies for the RTL, the C bridge and the docs, from
 # hw/contract.json (make lint fails when one of them is stale).

@@ -358,6 +358,147 @@ always @(posedge clk) begin
     short_reg <= short_next;
 end
 
+`ifdef FORMAL
+// Properties of the splitter and the LH buffer (docs/formal.md; `lhsim formal` proves them
+// with yosys-smtbmc). They speak of the ports as docs/design.md does: which beat of a message
+// is which comes from a shadow of the stream built from its handshakes alone, and what a
+// message reserves from its size field as the contract reads it. Assertions only: the
+// environment's assumptions are in formal/lhs_formal.v, on lhs_top's ports.
+
+// The beat as the contract reads it: on a last beat the bytes from the highest set tkeep bit
+// up read 0 (tkeep == 0: all 16 bytes).
+reg  [4:0]   f_bytes;
+reg          f_found;
+reg  [127:0] f_data;
+integer      f_i;
+always @* begin
+    f_bytes = 5'd16;
+    f_found = 1'b0;
+    if (s_msg_tlast) begin
+        for (f_i = 15; f_i >= 0; f_i = f_i - 1) begin
+            if (!f_found && s_msg_tkeep[f_i]) begin
+                f_bytes = f_i[4:0] + 5'd1;
+                f_found = 1'b1;
+            end
+        end
+    end
+    for (f_i = 0; f_i < 16; f_i = f_i + 1) begin
+        f_data[8*f_i +: 8] = f_i < f_bytes ? s_msg_tdata[8*f_i +: 8] : 8'd0;
+    end
+end
+
+// What the message on the bus reserves (docs/design.md, LHS rule and tail ring).
+wire [31:0] f_size = f_data[32*cfg_size_word +: 32];
+wire [33:0] f_units = cfg_lhs_on ? ({2'd0, f_size} + 34'd15 - {28'd0, cfg_split_beats, 4'd0}) >> 4
+                    : (f_size == 0 ? 34'd1 : ({2'd0, f_size} + 34'd15) >> 4);
+wire        f_inline = cfg_lhs_on && f_size <= INLINE_MAX;
+wire        f_too_long = !f_inline && (f_size > {16'd0, cfg_max_msg} || f_units > {10'd0, cfg_tail_units});
+wire [23:0] f_need = (f_inline || f_too_long) ? 24'd0 : f_units[23:0];
+wire        f_room = {1'b0, used_reg} + {1'b0, f_need} <= {1'b0, cfg_tail_units};
+wire        f_fire = s_msg_tvalid && s_msg_tready;
+wire [31:0] f_occ = prod_reg - cons_reg;
+
+// The stream as its handshakes show it.
+reg         f_in_msg = 1'b0;      // a message's first beat was taken and its last not yet
+reg         f_commit_due = 1'b0;  // LHS on: its last beat was taken the cycle before
+reg  [15:0] f_beat = 16'd0;       // beats of the message taken so far (saturating)
+reg  [1:0]  f_head = 2'd0;        // index of its first beat for large memory
+reg  [23:0] f_need_reg = 24'd0;   // units it reserved
+reg  [23:0] f_start = 24'd0;      // TAIL_WPTR at its first beat: where its units start
+reg  [23:0] f_tw = 24'd0;         // its beats written to large memory so far
+reg  [31:0] f_lhs_msgs = 32'd0;   // messages ended with LHS on
+
+// Does the beat on the bus go to large memory, and to which ring offset?
+wire [23:0] f_tail_idx = {8'd0, f_beat} - {22'd0, f_head};
+wire        f_to_mem = f_in_msg ? f_beat >= {14'd0, f_head} && f_tail_idx < f_need_reg
+                                : !f_commit_due && !cfg_lhs_on && f_need != 0;
+wire [24:0] f_off_sum = {1'b0, f_start} + {1'b0, f_tw};
+wire [23:0] f_off = !f_in_msg ? wptr_reg
+                  : f_off_sum >= {1'b0, cfg_tail_units} ? f_off_sum[23:0] - cfg_tail_units : f_off_sum[23:0];
+
+always @(posedge clk) begin
+    if (rst) begin
+        f_in_msg <= 1'b0;
+        f_commit_due <= 1'b0;
+        f_beat <= 16'd0;
+        f_tw <= 24'd0;
+        f_lhs_msgs <= 32'd0;
+    end else begin
+        f_commit_due <= f_fire && s_msg_tlast && cfg_lhs_on;
+        if (f_fire) begin
+            f_in_msg <= !s_msg_tlast;
+            f_beat <= !f_in_msg ? 16'd1 : f_beat == 16'hffff ? f_beat : f_beat + 16'd1;
+            f_tw <= (!f_in_msg ? 24'd0 : f_tw) + (f_to_mem ? 24'd1 : 24'd0);
+            if (!f_in_msg) begin
+                f_head <= cfg_lhs_on ? cfg_split_beats : 2'd0;
+                f_need_reg <= f_need;
+                f_start <= wptr_reg;
+            end
+            if (s_msg_tlast && cfg_lhs_on) begin
+                f_lhs_msgs <= f_lhs_msgs + 32'd1;
+            end
+        end
+    end
+end
+
+always @* begin
+    if (!rst) begin
+        // Every tail write is the beat on the bus that the contract sends to large memory, at
+        // the next unit of its reservation, and moves exactly when that beat moves: no beat is
+        // dropped on the way, none written twice.
+        if (m_mem_valid) begin
+            rx_tail_write_is_beat: assert (s_msg_tvalid && f_to_mem && m_mem_wdata == f_data &&
+                                           m_mem_addr == {cfg_tail_base + {{(MEM_AW-28){1'b0}}, f_off}, 4'd0});
+        end
+        rx_tail_write_moves_beat: assert ((m_mem_valid && m_mem_ready) == (f_fire && f_to_mem));
+
+        // The network waits only for the documented reasons: the commit cycle; at a message's
+        // first beat ENABLE off, the LH buffer full (LHS on), no room in the tail ring, or the
+        // memory port busy (LHS off); later, the memory port busy for a tail beat.
+        if (s_msg_tvalid && !s_msg_tready) begin
+            rx_tready_low_reason: assert (f_commit_due ||
+                !f_in_msg && (!cfg_enable || cfg_lhs_on && f_occ == ENTRIES || !f_room ||
+                              !cfg_lhs_on && f_need != 0 && !m_mem_ready) ||
+                f_in_msg && f_to_mem && !m_mem_ready);
+        end
+
+        // One message, one entry (LHS on): it commits the cycle after its last beat, never
+        // else; LH_PROD counts exactly the messages committed; every LH buffer write goes to
+        // the entry of the message in order, and never into an entry the host holds
+        // (LH_CONS <= e < LH_PROD).
+        rx_commit_once: assert (ev_commit == f_commit_due && prod_reg + {31'd0, f_commit_due} == f_lhs_msgs);
+        if (ram_wr_en) begin
+            rx_lh_write_in_order: assert ((f_fire && cfg_lhs_on || f_commit_due) &&
+                                          ram_wr_addr[RAM_AW-1:2] == prod_reg[IDX_W-1:0] &&
+                                          prod_reg == f_lhs_msgs - {31'd0, f_commit_due});
+            rx_lh_no_overwrite: assert ({{(32-IDX_W){1'b0}}, ram_wr_addr[RAM_AW-1:2] - cons_reg[IDX_W-1:0]} >= f_occ);
+        end
+
+        // Occupancy never exceeds the buffer or the ring, so neither count ever underflows.
+        rx_lh_occupancy: assert (f_occ <= ENTRIES);
+        rx_tail_used: assert (used_reg <= cfg_tail_units);
+
+        // Depth: a tail that wraps to the ring's base, an LH entry used a second time.
+        rx_cover_tail_wraps: cover (f_in_msg && f_to_mem && m_mem_ready && f_tw != 0 && f_off == 0);
+        rx_cover_lh_wraps: cover (ev_commit && prod_reg[IDX_W-1:0] == 0 && prod_reg != 0);
+
+        // Induction: the splitter's registers agree with the shadow of the stream.
+        rx_inv_state: assert (state_reg != 2'd3 && f_in_msg == (state_reg == STATE_BODY) &&
+                              f_commit_due == (state_reg == STATE_COMMIT) && wptr_reg < cfg_tail_units &&
+                              (!(f_in_msg && cfg_lhs_on || f_commit_due) || f_occ < ENTRIES));
+        if (f_in_msg) begin
+            rx_inv_body: assert (beat_reg == f_beat && f_beat != 0 && f_start < cfg_tail_units &&
+                                 f_need_reg <= 24'd4096 && f_need_reg <= cfg_tail_units && f_tw <= f_need_reg &&
+                                 {11'd0, tail_left_reg} == f_need_reg - f_tw && tail_off_reg == f_off &&
+                                 f_tw == (f_beat <= {14'd0, f_head} ? 24'd0 :
+                                          f_tail_idx < f_need_reg ? f_tail_idx : f_need_reg) &&
+                                 f_head == (cfg_lhs_on ? cfg_split_beats : 2'd0) &&
+                                 (!cfg_lhs_on || f_need_reg == 0 || !inline_reg && cfg_split_beats != 0));
+        end
+    end
+end
+`endif
+
 endmodule
 
 `resetall

@@ -356,6 +356,78 @@ always @(posedge clk) begin
     end
 end
 
+`ifdef FORMAL
+// Properties of the register file and the memory arbiter (docs/formal.md; `lhsim formal`
+// proves them with yosys-smtbmc). Assertions only: the environment's assumptions are in
+// formal/lhs_formal.v, on this module's ports.
+
+reg         f_past = 1'b0;   // a cycle out of reset came before this one
+reg         f_quiet_was = 1'b0;
+reg  [73:0] f_cfg_was = 74'd0;
+wire [73:0] f_cfg = {lhs_on_reg, size_word_reg, split_beats_reg, max_msg_reg, tail_base_reg, tail_units_reg};
+always @(posedge clk) begin
+    f_past <= !rst;
+    f_quiet_was <= rx_quiet;
+    f_cfg_was <= f_cfg;
+end
+
+// Memory requests not taken, from either side, and host writes that may withdraw one.
+reg               f_rx_waited = 1'b0, f_vec_waited = 1'b0, f_ctrl_written = 1'b0;
+reg               f_vec_write_was = 1'b0;
+reg  [MEM_AW-1:0] f_rx_addr_was = 0, f_vec_addr_was = 0;
+reg  [127:0]      f_rx_wdata_was = 128'd0, f_vec_wdata_was = 128'd0;
+always @(posedge clk) begin
+    f_rx_waited <= !rst && rx_mem_valid && !rx_mem_ready;
+    f_vec_waited <= !rst && vec_mem_valid && !vec_mem_ready;
+    f_ctrl_written <= reg_wr && (reg_addr == REG_CTRL || cfg_addr);
+    f_rx_addr_was <= rx_mem_addr;
+    f_rx_wdata_was <= rx_mem_wdata;
+    f_vec_addr_was <= vec_mem_addr;
+    f_vec_wdata_was <= vec_mem_wdata;
+    f_vec_write_was <= vec_mem_write;
+end
+
+wire [32:0] f_ring_lo = {1'b0, tail_base_reg, 4'd0};
+wire [32:0] f_ring_hi = f_ring_lo + {5'd0, tail_units_reg, 4'd0};
+
+always @* begin
+    if (!rst) begin
+        // Every write the splitter makes to large memory lies in [TAIL_BASE, TAIL_BASE +
+        // TAIL_SIZE), whatever configuration writes, releases and messages came before.
+        if (rx_mem_valid) begin
+            top_tail_in_ring: assert (m_mem_write && {1'b0, m_mem_addr} >= f_ring_lo && {1'b0, m_mem_addr} < f_ring_hi);
+        end
+        // Configuration changes only at a clock edge where the splitter was quiet (between
+        // messages, both rings empty), so no message sees its rules change under it.
+        if (f_past && !f_quiet_was) begin
+            top_cfg_stable: assert (f_cfg == f_cfg_was);
+        end
+        // A memory request not taken stays, unchanged, until it is taken: the vector engine's
+        // always; the splitter's unless the host wrote CTRL or a configuration register in
+        // the cycle before (a first beat that waits for the port is not yet taken, so the
+        // splitter is still quiet and the write is taken: the request follows the new
+        // configuration, or is withdrawn). At the port, a waiting vector request also gives
+        // way to a tail write (the splitter's priority, docs/design.md).
+        if (f_vec_waited) begin
+            top_mem_vec_holds: assert (vec_mem_valid && vec_mem_write == f_vec_write_was && vec_mem_addr == f_vec_addr_was &&
+                                       (!vec_mem_write || vec_mem_wdata == f_vec_wdata_was));
+        end
+        if (f_rx_waited && !f_ctrl_written) begin
+            top_mem_rx_holds: assert (rx_mem_valid && rx_mem_addr == f_rx_addr_was && rx_mem_wdata == f_rx_wdata_was);
+        end
+        // The two ways a request at the port changes before it is taken, shown reachable.
+        top_cover_mem_preempted: cover (f_vec_waited && rx_mem_valid);
+        top_cover_mem_withdrawn: cover (f_rx_waited && f_ctrl_written && !rx_mem_valid);
+        // The ring shrunk below the write pointer (the resize the first property guards).
+        top_cover_ring_shrunk: cover (ring_reset && reg_addr == REG_TAIL_SIZE && host_wdata[27:4] <= tail_wptr);
+
+        // Induction: the configuration is legal: the ring lies inside large memory.
+        top_inv_cfg: assert (split_beats_reg != 0 && tail_units_reg != 0 && tail_units_reg <= TAIL_SIZE_MAX[27:4] &&
+                              f_ring_hi <= mem_bytes);
+    end
+end
+`endif
+
 endmodule
 
 `resetall

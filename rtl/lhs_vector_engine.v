@@ -226,6 +226,63 @@ always @(posedge clk) begin
     win_reg <= win_next;
 end
 
+`ifdef FORMAL
+// Properties of the vector engine (docs/formal.md; `lhsim formal` proves them with
+// yosys-smtbmc), and the one assumption about its memory: read data come back only for reads
+// the port took (docs/design.md, large-memory port; the engine makes every read of lhs_top).
+
+reg [13:0] f_reads = 14'd0; // reads taken at the port and not yet answered
+always @(posedge clk) begin
+    if (rst) begin
+        f_reads <= 14'd0;
+    end else begin
+        f_reads <= f_reads + (m_mem_valid && m_mem_ready && !m_mem_write ? 14'd1 : 14'd0) - (s_mem_rvalid ? 14'd1 : 14'd0);
+    end
+end
+always @* begin
+    if (!rst) begin
+        vec_env_answers_reads: assume (!s_mem_rvalid || f_reads != 0);
+    end
+end
+
+// The refusal rules in their documented order: the cause is the first rule the command breaks.
+wire [32:0] f_win_end = {1'b0, cmd_win_off} + {1'b0, cmd_len};
+wire [32:0] f_mem_end = {1'b0, cmd_mem_addr} + {1'b0, cmd_len};
+wire [3:0]  f_cause = cmd_op != VEC_OP_VL && cmd_op != VEC_OP_VS ? CAUSE_OPCODE
+                    : cmd_len == 0 ? CAUSE_LEN
+                    : cmd_mem_addr[3:0] != 0 || cmd_win_off[3:0] != 0 ? CAUSE_ALIGN
+                    : f_win_end > WIN_BYTES ? CAUSE_WINDOW
+                    : f_mem_end > (33'd1 << MEM_AW) ? CAUSE_MEMORY
+                    : 4'd0;
+
+reg       f_refused = 1'b0;   // the last command started was refused
+reg [3:0] f_refused_cause = 4'd0;
+always @(posedge clk) begin
+    if (rst) begin
+        f_refused <= 1'b0;
+    end else if (cmd_valid && !busy) begin
+        f_refused <= f_cause != 0;
+        f_refused_cause <= f_cause;
+    end
+end
+
+always @* begin
+    if (!rst) begin
+        // A refused VL or VS touches no memory, large or window, until the next command, and
+        // says why: DONE and ERROR with the first broken rule's cause.
+        if (f_refused) begin
+            vec_refused_touches_nothing: assert (!busy && !m_mem_valid && !rwin_wr_en);
+            vec_refused_status: assert (done && error && cause == f_refused_cause);
+        end
+        // Induction: the engine's counts agree with the port's reads in flight.
+        vec_inv_reads: assert (f_reads == (state_reg == STATE_VL ? rsp_left_reg - req_left_reg : 13'd0) &&
+                               state_reg != 2'd3 &&
+                               (state_reg != STATE_VL || rsp_left_reg != 0 && req_left_reg <= rsp_left_reg) &&
+                               (state_reg != STATE_VS || req_left_reg != 0));
+    end
+end
+`endif
+
 endmodule
 
 `resetall

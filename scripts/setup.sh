@@ -5,6 +5,8 @@ set -euo pipefail
 need=()
 command -v verilator >/dev/null || need+=(verilator)
 command -v yosys >/dev/null || need+=(yosys)
+# yosys-smtbmc's solver for make formal (docs/formal.md: why cvc5, not z3 or boolector)
+command -v cvc5 >/dev/null || need+=(cvc5)
 command -v iverilog >/dev/null || need+=(iverilog)
 command -v gtkwave >/dev/null || need+=(gtkwave)
 command -v xvfb-run >/dev/null || need+=(xvfb)

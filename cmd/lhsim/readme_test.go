@@ -1,14 +1,18 @@
 package main
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/lhsim/lhsim/formal"
 )
 
 // readmeOutput is the output the README shows for the command line "$ cmd": the lines after
@@ -168,5 +172,39 @@ func TestReadmeBadInputTestsExist(t *testing.T) {
 	require.NoError(t, err)
 	for _, n := range names {
 		require.True(t, defined[n[1]], "the README's bad-input table names %s, which no test file defines", n[1])
+	}
+}
+
+// The formal table that the README and docs/formal.md show lists every proof of `lhsim
+// formal`, with its module, method and depth, ended as the proof expects.
+func TestReadmeFormalTable(t *testing.T) {
+	for _, file := range []string{"../../README.md", "../../docs/formal.md"} {
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		text := string(b)
+		start := strings.Index(text, "\n$ make formal\n")
+		require.GreaterOrEqual(t, start, 0, "%s shows the output of make formal", file)
+		block := text[start:]
+		block = block[:strings.Index(block, "```")]
+		for _, p := range formal.Proofs {
+			row := regexp.MustCompile(`(?m)^│ ` + regexp.QuoteMeta(p.Name) + ` +│ ` + regexp.QuoteMeta(p.Module) + ` +│ ` +
+				regexp.QuoteMeta(string(p.Method)) + ` +│ ` + strconv.Itoa(p.Depth) + ` +│ ([^│]+)│ [0-9.]+ +│$`)
+			m := row.FindStringSubmatch(block)
+			require.NotNil(t, m, "%s: no row for %q", file, p.Name)
+			res := strings.TrimSpace(m[1])
+			switch p.Expect {
+			case formal.Proven:
+				require.Equal(t, fmt.Sprintf("proven (%d-induction)", p.Depth), res, "%s: %s", file, p.Name)
+			case formal.Counterexample:
+				require.Regexp(t, `^counterexample at step \d+ \(`+strings.Join(p.Asserts, "|")+`\), as expected$`, res, "%s: %s", file, p.Name)
+			case formal.Reached:
+				require.True(t, strings.HasPrefix(res, "reached: "), "%s: %s: %s", file, p.Name, res)
+				for _, c := range p.Covers {
+					require.Regexp(t, c+`@\d+`, res, "%s: %s", file, p.Name)
+				}
+			default:
+				t.Fatalf("%s: %s expects %s", file, p.Name, p.Expect)
+			}
+		}
 	}
 }
