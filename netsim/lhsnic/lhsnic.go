@@ -218,15 +218,8 @@ func (n *Node) start(c uint64) netsim.Time { return n.base + netsim.Time(c)*n.cf
 // Arrive hands the node a message whose last packet has arrived at now; done(t) is called at
 // the time t its last beat has been taken by the receive path.
 func (n *Node) Arrive(now netsim.Time, msg []byte, done func(now netsim.Time)) error {
-	if n.err != nil {
-		return n.err
-	}
-	n.catchUp(now)
-	if n.ranPast(now) {
-		return n.err
-	}
-	if !n.busy() {
-		n.next = max(n.next, n.cycleAfter(now)) // idle: skip to the first cycle after now
+	if err := n.reach(now); err != nil {
+		return err
 	}
 	if err := n.path.Inject(n.next, msg); err != nil {
 		return fmt.Errorf("lhsnic: %w", err)
@@ -237,6 +230,23 @@ func (n *Node) Arrive(now netsim.Time, msg []byte, done func(now netsim.Time)) e
 	n.order = append(n.order, msg)
 	n.settle = 3
 	n.wake(now)
+	return nil
+}
+
+// reach brings the node to now for something that comes from outside at now (a message, a
+// host access): the cycles that start by now run, and an idle device skips to the first cycle
+// after now, where it will go in. It returns the node's error, or a causality error.
+func (n *Node) reach(now netsim.Time) error {
+	if n.err != nil {
+		return n.err
+	}
+	n.catchUp(now)
+	if n.ranPast(now) {
+		return n.err
+	}
+	if !n.busy() {
+		n.next = max(n.next, n.cycleAfter(now))
+	}
 	return nil
 }
 
@@ -453,15 +463,8 @@ func (n *Node) Release(now netsim.Time, sizes []int) {
 // hostAccess puts host bus accesses (ops posts them) on the device at now: they run on the
 // cycles from the first that starts after now, after what the device has already been given.
 func (n *Node) hostAccess(now netsim.Time, ops func(p receivePath, cycle uint64) error) error {
-	if n.err != nil {
-		return n.err
-	}
-	n.catchUp(now)
-	if n.ranPast(now) {
-		return n.err
-	}
-	if !n.busy() {
-		n.next = max(n.next, n.cycleAfter(now))
+	if err := n.reach(now); err != nil {
+		return err
 	}
 	if err := ops(n.path, n.next); err != nil {
 		n.fail(err)
