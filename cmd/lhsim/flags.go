@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
@@ -116,6 +118,21 @@ func report(out *outputFlags, plot *plotFlag, res figure) error {
 	}
 	if plot.file != "" {
 		return res.WritePlot(plot.file)
+	}
+	return nil
+}
+
+// checkResume refuses, beside --resume, any of runFlags: the run is the checkpoint's, and a
+// flag that would change it is a mistake, not ignored.
+func checkResume(fs *flag.FlagSet, runFlags ...string) error {
+	var clash []string
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(runFlags, f.Name) {
+			clash = append(clash, "--"+f.Name)
+		}
+	})
+	if len(clash) > 0 {
+		return badUsage(fs, fmt.Errorf("--resume takes the run from the checkpoint; leave out %s", strings.Join(clash, ", ")))
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -18,7 +17,7 @@ import (
 
 func init() {
 	register("ib", ibSummary, runIB)
-	ibCommands = map[string]ibCommand{
+	ibCommands = map[string]command{
 		"rtt":       {ibRTTSummary, runIBRTT},
 		"bandwidth": {ibBandwidthSummary, runIBBandwidth},
 		"buffers":   {ibBuffersSummary, runIBBuffers},
@@ -37,24 +36,12 @@ const (
 	ibRunSummary       = "mixed traffic on many nodes, checkpointed (--checkpoint-at, --checkpoint) and resumed (--resume)"
 )
 
-type ibCommand struct {
-	summary string
-	run     func(args []string) error
-}
-
 // ibCommands are lhsim ib's subcommands.
-var ibCommands map[string]ibCommand
+var ibCommands map[string]command
 
 func ibUsage(w *os.File) {
 	fmt.Fprintln(w, "usage: lhsim ib SUBCOMMAND [flags]   (lhsim ib SUBCOMMAND -h for its flags)")
-	var names []string
-	for n := range ibCommands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-9s %s\n", n, ibCommands[n].summary)
-	}
+	listCommands(w, ibCommands, 9)
 	fmt.Fprintln(w, "model, parameters and their sources: docs/ib.md")
 }
 
@@ -271,15 +258,8 @@ func runIBRun(args []string) error {
 		return err
 	}
 	if *resume != "" {
-		var clash []string
-		fs.Visit(func(f *flag.Flag) {
-			switch f.Name {
-			case "nodes", "messages", "seed", "recv-depth", "receive", "chipset", "checkpoint-at", "bulk", "checkpoint":
-				clash = append(clash, "--"+f.Name)
-			}
-		})
-		if len(clash) > 0 {
-			return badUsage(fs, fmt.Errorf("--resume takes the run from the checkpoint; leave out %s", strings.Join(clash, ", ")))
+		if err := checkResume(fs, "nodes", "messages", "seed", "recv-depth", "receive", "chipset", "checkpoint-at", "bulk", "checkpoint"); err != nil {
+			return err
 		}
 		if _, err := os.Stat(*resume); err != nil {
 			return badUsage(fs, fmt.Errorf("--resume: %w", err))

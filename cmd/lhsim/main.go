@@ -11,8 +11,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 )
 
 // command is one subcommand; each lives in its own file and registers itself in init.
@@ -29,15 +30,15 @@ func register(name, summary string, run func(args []string) error) {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: lhsim COMMAND [flags]   (lhsim COMMAND -h, or lhsim help COMMAND, for its flags)")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
-	}
+	listCommands(w, commands, 8)
 	fmt.Fprintln(w, "environment: LHSIM_MODEL and LHSIM_BRIDGE give --model and --bridge their defaults")
+}
+
+// listCommands writes a line per command, name (padded to width) and summary, by name.
+func listCommands(w io.Writer, cmds map[string]command, width int) {
+	for _, n := range slices.Sorted(maps.Keys(cmds)) {
+		fmt.Fprintf(w, "  %-*s %s\n", width, n, cmds[n].summary)
+	}
 }
 
 // usageError is a mistake on the command line, already reported with the command's usage.

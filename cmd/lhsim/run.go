@@ -3,21 +3,20 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/signal"
-	"strings"
 	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/lhsim/lhsim/checkpoint"
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/netsim/ib"
 	"github.com/lhsim/lhsim/session"
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
 func init() {
@@ -47,16 +46,8 @@ func runRun(args []string) error {
 		return err
 	}
 	if *resume != "" {
-		// The run is the checkpoint's: a flag that would change it is a mistake, not ignored.
-		var clash []string
-		fs.Visit(func(f *flag.Flag) {
-			switch f.Name {
-			case "messages", "seed", "max-len", "idle", "model", "entries", "split-pos", "size-pos":
-				clash = append(clash, "--"+f.Name)
-			}
-		})
-		if len(clash) > 0 {
-			return badUsage(fs, fmt.Errorf("--resume takes the run from the checkpoint; leave out %s", strings.Join(clash, ", ")))
+		if err := checkResume(fs, "messages", "seed", "max-len", "idle", "model", "entries", "split-pos", "size-pos"); err != nil {
+			return err
 		}
 	}
 	switch {
