@@ -20,9 +20,6 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/ib"
@@ -446,32 +443,14 @@ func (r *IBBuffersResult) WritePlot(file string) error {
 	if err := CheckPlotFile(file); err != nil {
 		return fmt.Errorf("ib buffers: %w", err)
 	}
-	p := plot.New()
-	p.Title.Text = "Receive-buffer memory per node (seed 004 §5.4)"
-	p.X.Label.Text = "nodes"
-	p.Y.Label.Text = "bytes"
-	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = true, true
-	var rc, srq plotter.XYs
+	p := logXPlot("Receive-buffer memory per node (seed 004 §5.4)", "nodes", "bytes")
+	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	var c curves
 	for _, row := range r.Rows {
-		rc = append(rc, plotter.XY{X: float64(row.Nodes), Y: float64(row.RCBytes)})
-		srq = append(srq, plotter.XY{X: float64(row.Nodes), Y: float64(row.SRQBytes)})
+		c.add("per-peer RC (128 x 8 KB per QP)", false, float64(row.Nodes), float64(row.RCBytes))
+		c.add("shared receive queue (1,024 x 8 KB)", false, float64(row.Nodes), float64(row.SRQBytes))
 	}
-	for i, s := range []struct {
-		name string
-		xy   plotter.XYs
-	}{{"per-peer RC (128 x 8 KB per QP)", rc}, {"shared receive queue (1,024 x 8 KB)", srq}} {
-		l, sc, err := plotter.NewLinePoints(s.xy)
-		if err != nil {
-			return err
-		}
-		l.Color, sc.Color, sc.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
-		p.Add(l, sc)
-		p.Legend.Add(s.name, l, sc)
-	}
-	p.Add(plotter.NewGrid())
-	return p.Save(8*vg.Inch, 6*vg.Inch, file)
+	return c.draw(p, file)
 }
 
 // IBCPRConfig is what lhsim ib cpr times.
