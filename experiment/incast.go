@@ -205,26 +205,11 @@ func (h *mpiHost) unfinished() string {
 // program is the host's software.
 func (h *mpiHost) program(bus *lhsnic.HostBus) error {
 	h.bus = bus
-	host, err := drivers.NewHost(bus, drivers.Config{LHS: h.lhs, TailSize: hw.TailSizeMax})
+	st, err := mpi.OpenStack(bus, bus.CPU, drivers.Config{LHS: h.lhs, TailSize: hw.TailSizeMax})
 	if err != nil {
 		return err
 	}
-	hm, err := mpi.NewHostModel(bus.CPU, bus, mpi.DefaultDeviceBase, true)
-	if err != nil {
-		return err
-	}
-	var q mpi.Queue
-	var lq *mpi.LHSQueue
-	if h.lhs {
-		lq, err = mpi.NewLHSQueue(host, hm)
-		q = lq
-	} else {
-		q, err = mpi.NewRingQueue(host, hm)
-	}
-	if err != nil {
-		return err
-	}
-	e := mpi.NewEngine(q, bus.CPU, mpi.DefaultCosts())
+	e, lq := st.Engine, st.LHS
 	if err := e.AddComm(0, h.nodes); err != nil {
 		return err
 	}
@@ -236,7 +221,7 @@ func (h *mpiHost) program(bus *lhsnic.HostBus) error {
 		}
 		for !r.Done() {
 			spilled := false
-			if lq != nil && lq.Held() >= host.Entries() {
+			if lq != nil && lq.Held() >= st.Host.Entries() {
 				if spilled, err = lq.Spill(); err != nil {
 					return err
 				}

@@ -25,20 +25,11 @@ func newPathCfg(t *testing.T, hc drivers.Config) *path {
 	dev, err := device.Open(cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, dev.Close(), "closing the device (lockstep reports disagreement here)") })
-	h, err := drivers.NewHost(dev, hc)
-	require.NoError(t, err)
 	cpu, err := hostcpu.New(hostcpu.Pentium4())
 	require.NoError(t, err)
-	m, err := NewHostModel(cpu, dev, DefaultDeviceBase, true)
+	st, err := OpenStack(dev, cpu, hc)
 	require.NoError(t, err)
-	var q Queue
-	if hc.LHS {
-		q, err = NewLHSQueue(h, m)
-	} else {
-		q, err = NewRingQueue(h, m)
-	}
-	require.NoError(t, err)
-	return &path{dev: dev, h: h, m: m, e: testEngine(NewEngine(q, cpu, DefaultCosts()))}
+	return &path{dev: dev, h: st.Host, m: st.Model, e: testEngine(st.Engine)}
 }
 
 // rawMessage is a message with envelope fields and size field chosen freely, then body.

@@ -8,9 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
-	"github.com/lhsim/lhsim/gosim/hostcpu"
 )
 
 // path is one receive path on a real device: the Go golden model unless LHSIM_MODEL says
@@ -24,28 +22,7 @@ type path struct {
 
 func newPath(t *testing.T, lhs bool, tailSize uint32) *path {
 	t.Helper()
-	cfg, err := device.FromEnv(device.Config{})
-	require.NoError(t, err)
-	if cfg.Model == "" {
-		cfg.Model = device.Go
-	}
-	dev, err := device.Open(cfg)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, dev.Close(), "closing the device (lockstep reports disagreement here)") })
-	h, err := drivers.NewHost(dev, drivers.Config{LHS: lhs, SizePos: 12, TailSize: tailSize})
-	require.NoError(t, err)
-	cpu, err := hostcpu.New(hostcpu.Pentium4())
-	require.NoError(t, err)
-	m, err := NewHostModel(cpu, dev, DefaultDeviceBase, true)
-	require.NoError(t, err)
-	var q Queue
-	if lhs {
-		q, err = NewLHSQueue(h, m)
-	} else {
-		q, err = NewRingQueue(h, m)
-	}
-	require.NoError(t, err)
-	return &path{dev: dev, h: h, m: m, e: testEngine(NewEngine(q, cpu, DefaultCosts()))}
+	return newPathCfg(t, drivers.Config{LHS: lhs, SizePos: 12, TailSize: tailSize})
 }
 
 func (p *path) settle(t *testing.T) {

@@ -20,15 +20,11 @@ func TestSpillMakesRoomForTheWantedMessage(t *testing.T) {
 	dev, err := device.Open(device.Config{Model: device.Go, Entries: 4})
 	require.NoError(t, err)
 	defer dev.Close()
-	h, err := drivers.NewHost(dev, drivers.Config{LHS: true, SizePos: 12})
-	require.NoError(t, err)
 	cpu, err := hostcpu.New(hostcpu.Pentium4())
 	require.NoError(t, err)
-	m, err := NewHostModel(cpu, dev, DefaultDeviceBase, true)
+	st, err := OpenStack(dev, cpu, drivers.Config{LHS: true, SizePos: 12})
 	require.NoError(t, err)
-	q, err := NewLHSQueue(h, m)
-	require.NoError(t, err)
-	e := testEngine(NewEngine(q, cpu, DefaultCosts()))
+	q, e := st.LHS, testEngine(st.Engine)
 
 	sizes := []int{8, 200, 24, 900, 0, 60} // tags 0..5; 200 and 900 are split
 	for tag, n := range sizes {

@@ -34,19 +34,11 @@ func (h *receiveAll) program(bus *HostBus) error {
 		return fmt.Errorf("device ID %#x, want %#x", id, hw.ID)
 	}
 	h.firstRead = bus.n.eng.Now()
-	host, err := drivers.NewHost(bus, drivers.Config{LHS: true, TailSize: hw.TailSizeMax})
+	st, err := mpi.OpenStack(bus, bus.CPU, drivers.Config{LHS: true, TailSize: hw.TailSizeMax})
 	if err != nil {
 		return err
 	}
-	m, err := mpi.NewHostModel(bus.CPU, bus, mpi.DefaultDeviceBase, true)
-	if err != nil {
-		return err
-	}
-	q, err := mpi.NewLHSQueue(host, m)
-	if err != nil {
-		return err
-	}
-	e := mpi.NewEngine(q, bus.CPU, mpi.DefaultCosts())
+	e := st.Engine
 	if err := e.AddComm(0, h.senders+1); err != nil {
 		return err
 	}
