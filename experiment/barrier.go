@@ -109,6 +109,9 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 		if err != nil {
 			return nil, err
 		}
+		if topo.Nodes() < 2 {
+			return nil, &InputError{fmt.Errorf("barrier: %s has %d node; a barrier needs 2 processes", ts, topo.Nodes())}
+		}
 		c, err := cluster.Build(topo, cfg.Fabric, cfg.Cluster)
 		if err != nil {
 			return nil, err

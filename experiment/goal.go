@@ -44,7 +44,7 @@ func RunGoal(cfg GoalConfig) (*GoalResult, error) {
 	s, err := goal.Parse(f)
 	f.Close()
 	if err != nil {
-		return nil, err
+		return nil, &InputError{err}
 	}
 	topo, err := fabric.ParseTopology(cfg.Topology)
 	if err != nil {

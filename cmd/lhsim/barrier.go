@@ -2,13 +2,10 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/lhsim/lhsim/experiment"
-	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/collective"
-	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 func init() {
@@ -23,10 +20,10 @@ func runBarrier(args []string) error {
 	topos := fs.String("topology", strings.Join(cfg.Topologies, ","), "comma-separated topologies: crossbar:N, fattree:KxN, torus:XxYxZ")
 	algs := fs.String("algorithm", "ring,recursive_doubling,dissemination", "comma-separated barriers")
 	procs := fs.String("processes", "", "comma-separated process counts (default: powers of two and the count above each, up to the topology's size)")
-	nls := fs.String("node-latency", "0,0.8,1.0,1.2", "comma-separated node latencies in µs (seed 003 section 5.1)")
-	fs.IntVar(&cfg.RingMax, "ring-max", cfg.RingMax, "largest process count for the ring, which sends p(p-1) puts")
+	timesVar(fs, &cfg.NodeLatency, "node-latency", delayUS, "comma-separated node latencies in µs (seed 003 section 5.1)")
+	intVar(fs, &cfg.RingMax, "ring-max", 2, maxRanks, "largest process count for the ring, which sends p(p-1) puts")
 	out := addOutputFlags(fs)
-	plotOut := fs.String("plot", "", "draw barrier time against processes (node latency 1.0 µs when swept) to this .svg or .png")
+	plotOut := addPlotFlag(fs, "draw barrier time against processes (node latency 1.0 µs when swept) to this .svg or .png")
 	sl := addSlurmFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -37,9 +34,9 @@ func runBarrier(args []string) error {
 	cfg.Topologies = splitList(*topos)
 	var sizes []int
 	for _, ts := range cfg.Topologies {
-		topo, err := fabric.ParseTopology(ts)
+		topo, err := checkTopology(fs, "topology", ts, cfg.Fabric, 2)
 		if err != nil {
-			return badUsage(fs, fmt.Errorf("--topology: %w", err))
+			return err
 		}
 		sizes = append(sizes, topo.Nodes())
 	}
@@ -52,9 +49,10 @@ func runBarrier(args []string) error {
 		cfg.Algorithms = append(cfg.Algorithms, alg)
 	}
 	for _, s := range splitList(*procs) {
-		p, err := strconv.Atoi(s)
-		if err != nil || p < 2 {
-			return badUsage(fs, fmt.Errorf("--processes: %q: want whole numbers of at least 2", s))
+		p64, err := parseInt(s, 2, maxRanks)
+		p := int(p64)
+		if err != nil {
+			return badUsage(fs, fmt.Errorf("--processes %s: %w", s, err))
 		}
 		for i, n := range sizes {
 			if p > n {
@@ -63,19 +61,8 @@ func runBarrier(args []string) error {
 		}
 		cfg.Processes = append(cfg.Processes, p)
 	}
-	cfg.NodeLatency = nil
-	for _, s := range splitList(*nls) {
-		us, err := strconv.ParseFloat(s, 64)
-		if err != nil || us < 0 {
-			return badUsage(fs, fmt.Errorf("--node-latency: %q: want microseconds >= 0", s))
-		}
-		cfg.NodeLatency = append(cfg.NodeLatency, netsim.NS(us*1000))
-	}
-	if cfg.RingMax < 2 {
-		return badUsage(fs, fmt.Errorf("--ring-max %d: want at least 2", cfg.RingMax))
-	}
-	if *plotOut != "" && !strings.HasSuffix(*plotOut, ".svg") && !strings.HasSuffix(*plotOut, ".png") {
-		return badUsage(fs, fmt.Errorf("--plot %q: want a .svg or .png file", *plotOut))
+	if err := plotOut.check(fs); err != nil {
+		return err
 	}
 	if err := out.check(fs); err != nil {
 		return err
@@ -87,13 +74,7 @@ func runBarrier(args []string) error {
 	if err != nil || res == nil {
 		return err
 	}
-	if err := out.write(res, res.WriteTable); err != nil {
-		return err
-	}
-	if *plotOut != "" {
-		return res.WritePlot(*plotOut)
-	}
-	return nil
+	return report(out, plotOut, res)
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

@@ -1,18 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 // deviceFlags are the flags of every command that opens a device: which one (--model,
@@ -72,10 +75,15 @@ func (d *deviceFlags) host(fs *flag.FlagSet, h drivers.Config) (drivers.Config, 
 	return h, nil
 }
 
-// outputFlags are --json and --out, the same on every command that reports a result.
+// outputFlags are --json and --out, the same on every command that reports a result, and
+// --plot on those that draw it: the one writer of a command's output files. check finds a
+// file that cannot be written before any work starts (leaving none there); the writes go to
+// a file beside and are renamed into place once whole, so a run that fails, or a result
+// that cannot be encoded, leaves no empty or partial file.
 type outputFlags struct {
 	json bool
 	out  string
+	plot *plotFlag
 }
 
 func addOutputFlags(fs *flag.FlagSet) *outputFlags {
@@ -94,12 +102,16 @@ func addPlotFlag(fs *flag.FlagSet, usage string) *plotFlag {
 	return p
 }
 
-// check refuses a plot file experiment cannot draw before any work starts.
+// check refuses, before any work starts, a plot file experiment cannot draw or that
+// cannot be written.
 func (p *plotFlag) check(fs *flag.FlagSet) error {
-	if p.file == "" {
+	if p == nil || p.file == "" {
 		return nil
 	}
 	if err := experiment.CheckPlotFile(p.file); err != nil {
+		return badUsage(fs, fmt.Errorf("--plot: %w", err))
+	}
+	if err := canCreate(p.file); err != nil {
 		return badUsage(fs, fmt.Errorf("--plot: %w", err))
 	}
 	return nil
@@ -116,8 +128,8 @@ func report(out *outputFlags, plot *plotFlag, res figure) error {
 	if err := out.write(res, res.WriteTable); err != nil {
 		return err
 	}
-	if plot.file != "" {
-		return res.WritePlot(plot.file)
+	if plot != nil && plot.file != "" {
+		return replaceFile(plot.file, res.WritePlot)
 	}
 	return nil
 }
@@ -137,16 +149,15 @@ func checkResume(fs *flag.FlagSet, runFlags ...string) error {
 	return nil
 }
 
-// check finds an --out file that cannot be written before any work starts.
+// check finds an --out file that cannot be written before any work starts, leaving none.
 func (o *outputFlags) check(fs *flag.FlagSet) error {
 	if o.out == "" {
 		return nil
 	}
-	f, err := os.OpenFile(o.out, os.O_WRONLY|os.O_CREATE, 0o644)
-	if err != nil {
+	if err := canCreate(o.out); err != nil {
 		return badUsage(fs, fmt.Errorf("--out: %w", err))
 	}
-	return f.Close()
+	return nil
 }
 
 // checkTrace finds a --trace that cannot be honoured before any work starts: a model with
@@ -184,25 +195,51 @@ func canCreate(path string) error {
 	return os.Remove(path)
 }
 
-// write prints v: JSON with --json, else the table; and writes JSON to --out.
+// write prints v: JSON with --json, else the table; and writes JSON to --out. v is encoded
+// before anything is written, so that a value JSON cannot hold (NaN, an infinity) fails the
+// command with no output rather than half of it.
 func (o *outputFlags) write(v any, table func(io.Writer) error) error {
+	var js bytes.Buffer
+	if o.out != "" || o.json {
+		if err := writeJSON(&js, v); err != nil {
+			return fmt.Errorf("the result cannot be written as JSON: %w", err)
+		}
+	}
 	if o.out != "" {
-		f, err := os.Create(o.out)
-		if err != nil {
-			return err
-		}
-		err = writeJSON(f, v)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+		err := replaceFile(o.out, func(tmp string) error { return os.WriteFile(tmp, js.Bytes(), 0o644) })
 		if err != nil {
 			return err
 		}
 	}
 	if o.json {
-		return writeJSON(os.Stdout, v)
+		_, err := os.Stdout.Write(js.Bytes())
+		return err
 	}
 	return table(os.Stdout)
+}
+
+// replaceFile writes path through write, which is given a file beside it (same folder, same
+// extension) to write; renamed to path once write succeeded, removed otherwise.
+func replaceFile(path string, write func(tmp string) error) error {
+	ext := filepath.Ext(path)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+strings.TrimSuffix(filepath.Base(path), ext)+".*"+ext)
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	f.Close()
+	err = write(tmp)
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -215,3 +252,21 @@ func writeJSON(w io.Writer, v any) error {
 type errMsg string
 
 func (e errMsg) Error() string { return string(e) }
+
+// checkTopology reads a --topology value (flag names it) and refuses, before any work
+// starts, a network the run cannot use: fewer than minNodes nodes (a barrier or an incast
+// needs two), or one that does not fit in memory (fabric.CheckFits: the estimate and the
+// limit).
+func checkTopology(fs *flag.FlagSet, flag, s string, fc fabric.Config, minNodes int) (fabric.Topology, error) {
+	topo, err := fabric.ParseTopology(s)
+	if err != nil {
+		return nil, badUsage(fs, fmt.Errorf("--%s: %w", flag, err))
+	}
+	if topo.Nodes() < minNodes {
+		return nil, badUsage(fs, fmt.Errorf("--%s %s: %d node; want at least %d", flag, s, topo.Nodes(), minNodes))
+	}
+	if err := fabric.CheckFits(topo, fc); err != nil {
+		return nil, badUsage(fs, fmt.Errorf("--%s: %w", flag, err))
+	}
+	return topo, nil
+}

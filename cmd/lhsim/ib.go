@@ -67,7 +67,10 @@ func runIB(args []string) error {
 		ibUsage(os.Stderr)
 		return usageError{fmt.Errorf("unknown subcommand %q", args[0])}
 	}
-	return c.run(args[1:])
+	if err := c.run(args[1:]); err != nil {
+		return subcommandError{"ib " + args[0], err}
+	}
+	return nil
 }
 
 // intList parses a comma-separated list of whole numbers in [lo, hi].

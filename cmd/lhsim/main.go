@@ -3,7 +3,9 @@
 // draws one).
 //
 // Exit status: 0 when the command did its work (or printed the help asked for), 1 when the
-// work failed, 2 for a mistake on the command line (the command's usage follows the message).
+// work failed, 2 for a mistake on the command line (the command's usage follows the message)
+// or in an input file, or a run that cannot be done (too big for memory). Every message is
+// one line under one prefix, "lhsim COMMAND:" (docs/bad-input.md).
 package main
 
 import (
@@ -14,6 +16,11 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
+
+	"github.com/lhsim/lhsim/checkpoint"
+	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 // command is one subcommand; each lives in its own file and registers itself in init.
@@ -77,8 +84,45 @@ func dispatch(args []string) int {
 	case errors.As(err, &ue):
 		return 2
 	}
-	fmt.Fprintf(os.Stderr, "lhsim %s: %v\n", name, err)
+	var sub subcommandError
+	if errors.As(err, &sub) {
+		name, err = sub.name, sub.err
+	}
+	fmt.Fprintf(os.Stderr, "lhsim %s: %s\n", name, oneLine(name, err))
+	if isInputError(err) {
+		return 2
+	}
 	return 1
+}
+
+// subcommandError is a failure of a subcommand (lhsim ib run), reported under its name.
+type subcommandError struct {
+	name string
+	err  error
+}
+
+func (e subcommandError) Error() string { return e.err.Error() }
+func (e subcommandError) Unwrap() error { return e.err }
+
+// isInputError reports whether a run was refused for what the user gave it (an input
+// file, a configuration that cannot run): exit 2, as for the command line; a run that
+// failed exits 1.
+func isInputError(err error) bool {
+	var ie *experiment.InputError
+	var te *experiment.TrafficInputError
+	return errors.As(err, &ie) || errors.As(err, &te) ||
+		errors.Is(err, checkpoint.ErrFormat) || errors.Is(err, fabric.ErrTooBig)
+}
+
+// oneLine is err's message as one line under the prefix "lhsim NAME:": without the
+// package's own prefix when it repeats the command's name ("lhsim ib run: ib: ..." reads
+// "lhsim ib run: ..."), its lines joined.
+func oneLine(name string, err error) string {
+	msg := strings.TrimSpace(err.Error())
+	for _, w := range slices.Backward(strings.Fields(name)) {
+		msg = strings.TrimPrefix(msg, w+": ")
+	}
+	return strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", "; ")), " ")
 }
 
 // newFlags is a command's flag set: parse reports its mistakes with its usage.
@@ -101,9 +145,16 @@ func parse(fs *flag.FlagSet, args []string) error {
 			return flag.ErrHelp
 		}
 	}
-	fs.SetOutput(os.Stderr)
+	// The flag package's own message is replaced by one under the command's prefix; a
+	// number flag says what is wrong with the value as typed (numbers.go).
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		fs.VisitAll(func(f *flag.Flag) {
+			if nf, ok := f.Value.(*numFlag); ok && nf.err != nil {
+				err = fmt.Errorf("--%s %s: %w", f.Name, nf.bad, nf.err)
+			}
+		})
+		return badUsage(fs, err)
 	}
 	if fs.NArg() > 0 {
 		return badUsage(fs, fmt.Errorf("unexpected argument %q", fs.Arg(0)))

@@ -187,7 +187,11 @@ func ParseDelay(s string, clock netsim.Time) (netsim.Time, error) {
 	if v < 0 {
 		return 0, fmt.Errorf("delay %q is negative", s)
 	}
-	return netsim.Time(math.Round(v * float64(unit))), nil
+	d, err := netsim.FromFloat(v, unit)
+	if err != nil {
+		return 0, fmt.Errorf("delay %q: %w", s, err)
+	}
+	return d, nil
 }
 
 // FlitTime is the time one flit takes on a link of bw GB/s, rounded to the picosecond.

@@ -213,6 +213,9 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 	if _, ok := topo.(*Torus); ok && !cfg.NoDateline && cfg.VCs%2 != 0 {
 		return nil, fmt.Errorf("%w: the torus's dateline needs an even number of VCs, not %d", ErrBadConfig, cfg.VCs)
 	}
+	if err := CheckFits(topo, cfg); err != nil {
+		return nil, err
+	}
 	var g graph
 	if err := topo.build(&cfg, &g); err != nil {
 		return nil, err

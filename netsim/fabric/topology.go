@@ -1,10 +1,15 @@
 package fabric
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/lhsim/lhsim/netsim"
 )
@@ -386,3 +391,87 @@ func (t *Torus) cuts(cfg *Config) []cut {
 	}
 	return cs
 }
+
+// ---------------------------------------------------------------------------------------
+
+// ErrTooBig is a network that cannot fit in memory: New refuses it before it allocates.
+var ErrTooBig = errors.New("does not fit in memory")
+
+// shape is how many routers, router ports and router-to-router links topo has, counted
+// without building it.
+func shape(topo Topology) (routers, ports, links int) {
+	switch t := topo.(type) {
+	case *Crossbar:
+		return 1, t.n, 0
+	case *FatTree:
+		r := t.n * t.sw
+		return r, r * 2 * t.k, 2 * (t.n - 1) * t.sw * t.k
+	case *Torus:
+		for _, k := range t.k {
+			switch {
+			case k == 2:
+				links += t.n
+			case k > 2:
+				links += 2 * t.n
+			}
+		}
+		return t.n, t.n * (1 + 2*len(t.k)), links
+	}
+	return 0, 0, 0
+}
+
+// Footprint is the memory, in bytes, that New allocates for topo with cfg before any packet
+// moves: the routers' ports and virtual-channel state, the nodes' queues, the topology's own
+// tables and the channel graph New builds them from. TestFootprint holds it to the heap New
+// really takes.
+func Footprint(topo Topology, cfg Config) int64 {
+	r, p, l := shape(topo)
+	nodes, v := int64(topo.Nodes()), int64(max(cfg.VCs, 1))
+	ports, outs := int64(p), int64(p)+nodes
+	b := ports*int64(unsafe.Sizeof(inPort{})) +
+		outs*int64(unsafe.Sizeof(outPort{})) +
+		outs*v*int64(unsafe.Sizeof(outVC{})) +
+		ports*v*int64(unsafe.Sizeof(ring{})) +
+		ports*int64(unsafe.Sizeof(timedRing{})) +
+		int64(r)*(4+8) + // portBase, graph.ports
+		int64(l)*int64(unsafe.Sizeof(linkDef{})) +
+		nodes*int64(unsafe.Sizeof(nodeDef{})) +
+		nodes*(4+4+2*int64(unsafe.Sizeof(ring{}))+8+16) // nodeIn, nodeOut, nic, arrive, lastInj, eps
+	if t, ok := topo.(*Torus); ok {
+		b += nodes * int64(len(t.k)) * 2 // coords
+	}
+	return b
+}
+
+// MemoryLimit is the memory a run may take: GOMEMLIMIT when it is set, else the memory the
+// machine has available (MemAvailable in /proc/meminfo), else 8 GiB.
+func MemoryLimit() int64 {
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		return l
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) == 3 && f[0] == "MemAvailable:" && f[2] == "kB" {
+				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil && kb > 0 {
+					return kb << 10
+				}
+			}
+		}
+	}
+	return 8 << 30
+}
+
+// CheckFits refuses a network of topo with cfg whose footprint, doubled for the garbage
+// collector's headroom (a Go heap grows to twice what it keeps, GOGC=100), passes
+// MemoryLimit; the error wraps ErrTooBig and gives the estimate and the limit.
+func CheckFits(topo Topology, cfg Config) error {
+	need, limit := 2*Footprint(topo, cfg), MemoryLimit()
+	if need <= limit {
+		return nil
+	}
+	_, ports, _ := shape(topo)
+	return fmt.Errorf("%v %w: its %d nodes, %d router ports and %d VCs per port need about %s, and the limit is %s (GOMEMLIMIT, else the memory available)",
+		topo, ErrTooBig, topo.Nodes(), ports, max(cfg.VCs, 1), gib(need), gib(limit))
+}
+
+func gib(b int64) string { return strconv.FormatFloat(float64(b)/(1<<30), 'f', 1, 64) + " GiB" }

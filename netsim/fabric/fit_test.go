@@ -1,0 +1,60 @@
+package fabric
+
+import (
+	"errors"
+	"runtime"
+	"runtime/debug"
+	"testing"
+
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/stretchr/testify/require"
+)
+
+func liveHeap() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+// Footprint is the heap New really takes, within 25%, on every kind of topology and VC
+// count: the estimate CheckFits refuses a run with is a measurement, not a guess.
+func TestFootprint(t *testing.T) {
+	for _, s := range []string{"crossbar:4096", "fattree:4x6", "fattree:16x3", "torus:16x16x16", "torus:4096", "torus:2x2x2x2x2x2x2x2", "torus:64x64"} {
+		for _, vcs := range []int{2, 8} {
+			topo, err := ParseTopology(s)
+			require.NoError(t, err)
+			cfg := DefaultConfig()
+			cfg.VCs = vcs
+			before := liveHeap()
+			n, err := New(&netsim.Engine{}, topo, cfg)
+			require.NoError(t, err)
+			took := liveHeap() - before
+			runtime.KeepAlive(n)
+			est := Footprint(topo, cfg)
+			require.InDelta(t, 1, float64(est)/float64(took), 0.25, "%s, %d VCs: estimate %d bytes, New took %d", s, vcs, est, took)
+		}
+	}
+}
+
+// A network past the memory limit is refused before New allocates, with the estimate and
+// the limit; one under it is built.
+func TestCheckFitsRefusesBeforeAllocating(t *testing.T) {
+	old := debug.SetMemoryLimit(1 << 30)
+	defer debug.SetMemoryLimit(old)
+	for _, s := range []string{"torus:128x128x128", "torus:64x64x64", "fattree:2x21", "fattree:4x10", "torus:2048x2048"} {
+		topo, err := ParseTopology(s)
+		require.NoError(t, err)
+		before := liveHeap()
+		_, err = New(&netsim.Engine{}, topo, DefaultConfig())
+		require.ErrorIs(t, err, ErrTooBig, s)
+		require.Contains(t, err.Error(), "1.0 GiB", s)
+		require.Less(t, liveHeap()-before, int64(1<<20), "%s: refused after allocating", s)
+	}
+	topo, err := ParseTopology("torus:16x16x16")
+	require.NoError(t, err)
+	_, err = New(&netsim.Engine{}, topo, DefaultConfig())
+	require.NoError(t, err)
+	require.False(t, errors.Is(CheckFits(topo, DefaultConfig()), ErrTooBig))
+}
