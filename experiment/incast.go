@@ -5,6 +5,7 @@ package experiment
 // that motivates seed 000), LHS on against LHS off.
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -29,6 +30,7 @@ import (
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/lhsnic"
+	"github.com/lhsim/lhsim/plugin"
 	"github.com/lhsim/lhsim/waves"
 )
 
@@ -127,6 +129,8 @@ type IncastResult struct {
 	Off       IncastRun `json:"lhs_off"`
 	// Speed is the LHS-on run again with every receiver of one kind (IncastConfig.Speed).
 	Speed []IncastSpeed `json:"speed,omitempty"`
+	// SpeedNote says why a row of Speed is left out.
+	SpeedNote string `json:"speed_note,omitempty"`
 }
 
 // IncastSpeed is the LHS-on run with every receiver's receive path of one kind.
@@ -444,6 +448,14 @@ func RunIncast(cfg IncastConfig) (*IncastResult, error) {
 			kinds = kinds[:3] // a TLM node has no host bus
 		}
 		for _, k := range kinds {
+			if k == nicRTLPlugin {
+				// The default table is not the user's choice of bridge: without a plugin
+				// binary (lhsim run outside the source tree) its row is left out, with a note.
+				if _, err := plugin.Locate(); errors.Is(err, plugin.ErrNoBinary) {
+					res.SpeedNote = "rtl-plugin row left out: no lhsim-plugin binary found; build it with make plugin (or go build ./cmd/lhsim-plugin) and put it beside lhsim or name it in LHSIM_PLUGIN"
+					continue
+				}
+			}
 			all := slices.Repeat([]string{k}, cfg.Receivers)
 			run, err := incastOnce(cfg, topo, all, true)
 			if err != nil {
@@ -652,6 +664,9 @@ func (r *IncastResult) WriteTable(w io.Writer) error {
 			}
 		}
 		err = t.Render()
+	}
+	if err == nil && r.SpeedNote != "" {
+		_, err = fmt.Fprintln(w, r.SpeedNote)
 	}
 	if err == nil && r.On.Waveform != "" {
 		_, err = fmt.Fprintf(w, "waveform of receiver %d (LHS on; idle cycles skipped): %s\nopen with: gtkwave %s %s\n", r.TraceNode, r.On.Waveform, r.On.Waveform, r.On.SaveFile)

@@ -24,6 +24,9 @@ const PathEnv = "LHSIM_PLUGIN"
 // BinaryName is the plugin binary's file name.
 const BinaryName = "lhsim-plugin"
 
+// ErrNoBinary is a plugin binary Locate cannot find (errors.Is).
+var ErrNoBinary = errors.New("no " + BinaryName)
+
 // modulePath identifies the lhsim source tree.
 const modulePath = "github.com/lhsim/lhsim"
 
@@ -59,7 +62,7 @@ func find() (string, error) {
 	}
 	root, ok := sourceRoot()
 	if !ok {
-		return "", fmt.Errorf("plugin: no %s: not beside %s, %s is unset, and the working directory is not in the lhsim source tree", BinaryName, executable(), PathEnv)
+		return "", fmt.Errorf("plugin: %w: not beside %s, %s is unset, and the working directory is not in the lhsim source tree", ErrNoBinary, executable(), PathEnv)
 	}
 	out := filepath.Join(root, "build", "bin", BinaryName)
 	goCmd, err := exec.LookPath("go")

@@ -9,8 +9,6 @@ import (
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/experiment"
-	"github.com/lhsim/lhsim/netsim"
-	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 func init() {
@@ -23,33 +21,30 @@ func runIncast(args []string) error {
 	cfg := experiment.DefaultIncast()
 	fs := newFlags("incast", incastSummary)
 	fs.StringVar(&cfg.Topology, "topology", cfg.Topology, "crossbar:N, fattree:KxN or torus:XxYxZ")
-	fs.IntVar(&cfg.Receivers, "receivers", cfg.Receivers, "ranks 0..N-1 receive; every other rank sends to each of them")
+	intVar(fs, &cfg.Receivers, "receivers", 1, maxRanks, "ranks 0..N-1 receive; every other rank sends to each of them")
 	rtl := fs.String("rtl-nodes", "all", "receivers whose receive path is the Verilated RTL (comma-separated, or all); the others run --model")
 	bridge := fs.String("bridge", string(cfg.Bridge), "the RTL receivers' bridge: cgo (in this process) or plugin (a process each)")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "what the receivers not in --rtl-nodes run: go (golden model) or tlm (transaction-level model)")
 	fs.StringVar(&cfg.Host, "host", cfg.Host, "the receivers' software: mpi (drivers/mpi on each node's host bus, timed by the host CPU model) or costs (lhsim search's per-message costs, inputs; needed for --model tlm)")
 	fs.BoolVar(&cfg.Speed, "speed", cfg.Speed, "also run LHS on with every receiver RTL (cgo, plugin), golden model and (--host costs) TLM, and compare speeds")
 	plotOut := addPlotFlag(fs, "draw receives completed against time, LHS on and off, to this .svg or .png")
-	fs.IntVar(&cfg.Messages, "messages", cfg.Messages, "messages from each sender to each receiver")
-	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the message sizes")
-	post := fs.Float64("post-at", cfg.PostAt.Microseconds(), "when the receivers post their receives, µs")
-	trace := fs.Int("trace", -1, "write receiver NODE's RTL waveform (LHS-on run) with a GTKWave save file")
+	intVar(fs, &cfg.Messages, "messages", 1, 1<<20, "messages from each sender to each receiver")
+	seedVar(fs, &cfg.Seed, "seed", "seed of the message sizes")
+	timeVar(fs, &cfg.PostAt, "post-at", momentUS, "when the receivers post their receives, µs")
+	trace := -1
+	intVar(fs, &trace, "trace", -1, maxRanks, "write receiver NODE's RTL waveform (LHS-on run) with a GTKWave save file")
 	traceFile := fs.String("trace-file", "", "the waveform's file (default build/waves/incast-nodeNODE.fst)")
 	out := addOutputFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	topo, err := fabric.ParseTopology(cfg.Topology)
+	topo, err := checkTopology(fs, "topology", cfg.Topology, cfg.Fabric, 2)
 	if err != nil {
-		return badUsage(fs, fmt.Errorf("--topology: %w", err))
+		return err
 	}
-	if cfg.Receivers < 1 || cfg.Receivers >= topo.Nodes() {
-		return badUsage(fs, fmt.Errorf("--receivers %d: want 1 to %d", cfg.Receivers, topo.Nodes()-1))
+	if cfg.Receivers >= topo.Nodes() {
+		return badUsage(fs, fmt.Errorf("--receivers %d: %s has %d nodes, and at least one must send: want 1 to %d", cfg.Receivers, cfg.Topology, topo.Nodes(), topo.Nodes()-1))
 	}
-	if cfg.Messages < 1 || *post < 0 {
-		return badUsage(fs, errMsg("--messages must be at least 1 and --post-at at least 0"))
-	}
-	cfg.PostAt = netsim.NS(*post * 1000)
 	switch device.Bridge(*bridge) {
 	case device.Cgo, device.Plugin:
 		cfg.Bridge = device.Bridge(*bridge)
@@ -78,19 +73,19 @@ func runIncast(args []string) error {
 			cfg.RTLNodes = append(cfg.RTLNodes, n)
 		}
 	}
-	if *trace >= 0 {
-		if *trace >= cfg.Receivers {
-			return badUsage(fs, fmt.Errorf("--trace %d: not a receiver (0..%d)", *trace, cfg.Receivers-1))
+	if trace >= 0 {
+		if trace >= cfg.Receivers {
+			return badUsage(fs, fmt.Errorf("--trace %d: not a receiver (0..%d)", trace, cfg.Receivers-1))
 		}
-		if cfg.RTLNodes != nil && !slices.Contains(cfg.RTLNodes, *trace) {
-			return badUsage(fs, fmt.Errorf("--trace %d: that receiver runs --model %s, which has no waveform (add it to --rtl-nodes)", *trace, cfg.Model))
+		if cfg.RTLNodes != nil && !slices.Contains(cfg.RTLNodes, trace) {
+			return badUsage(fs, fmt.Errorf("--trace %d: that receiver runs --model %s, which has no waveform (add it to --rtl-nodes)", trace, cfg.Model))
 		}
 		if cfg.Bridge != device.Cgo {
 			return badUsage(fs, errMsg("--trace records the waveform in this process: use --bridge cgo"))
 		}
-		cfg.TraceNode, cfg.Trace = *trace, *traceFile
+		cfg.TraceNode, cfg.Trace = trace, *traceFile
 		if cfg.Trace == "" {
-			cfg.Trace = fmt.Sprintf("build/waves/incast-node%d.fst", *trace)
+			cfg.Trace = fmt.Sprintf("build/waves/incast-node%d.fst", trace)
 		}
 		if err := os.MkdirAll(filepath.Dir(cfg.Trace), 0o755); err != nil {
 			return badUsage(fs, fmt.Errorf("--trace-file: %w", err))
