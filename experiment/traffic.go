@@ -208,6 +208,9 @@ func trafficCheck(cfg TrafficConfig) (fabric.Topology, *fabric.Network, fabric.P
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := fabric.CheckPattern(cfg.Pattern, topo); err != nil {
+		return nil, nil, nil, err
+	}
 	pat, err := fabric.ParsePattern(cfg.Pattern, topo)
 	if err != nil {
 		return nil, nil, nil, err
@@ -231,7 +234,42 @@ func trafficCheck(cfg TrafficConfig) (fabric.Topology, *fabric.Network, fabric.P
 	if m := min(fc.BufferFlits, fc.EjectBufferFlits); cfg.PacketFlits < 1 || cfg.PacketFlits > m {
 		return nil, nil, nil, fmt.Errorf("%d-flit packets: want 1 to %d (a buffer holds a packet whole)", cfg.PacketFlits, m)
 	}
+	if err := checkWindow(cfg, probe, pat); err != nil {
+		return nil, nil, nil, err
+	}
 	return topo, probe, pat, nil
+}
+
+// checkWindow refuses a measurement window too short to measure anything: shorter than the
+// longest zero-load latency L of the pattern's packets (none created in it could arrive in
+// it), or so short that the packets still on their way at its start (when the warm-up is
+// shorter than L) are 5% of it or more, which the saturation test (accepted under 95% of
+// generated) would read as saturation.
+func checkWindow(cfg TrafficConfig, probe *fabric.Network, pat fabric.Pattern) error {
+	var longest netsim.Time
+	bytes := cfg.PacketFlits * probe.Config().FlitBytes
+	for s := range probe.Nodes() {
+		d := (s + 1) % probe.Nodes()
+		if perm, ok := pat.(fabric.Permutation); ok {
+			d = perm.Perm(s)
+		} else if s > 0 {
+			d = s // uniform: node 0 to every other node
+			s = 0
+		}
+		l, err := probe.ZeroLoadLatency(s, d, bytes)
+		if err != nil {
+			return err
+		}
+		longest = max(longest, l)
+	}
+	c := probe.Config().ClockPeriod
+	l := int64((longest + c - 1) / c)
+	need := max(l, 20*(l-cfg.WarmupCycles))
+	if cfg.MeasureCycles < need {
+		return fmt.Errorf("a %d-cycle measurement window after %d cycles of warm-up is too short: the pattern's packets take up to %d cycles at zero load; want a window of at least %d cycles (or a longer warm-up)",
+			cfg.MeasureCycles, cfg.WarmupCycles, l, need)
+	}
+	return nil
 }
 
 // zeroLoad sends lone packets over the pattern's pairs (uniform: node 0 to every other
@@ -348,6 +386,9 @@ func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cf
 	}
 	syn.Stop()
 	w := syn.Window()
+	if w.Created == 0 {
+		return row, 0, 0, 0, &TrafficInputError{fmt.Errorf("load %g: no packet was created in the %d-cycle measurement window; lengthen it (--measure) or raise the load", load, cfg.MeasureCycles)}
+	}
 	nodes := float64(topo.Nodes())
 	row.Generated = float64(w.CreatedFl) / w.Cycles / nodes
 	row.Accepted = float64(w.ArrivedFl) / w.Cycles / nodes

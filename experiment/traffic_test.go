@@ -196,11 +196,11 @@ func TestTrafficCommand(t *testing.T) {
 	}{
 		{[]string{"--topology", "torus:4x0"}, "at least 1"},
 		{[]string{"--pattern", "bitrev"}, `unknown pattern "bitrev"`},
-		{[]string{"--load", "0.1,x"}, `--load "x": not a number`},
+		{[]string{"--load", "0.1,x"}, "--load 0.1,x: x: not a number"},
 		{[]string{"--routing-delay", "4 parsecs"}, "--routing-delay"},
-		{[]string{"--vcs", "0"}, "VCs 0"},
+		{[]string{"--vcs", "0"}, "--vcs 0: want 1 to 64"},
 		{[]string{"--preset", "ns3"}, `--preset "ns3"`},
-		{[]string{"--plot", "x.pdf"}, "want a .svg or .png"},
+		{[]string{"--plot", "x.pdf"}, "want .svg or .png"},
 		{[]string{"--arbiter", "lottery"}, "unknown arbiter"},
 	} {
 		code, _, stderr := run(c.args...)

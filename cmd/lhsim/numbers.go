@@ -272,3 +272,14 @@ func formatFloats(v []float64) string {
 
 // maxRanks bounds process and node counts given as numbers: fabric's largest network.
 const maxRanks = 1 << 22
+
+// maxCycles bounds a count of router cycles given as a number: a billion cycles, hours of
+// simulation, far inside the simulator's time range at any clock up to a millisecond.
+const maxCycles = 1_000_000_000
+
+// noDefault hides the default of flags whose default is another flag's choice (a preset's).
+func noDefault(fs *flag.FlagSet, names ...string) {
+	for _, n := range names {
+		fs.Lookup(n).DefValue = ""
+	}
+}

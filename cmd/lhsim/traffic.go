@@ -23,19 +23,21 @@ func runTraffic(args []string) error {
 	fs := newFlags("traffic", trafficSummary)
 	fs.StringVar(&cfg.Topology, "topology", cfg.Topology, "crossbar:N, fattree:KxN (k-ary n-tree) or torus:XxYx... (one radix per dimension)")
 	fs.StringVar(&cfg.Pattern, "pattern", cfg.Pattern, "traffic pattern: "+strings.Join(fabric.Patterns, ", "))
-	loads := fs.String("load", joinFloats(cfg.Loads), "offered loads, flits/cycle/node, comma-separated and rising (1 = the node link's rate)")
-	fs.IntVar(&cfg.PacketFlits, "packet-flits", cfg.PacketFlits, "packet size in flits")
-	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the traffic (same seed, same result)")
-	fs.Int64Var(&cfg.WarmupCycles, "warmup", cfg.WarmupCycles, "warm-up, router cycles")
-	fs.Int64Var(&cfg.MeasureCycles, "measure", cfg.MeasureCycles, "measurement window, router cycles")
-	fs.Int64Var(&cfg.DrainCycles, "drain", cfg.DrainCycles, "longest wait for the window's packets after it, router cycles (past it: saturated)")
+	floatsVar(fs, &cfg.Loads, "load", 0, 1e3, "offered loads, flits/cycle/node, comma-separated and rising (1 = the node link's rate)")
+	intVar(fs, &cfg.PacketFlits, "packet-flits", 1, 1<<16, "packet size in flits")
+	seedVar(fs, &cfg.Seed, "seed", "seed of the traffic (same seed, same result)")
+	int64Var(fs, &cfg.WarmupCycles, "warmup", 0, maxCycles, "warm-up, router cycles")
+	int64Var(fs, &cfg.MeasureCycles, "measure", 1, maxCycles, "measurement window, router cycles")
+	int64Var(fs, &cfg.DrainCycles, "drain", 0, maxCycles, "longest wait for the window's packets after it, router cycles (past it: saturated)")
 	fs.BoolVar(&cfg.AllLoads, "all-loads", false, "go on past the first saturated load")
 	preset := fs.String("preset", "nsim", "starting point of the knobs below: nsim (seed 003 Table 1, seed 002 torus latencies), seed002 (16 GB/s torus links and switch), booksim (BookSim2's defaults in cycles)")
 	clock := fs.String("clock", "", "router cycle (e.g. 4ns): the unit of loads and of delays given in cycles (c)")
-	flitBytes := fs.Int("flit-bytes", 0, "flit size in bytes")
-	linkBW := fs.Float64("link-bw", 0, "link rate, GB/s")
-	switchBW := fs.Float64("switch-bw", 0, "switch rate per port, GB/s")
-	torusBW := fs.Float64("torus-bw", 0, "torus link rate, GB/s (default: --link-bw)")
+	var flitBytes, vcs, buf, eject int
+	var linkBW, switchBW, torusBW float64
+	intVar(fs, &flitBytes, "flit-bytes", 1, 1<<20, "flit size in bytes")
+	floatVar(fs, &linkBW, "link-bw", 1e-6, 1e6, "link rate, GB/s")
+	floatVar(fs, &switchBW, "switch-bw", 1e-6, 1e6, "switch rate per port, GB/s")
+	floatVar(fs, &torusBW, "torus-bw", 1e-6, 1e6, "torus link rate, GB/s (default: --link-bw)")
 	delays := map[string]*string{}
 	for _, d := range []struct{ name, usage string }{
 		{"routing-delay", "routing computation (ns, or cycles with a c: 1c)"},
@@ -47,12 +49,13 @@ func runTraffic(args []string) error {
 		delays[d.name] = fs.String(d.name, "", d.usage)
 	}
 	torusLat := fs.String("torus-latency", "", "torus link latency per dimension, comma-separated (ns or cycles), e.g. 21,25,70")
-	vcs := fs.Int("vcs", 0, "virtual channels per port (even on a torus)")
-	buf := fs.Int("buffer-flits", 0, "input buffer per virtual channel, flits")
-	eject := fs.Int("eject-flits", 0, "ejection buffer per node, flits")
+	intVar(fs, &vcs, "vcs", 1, 64, "virtual channels per port (even on a torus)")
+	intVar(fs, &buf, "buffer-flits", 1, 1<<20, "input buffer per virtual channel, flits")
+	intVar(fs, &eject, "eject-flits", 1, 1<<20, "ejection buffer per node, flits")
 	arb := fs.String("arbiter", "", "round-robin or oldest-first")
+	noDefault(fs, "flit-bytes", "link-bw", "switch-bw", "torus-bw", "vcs", "buffer-flits", "eject-flits")
 	out := addOutputFlags(fs)
-	plotOut := fs.String("plot", "", "draw throughput and latency against load to this .svg or .png file")
+	plotOut := addPlotFlag(fs, "draw throughput and latency against load to this .svg or .png file")
 	sl := addSlurmFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -84,16 +87,16 @@ func runTraffic(args []string) error {
 		}
 	}
 	if set["flit-bytes"] {
-		c.FlitBytes = *flitBytes
+		c.FlitBytes = flitBytes
 	}
 	if set["link-bw"] {
-		c.LinkBandwidth = *linkBW
+		c.LinkBandwidth = linkBW
 	}
 	if set["switch-bw"] {
-		c.SwitchBandwidth = *switchBW
+		c.SwitchBandwidth = switchBW
 	}
 	if set["torus-bw"] {
-		c.TorusLinkBandwidth = *torusBW
+		c.TorusLinkBandwidth = torusBW
 	}
 	for name, field := range map[string]*netsim.Time{"routing-delay": &c.RoutingDelay, "vc-alloc-delay": &c.VCAllocDelay,
 		"sw-alloc-delay": &c.SwitchAllocDelay, "switch-latency": &c.SwitchLatency, "cable": &c.CableLatency} {
@@ -114,13 +117,13 @@ func runTraffic(args []string) error {
 		}
 	}
 	if set["vcs"] {
-		c.VCs = *vcs
+		c.VCs = vcs
 	}
 	if set["buffer-flits"] {
-		c.BufferFlits = *buf
+		c.BufferFlits = buf
 	}
 	if set["eject-flits"] {
-		c.EjectBufferFlits = *eject
+		c.EjectBufferFlits = eject
 	}
 	if set["arbiter"] {
 		if c.Arbiter, err = fabric.ParseArbiter(*arb); err != nil {
@@ -130,16 +133,15 @@ func runTraffic(args []string) error {
 	if err := c.Validate(); err != nil {
 		return badUsage(fs, err)
 	}
-	cfg.Loads = nil
-	for _, s := range strings.Split(*loads, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil {
-			return badUsage(fs, fmt.Errorf("--load %q: not a number", s))
-		}
-		cfg.Loads = append(cfg.Loads, v)
+	topo, err := checkTopology(fs, "topology", cfg.Topology, *c, 1)
+	if err != nil {
+		return err
 	}
-	if *plotOut != "" && !strings.HasSuffix(strings.ToLower(*plotOut), ".svg") && !strings.HasSuffix(strings.ToLower(*plotOut), ".png") {
-		return badUsage(fs, fmt.Errorf("--plot %q: want a .svg or .png file", *plotOut))
+	if err := fabric.CheckPattern(cfg.Pattern, topo); err != nil {
+		return badUsage(fs, fmt.Errorf("--pattern: %w", err))
+	}
+	if err := plotOut.check(fs); err != nil {
+		return err
 	}
 	if err := out.check(fs); err != nil {
 		return err
@@ -160,13 +162,7 @@ func runTraffic(args []string) error {
 		}
 		return err
 	}
-	if err := out.write(res, res.WriteTable); err != nil {
-		return err
-	}
-	if *plotOut != "" {
-		return res.WritePlot(*plotOut)
-	}
-	return nil
+	return report(out, plotOut, res)
 }
 
 func joinFloats(v []float64) string {

@@ -78,6 +78,25 @@ func ParsePattern(name string, topo Topology) (Pattern, error) {
 	return nil, fmt.Errorf("unknown pattern %q (want one of %s)", name, strings.Join(Patterns, ", "))
 }
 
+// CheckPattern parses name on topo and refuses a pattern under which no packet would cross
+// the network: a permutation that sends every node to itself (tornado on radix 2, transpose
+// of one node). Its throughput bound would be infinite and its latency that of no hop.
+func CheckPattern(name string, topo Topology) error {
+	pat, err := ParsePattern(name, topo)
+	if err != nil {
+		return err
+	}
+	if p, ok := pat.(Permutation); ok {
+		for i := range topo.Nodes() {
+			if p.Perm(i) != i {
+				return nil
+			}
+		}
+		return fmt.Errorf("pattern %s on %v sends every node to itself: no packet would cross the network (try neighbor, or a larger radix)", pat, topo)
+	}
+	return nil
+}
+
 type uniform struct{ n int }
 
 func (u uniform) String() string { return "uniform" }
