@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/lhsim/lhsim/experiment"
-	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/alltoall"
 )
 
@@ -20,16 +18,16 @@ func runAlltoall(args []string) error {
 	cfg := experiment.DefaultAlltoall()
 	fs := newFlags("alltoall", alltoallSummary)
 	torus := fs.String("torus", strings.TrimPrefix(cfg.Torus, "torus:"), "torus dimensions, each a multiple of 4 for suh-shin (seed 002 section 4.3: 16x16x16)")
-	sizes := fs.String("sizes", "8,32,128", "comma-separated bytes per (source, destination) pair")
+	intsVar(fs, &cfg.Sizes, "sizes", []int{8, 32, 128}, 1, 1<<30, "comma-separated bytes per (source, destination) pair")
 	schemes := fs.String("schemes", "barrier_per_step,sync_at_start,proposed", "comma-separated schemes (seed 002 Figure 3)")
 	fs.StringVar(&cfg.Algorithm, "algorithm", cfg.Algorithm, "suh-shin or direct (pairwise, n-1 steps: small tori only)")
 	fs.BoolVar(&cfg.Uneven, "uneven", false, "also run with each node's blocks scaled by 0.5 to 1.5 (fixed by --seed)")
 	fs.BoolVar(&cfg.Heavy, "heavy", false, "with --uneven: a heavy tail instead (every 8th node's blocks x4.0, the others x0.571)")
-	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the uneven sizes")
+	seedVar(fs, &cfg.Seed, "seed", "seed of the uneven sizes")
 	fs.BoolVar(&cfg.EqualLatency, "equal-latency", false, "also run with every torus link at the mean of the X/Y/Z latencies")
-	nl := fs.Float64("node-latency", cfg.Cluster.NodeLatency.Microseconds(), "µs charged per put (seed 003 section 5.1; seed 002 gives none)")
+	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "µs charged per put (seed 003 section 5.1; seed 002 gives none)")
 	out := addOutputFlags(fs)
-	plotOut := fs.String("plot", "", "draw total time against bytes per pair to this .svg or .png")
+	plotOut := addPlotFlag(fs, "draw total time against bytes per pair to this .svg or .png")
 	sl := addSlurmFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -38,14 +36,6 @@ func runAlltoall(args []string) error {
 		return err
 	}
 	cfg.Torus = "torus:" + strings.TrimPrefix(*torus, "torus:")
-	cfg.Sizes = nil
-	for _, s := range splitList(*sizes) {
-		v, err := strconv.Atoi(s)
-		if err != nil || v < 1 {
-			return badUsage(fs, fmt.Errorf("--sizes: %q: want whole numbers of bytes of at least 1", s))
-		}
-		cfg.Sizes = append(cfg.Sizes, v)
-	}
 	cfg.Schemes = nil
 	for _, s := range splitList(*schemes) {
 		sc, err := alltoall.ParseScheme(s)
@@ -57,15 +47,14 @@ func runAlltoall(args []string) error {
 	if cfg.Heavy && !cfg.Uneven {
 		return badUsage(fs, errMsg("--heavy is a distribution of the uneven sizes: add --uneven"))
 	}
-	if *nl < 0 {
-		return badUsage(fs, fmt.Errorf("--node-latency %g: want µs >= 0", *nl))
+	if _, err := checkTopology(fs, "torus", cfg.Torus, cfg.Fabric, 2); err != nil {
+		return err
 	}
-	cfg.Cluster.NodeLatency = netsim.NS(*nl * 1000)
 	if _, err := cfg.Validate(); err != nil {
 		return badUsage(fs, err)
 	}
-	if *plotOut != "" && !strings.HasSuffix(*plotOut, ".svg") && !strings.HasSuffix(*plotOut, ".png") {
-		return badUsage(fs, fmt.Errorf("--plot %q: want a .svg or .png file", *plotOut))
+	if err := plotOut.check(fs); err != nil {
+		return err
 	}
 	if err := out.check(fs); err != nil {
 		return err
@@ -90,11 +79,5 @@ func runAlltoall(args []string) error {
 	if err != nil || res == nil {
 		return err
 	}
-	if err := out.write(res, res.WriteTable); err != nil {
-		return err
-	}
-	if *plotOut != "" {
-		return res.WritePlot(*plotOut)
-	}
-	return nil
+	return report(out, plotOut, res)
 }

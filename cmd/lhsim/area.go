@@ -29,7 +29,8 @@ func runArea(args []string) error {
 	fs.BoolVar(&o.JSON, "json", false, "print Table 1 as JSON on stdout (keyed by message count) instead of the tables")
 	families := fs.String("families", "xc2vp,xc7", "synth_xilinx families to run")
 	only := fs.String("only", "", "run only the sweep's jobs whose family/name this regexp matches (e.g. 'xc2vp/lhs_rx')")
-	fs.IntVar(&o.Parallel, "j", 2, "Yosys processes at once")
+	o.Parallel = 2
+	intVar(fs, &o.Parallel, "j", 1, 256, "Yosys processes at once")
 	sl := addSlurmFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err

@@ -21,7 +21,9 @@ func runDemo(args []string) error {
 	fs := newFlags("demo", demoSummary)
 	dev := addDeviceFlags(fs)
 	lhs := fs.Bool("lhs", true, "LHS on (false: every message whole in SO-DIMM, DIMMnet-2 before LHS)")
-	seed := fs.Uint64("seed", 1, "seed of the message contents and the board")
+	seed := new(uint64)
+	*seed = 1
+	seedVar(fs, seed, "seed", "seed of the message contents and the board")
 	trace := fs.String("trace", "", "write an FST waveform of the RTL to this file")
 	out := addOutputFlags(fs)
 	if err := parse(fs, args); err != nil {
@@ -52,15 +54,14 @@ func runDemo(args []string) error {
 // bench compares fixed paths (native, cgo, Go model, plugin), so it takes no device flags.
 func runBench(args []string) error {
 	fs := newFlags("bench", benchSummary)
-	msgs := fs.Uint64("messages", 100000, "messages in the workload")
-	seed := fs.Uint64("seed", 1, "seed of the message sizes")
-	repeats := fs.Int("repeats", 3, "runs per path; the fastest counts")
+	msgs, seed, repeats := new(uint64), new(uint64), new(int)
+	*msgs, *seed, *repeats = 100000, 1, 3
+	uint64Var(fs, msgs, "messages", 1, 1<<32, "messages in the workload")
+	seedVar(fs, seed, "seed", "seed of the message sizes")
+	intVar(fs, repeats, "repeats", 1, 1000, "runs per path; the fastest counts")
 	out := addOutputFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
-	}
-	if *msgs == 0 || *repeats < 1 {
-		return badUsage(fs, errMsg("--messages and --repeats must be at least 1"))
 	}
 	if err := out.check(fs); err != nil {
 		return err

@@ -25,7 +25,9 @@ func runFormal(args []string) error {
 	dir := fs.String("dir", "build/formal", "work folder: models, logs and counterexample waveforms, a folder per proof")
 	solver := fs.String("solver", formal.DefaultSolver, "SMT solver for yosys-smtbmc")
 	timeout := fs.Duration("timeout", formal.DefaultTimeout, "limit of one tool run of a proof")
-	parallel := fs.Int("j", 1, "proofs at once (an induction runs its base case and step as two processes)")
+	parallel := new(int)
+	*parallel = 1
+	intVar(fs, parallel, "j", 1, 256, "proofs at once (an induction runs its base case and step as two processes)")
 	out := addOutputFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err

@@ -92,18 +92,12 @@ func intList(fs *flag.FlagSet, name, s string, lo, hi int) ([]int, error) {
 func runIBRTT(args []string) error {
 	cfg := experiment.DefaultIBRTT()
 	fs := newFlags("ib rtt", ibRTTSummary)
-	fs.IntVar(&cfg.Size, "size", cfg.Size, "message bytes, 16..48 (the largest that fits a WQE; the message carries a 16-byte check header)")
-	fs.IntVar(&cfg.Iterations, "iterations", cfg.Iterations, "round trips timed")
-	fs.IntVar(&cfg.Warmup, "warmup", cfg.Warmup, "round trips before the timing starts")
+	intVar(fs, &cfg.Size, "size", 16, 48, "message bytes, 16..48 (the largest that fits a WQE; the message carries a 16-byte check header)")
+	intVar(fs, &cfg.Iterations, "iterations", 1, 1_000_000, "round trips timed")
+	intVar(fs, &cfg.Warmup, "warmup", 0, 1_000_000, "round trips before the timing starts")
 	out := addOutputFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
-	}
-	switch {
-	case cfg.Size < 16 || cfg.Size > 48:
-		return badUsage(fs, fmt.Errorf("--size %d: want 16..48 bytes (a message on the WQE holds 48)", cfg.Size))
-	case cfg.Iterations < 1 || cfg.Warmup < 0:
-		return badUsage(fs, fmt.Errorf("--iterations %d, --warmup %d: want at least 1 and at least 0", cfg.Iterations, cfg.Warmup))
 	}
 	if err := out.check(fs); err != nil {
 		return err
@@ -120,7 +114,7 @@ func runIBBandwidth(args []string) error {
 	fs := newFlags("ib bandwidth", ibBandwidthSummary)
 	chips := fs.String("chipset", strings.Join(cfg.Chipsets, ","), "comma-separated chipsets: gc-le, e7501")
 	sizes := fs.String("sizes", "16,64,256,1024,2048,4096,8192", "comma-separated message sizes in bytes (16..8192); RDMA also goes on by fours to --rdma-max")
-	fs.IntVar(&cfg.RDMAMax, "rdma-max", cfg.RDMAMax, "largest RDMA write in bytes")
+	intVar(fs, &cfg.RDMAMax, "rdma-max", 16, 1<<26, "largest RDMA write in bytes")
 	plotOut := addPlotFlag(fs, "draw bandwidth against size to this .svg or .png")
 	out := addOutputFlags(fs)
 	if err := parse(fs, args); err != nil {
@@ -140,9 +134,6 @@ func runIBBandwidth(args []string) error {
 	if cfg.Sizes, err = intList(fs, "sizes", *sizes, 16, 8192); err != nil {
 		return err
 	}
-	if cfg.RDMAMax < 16 || cfg.RDMAMax > 1<<26 {
-		return badUsage(fs, fmt.Errorf("--rdma-max %d: want 16..%d bytes", cfg.RDMAMax, 1<<26))
-	}
 	if err := plotOut.check(fs); err != nil {
 		return err
 	}
@@ -160,12 +151,12 @@ func runIBBuffers(args []string) error {
 	cfg := experiment.DefaultIBBuffers()
 	fs := newFlags("ib buffers", ibBuffersSummary)
 	nodes := fs.String("nodes", "2,4,8,16,32,64,128,256,512,1024,2048,4096", "comma-separated node counts (2..4096)")
-	fs.IntVar(&cfg.PerPeer, "per-peer", cfg.PerPeer, "receive buffers per RC QP (seed 004 §5.4: at least 128)")
-	fs.IntVar(&cfg.SRQDepth, "srq-depth", cfg.SRQDepth, "buffers in the shared receive queue (seed 004 §6: 8 MB of 8 KB)")
-	fs.IntVar(&cfg.Senders, "senders", cfg.Senders, "run-dry study: nodes sending to one receiver")
-	fs.IntVar(&cfg.Messages, "messages", cfg.Messages, "run-dry study: messages from each sender")
-	fs.IntVar(&cfg.Size, "size", cfg.Size, "run-dry study: message bytes (16..8192)")
-	consume := fs.Float64("consume", cfg.Consume.Microseconds(), "run-dry study: µs the receiving host takes per message")
+	intVar(fs, &cfg.PerPeer, "per-peer", 1, 65536, "receive buffers per RC QP (seed 004 §5.4: at least 128)")
+	intVar(fs, &cfg.SRQDepth, "srq-depth", 1, 65536, "buffers in the shared receive queue (seed 004 §6: 8 MB of 8 KB)")
+	intVar(fs, &cfg.Senders, "senders", 1, 255, "run-dry study: nodes sending to one receiver")
+	intVar(fs, &cfg.Messages, "messages", 1, 100000, "run-dry study: messages from each sender")
+	intVar(fs, &cfg.Size, "size", 16, 8192, "run-dry study: message bytes (16..8192)")
+	timeVar(fs, &cfg.Consume, "consume", timeSpec{netsim.Microsecond, "µs", netsim.Picosecond, netsim.Second}, "run-dry study: µs the receiving host takes per message")
 	depths := fs.String("depths", "64,256", "run-dry study: comma-separated shared receive queue depths")
 	rates := fs.String("rates", "80,120,200", "run-dry study: comma-separated offered rates at the receiver, thousand messages a second")
 	plotOut := addPlotFlag(fs, "draw memory per node against node count to this .svg or .png")
@@ -182,25 +173,12 @@ func runIBBuffers(args []string) error {
 	}
 	cfg.RatesKps = nil
 	for _, r := range splitList(*rates) {
-		v, err := strconv.ParseFloat(r, 64)
-		if err != nil || !(v > 0) || v > 1e6 {
-			return badUsage(fs, fmt.Errorf("--rates: %q: want thousands of messages a second, > 0", r))
+		v, err := checkFloat(r, 1e-3, 1e6)
+		if err != nil {
+			return badUsage(fs, fmt.Errorf("--rates %s: %w (thousands of messages a second)", r, err))
 		}
 		cfg.RatesKps = append(cfg.RatesKps, v)
 	}
-	switch {
-	case cfg.PerPeer < 1 || cfg.PerPeer > 65536 || cfg.SRQDepth < 1 || cfg.SRQDepth > 65536:
-		return badUsage(fs, fmt.Errorf("--per-peer %d, --srq-depth %d: want 1..65536", cfg.PerPeer, cfg.SRQDepth))
-	case cfg.Senders < 1 || cfg.Senders > 255:
-		return badUsage(fs, fmt.Errorf("--senders %d: want 1..255", cfg.Senders))
-	case cfg.Messages < 1 || cfg.Messages > 100000:
-		return badUsage(fs, fmt.Errorf("--messages %d: want 1..100000", cfg.Messages))
-	case cfg.Size < 16 || cfg.Size > 8192:
-		return badUsage(fs, fmt.Errorf("--size %d: want 16..8192 bytes", cfg.Size))
-	case !(*consume > 0) || *consume > 1e6:
-		return badUsage(fs, fmt.Errorf("--consume %g: want µs > 0", *consume))
-	}
-	cfg.Consume = netsim.NS(*consume * 1000)
 	if len(cfg.RatesKps) == 0 {
 		return badUsage(fs, errors.New("--rates: want at least one rate"))
 	}
@@ -246,13 +224,14 @@ func runIBCPR(args []string) error {
 func runIBRun(args []string) error {
 	cfg := experiment.DefaultIBRun()
 	fs := newFlags("ib run", ibRunSummary)
-	fs.IntVar(&cfg.Machine.Nodes, "nodes", cfg.Machine.Nodes, "nodes on one switch (2..256)")
-	fs.IntVar(&cfg.Workload.Messages, "messages", cfg.Workload.Messages, "messages from each node to each other node")
-	fs.Uint64Var(&cfg.Workload.Seed, "seed", cfg.Workload.Seed, "seed of the sizes, gaps and host times")
-	fs.IntVar(&cfg.Machine.RecvDepth, "recv-depth", cfg.Machine.RecvDepth, "receive buffers in the shared queue (srq) or per QP (rc)")
+	intVar(fs, &cfg.Machine.Nodes, "nodes", 2, 256, "nodes on one switch (2..256)")
+	intVar(fs, &cfg.Workload.Messages, "messages", 1, 100000, "messages from each node to each other node")
+	seedVar(fs, &cfg.Workload.Seed, "seed", "seed of the sizes, gaps and host times")
+	intVar(fs, &cfg.Machine.RecvDepth, "recv-depth", 1, 65536, "receive buffers in the shared queue (srq) or per QP (rc)")
 	receive := fs.String("receive", string(cfg.Machine.Receive), "receive buffers: srq (one shared queue) or rc (per peer)")
 	chip := fs.String("chipset", "gc-le", "gc-le or e7501")
-	at := fs.Float64("checkpoint-at", 0, "take a checkpoint at this simulated time, µs (0: none)")
+	timeVar(fs, &cfg.CheckpointAt, "checkpoint-at", timeSpec{netsim.Microsecond, "µs", netsim.Picosecond, netsim.MaxInput}, "take a checkpoint at this simulated time, µs (default: none)")
+	noDefault(fs, "checkpoint-at")
 	fs.BoolVar(&cfg.Bulk, "bulk", cfg.Bulk, "checkpoint with one range command per node and step (false: one per QP)")
 	fs.StringVar(&cfg.Checkpoint, "checkpoint", "", "write the checkpoint to this file and stop there (needs --checkpoint-at)")
 	resume := fs.String("resume", "", "go on with the run saved in this checkpoint file (the run's flags come from it)")
@@ -283,20 +262,12 @@ func runIBRun(args []string) error {
 	}
 	cfg.Machine.Params = p
 	cfg.Machine.RDMABytes = cfg.Machine.Nodes * 4096
-	switch {
-	case cfg.Machine.Nodes < 2 || cfg.Machine.Nodes > 256:
-		return badUsage(fs, fmt.Errorf("--nodes %d: want 2..256", cfg.Machine.Nodes))
-	case cfg.Workload.Messages < 1 || cfg.Workload.Messages > 100000:
-		return badUsage(fs, fmt.Errorf("--messages %d: want 1..100000", cfg.Workload.Messages))
-	case *at < 0:
-		return badUsage(fs, fmt.Errorf("--checkpoint-at %g: want µs >= 0", *at))
-	case cfg.Checkpoint != "" && *at == 0:
+	if cfg.Checkpoint != "" && cfg.CheckpointAt == 0 {
 		return badUsage(fs, errors.New("--checkpoint needs --checkpoint-at"))
 	}
 	if err := cfg.Machine.Validate(); err != nil {
 		return badUsage(fs, err)
 	}
-	cfg.CheckpointAt = netsim.NS(*at * 1000)
 	if cfg.Checkpoint != "" {
 		if err := checkpoint.CanWrite(cfg.Checkpoint); err != nil {
 			return badUsage(fs, fmt.Errorf("--checkpoint: %w", err))

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/lhsim/lhsim/experiment"
-	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/mbcf"
 )
 
@@ -21,16 +20,16 @@ func runMBCF(args []string) error {
 	networks := fs.String("network", "100basetx,10baset", "comma-separated networks: 100basetx, 10baset")
 	sizes := fs.String("sizes", "4,16,64,256,1024", "round-trip and send-overhead data sizes, bytes (1.."+strconv.Itoa(mbcf.MaxSwapData)+", the most one SWAP_STAT packet holds; SWAP takes multiples of 4)")
 	bwSizes := fs.String("bandwidth-sizes", "4,16,64,256,1024,1408", "peak-bandwidth data sizes, bytes (1.."+strconv.Itoa(mbcf.MaxReplyData)+", the most a WRITE with a flag carries)")
-	fs.IntVar(&cfg.Iterations, "iterations", cfg.Iterations, "round trips averaged per figure")
-	fs.IntVar(&cfg.Writes, "writes", cfg.Writes, "MBCF_WRITEs per bandwidth figure (a whole number of groups)")
-	fs.IntVar(&cfg.Group, "group", cfg.Group, "a completion flag every this many writes (the seed's 16)")
-	fs.IntVar(&cfg.GroupsInFlight, "groups-in-flight", cfg.GroupsInFlight, "1: wait for each group's flag before the next (the seed's plain reading); k: let k groups be on their way")
-	timer := fs.Float64("timer", cfg.TimerRead.Microseconds(), "µs the seed's software timer adds to round trips and send overhead (§4.1); 0 for the simulated times alone")
-	fs.Float64Var(&cfg.Faults.Drop, "drop", 0, "lossy link: rate of frames dropped (0 <= rate < 1)")
-	fs.Float64Var(&cfg.Faults.Duplicate, "duplicate", 0, "lossy link: rate of frames delivered twice")
-	fs.Float64Var(&cfg.Faults.Reorder, "reorder", 0, "lossy link: rate of frames held back past later ones")
-	fs.Float64Var(&cfg.Faults.Corrupt, "corrupt", 0, "lossy link: rate of frames corrupted (they fail their FCS)")
-	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the hub's backoff and of the lossy link")
+	intVar(fs, &cfg.Iterations, "iterations", 1, 1_000_000, "round trips averaged per figure")
+	intVar(fs, &cfg.Writes, "writes", 1, 1_000_000, "MBCF_WRITEs per bandwidth figure (a whole number of groups)")
+	intVar(fs, &cfg.Group, "group", 1, 1_000_000, "a completion flag every this many writes (the seed's 16)")
+	intVar(fs, &cfg.GroupsInFlight, "groups-in-flight", 1, 64, "1: wait for each group's flag before the next (the seed's plain reading); k: let k groups be on their way")
+	timeVar(fs, &cfg.TimerRead, "timer", delayUS, "µs the seed's software timer adds to round trips and send overhead (§4.1); 0 for the simulated times alone")
+	floatVar(fs, &cfg.Faults.Drop, "drop", 0, 0.999, "lossy link: rate of frames dropped (0 <= rate < 1)")
+	floatVar(fs, &cfg.Faults.Duplicate, "duplicate", 0, 0.999, "lossy link: rate of frames delivered twice")
+	floatVar(fs, &cfg.Faults.Reorder, "reorder", 0, 0.999, "lossy link: rate of frames held back past later ones")
+	floatVar(fs, &cfg.Faults.Corrupt, "corrupt", 0, 0.999, "lossy link: rate of frames corrupted (they fail their FCS)")
+	seedVar(fs, &cfg.Seed, "seed", "seed of the hub's backoff and of the lossy link")
 	plotOut := addPlotFlag(fs, "draw round trips and bandwidth against size, beside the paper, to this .svg or .png")
 	out := addOutputFlags(fs)
 	if err := parse(fs, args); err != nil {
@@ -52,17 +51,9 @@ func runMBCF(args []string) error {
 	if cfg.BandwidthSizes, err = sizeList(*bwSizes, mbcf.MaxReplyData); err != nil {
 		return badUsage(fs, fmt.Errorf("--bandwidth-sizes: %w", err))
 	}
-	switch {
-	case cfg.Iterations < 1:
-		return badUsage(fs, fmt.Errorf("--iterations %d: want at least 1", cfg.Iterations))
-	case cfg.Group < 1 || cfg.Writes < cfg.Group || cfg.Writes%cfg.Group != 0:
+	if cfg.Writes < cfg.Group || cfg.Writes%cfg.Group != 0 {
 		return badUsage(fs, fmt.Errorf("--writes %d, --group %d: want a whole number of groups of at least one write", cfg.Writes, cfg.Group))
-	case cfg.GroupsInFlight < 1 || cfg.GroupsInFlight > 64:
-		return badUsage(fs, fmt.Errorf("--groups-in-flight %d: want 1..64", cfg.GroupsInFlight))
-	case !(*timer >= 0 && *timer < 1e6):
-		return badUsage(fs, fmt.Errorf("--timer %g: want µs >= 0", *timer))
 	}
-	cfg.TimerRead = netsim.NS(*timer * 1000)
 	cfg.Faults.Seed = cfg.Seed
 	if err := cfg.Faults.Validate(); err != nil {
 		return badUsage(fs, err)

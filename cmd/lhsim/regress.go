@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,9 +32,11 @@ const (
 
 func runRegress(args []string) error {
 	fs := newFlags("regress", regressSummary)
-	n := fs.Int("seeds", 200, "number of seeds")
-	first := fs.Uint64("first", 1, "first seed")
-	jobs := fs.Int("jobs", runtime.NumCPU(), "test processes at a time")
+	n, first, jobs := new(int), new(uint64), new(int)
+	*n, *first, *jobs = 200, 1, runtime.NumCPU()
+	intVar(fs, n, "seeds", 1, 1_000_000, "number of seeds")
+	uint64Var(fs, first, "first", 0, 1<<63, "first seed")
+	intVar(fs, jobs, "jobs", 1, 1024, "test processes at a time")
 	run := fs.String("run", "Random", "go test -run pattern of the randomized tests")
 	pkg := fs.String("pkg", "./testbench", "package of the randomized tests")
 	model := fs.String("model", "", "LHSIM_MODEL of the tests (rtl, go, lockstep; default: the tests' own, lockstep)")
@@ -46,12 +47,6 @@ func runRegress(args []string) error {
 	sl := addSlurmFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
-	}
-	if *n <= 0 {
-		return badUsage(fs, errors.New("--seeds must be positive"))
-	}
-	if *jobs <= 0 {
-		return badUsage(fs, errors.New("--jobs must be positive"))
 	}
 	dev, err := device.FromEnv(device.Config{Model: device.Model(*model), Bridge: device.Bridge(*bridge)})
 	if err != nil {

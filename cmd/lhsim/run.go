@@ -32,14 +32,17 @@ func runRun(args []string) error {
 	fs := newFlags("run", runSummary)
 	cfg := session.DefaultConfig(10000)
 	dev := addDeviceFlags(fs)
-	fs.Uint64Var(&cfg.Messages, "messages", cfg.Messages, "messages in the stream")
-	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the stream and the board")
-	fs.IntVar(&cfg.MaxLen, "max-len", cfg.MaxLen, "longest message in bytes (16..65535)")
-	fs.IntVar(&cfg.Board.IdlePercent, "idle", cfg.Board.IdlePercent, "percent of idle cycles at the network input (0..99)")
+	uint64Var(fs, &cfg.Messages, "messages", 1, 1<<40, "messages in the stream")
+	seedVar(fs, &cfg.Seed, "seed", "seed of the stream and the board")
+	intVar(fs, &cfg.MaxLen, "max-len", 16, 65535, "longest message in bytes (16..65535)")
+	intVar(fs, &cfg.Board.IdlePercent, "idle", 0, 99, "percent of idle cycles at the network input (0..99; at 100 no message would ever arrive)")
 	resume := fs.String("resume", "", "go on with the run saved in this checkpoint (the run's own flags are taken from it)")
 	ckpt := fs.String("checkpoint", "", "checkpoint file to write when the run stops early, or every --checkpoint-every cycles")
-	at := fs.Uint64("checkpoint-at", 0, "stop at this cycle (the first point between host operations at or after it) and save --checkpoint")
-	every := fs.Uint64("checkpoint-every", 0, "also save --checkpoint every this many cycles, and go on")
+	var atV, everyV uint64
+	at, every := &atV, &everyV
+	uint64Var(fs, at, "checkpoint-at", 1, 1<<62, "stop at this cycle (the first point between host operations at or after it) and save --checkpoint")
+	uint64Var(fs, every, "checkpoint-every", 1, 1<<62, "also save --checkpoint every this many cycles, and go on")
+	noDefault(fs, "checkpoint-at", "checkpoint-every")
 	trace := fs.String("trace", "", "write an FST waveform of the RTL to this file (from this process's start or resume)")
 	out := addOutputFlags(fs)
 	if err := parse(fs, args); err != nil {
@@ -51,12 +54,6 @@ func runRun(args []string) error {
 		}
 	}
 	switch {
-	case cfg.Messages == 0:
-		return badUsage(fs, errors.New("--messages must be at least 1"))
-	case cfg.MaxLen < 16 || cfg.MaxLen > 65535:
-		return badUsage(fs, fmt.Errorf("--max-len %d: want 16..65535 bytes", cfg.MaxLen))
-	case cfg.Board.IdlePercent < 0 || cfg.Board.IdlePercent > 99:
-		return badUsage(fs, fmt.Errorf("--idle %d: want 0..99 percent (at 100 no message would ever arrive)", cfg.Board.IdlePercent))
 	case (*at != 0 || *every != 0) && *ckpt == "":
 		return badUsage(fs, errors.New("--checkpoint-at and --checkpoint-every need --checkpoint FILE"))
 	}

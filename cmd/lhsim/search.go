@@ -19,14 +19,15 @@ func runSearch(args []string) error {
 	cfg := experiment.DefaultSearch()
 	fs := newFlags("search", searchSummary)
 	dev := addDeviceFlags(fs)
-	fs.IntVar(&cfg.MaxDepth, "max-depth", cfg.MaxDepth, "deepest search (messages ahead of the target); the RTL holds 1024 entries")
+	intVar(fs, &cfg.MaxDepth, "max-depth", 1, 1<<20, "deepest search (messages ahead of the target); the RTL holds 1024 entries")
 	depths := fs.String("depths", "", "comma-separated depths instead of the log-spaced 0..max-depth")
-	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the non-target tags and the board")
-	cpi := fs.Float64("cpi", float64(cfg.Host.CPIMilli)/1000, "host cycles per instruction of the search loop (sensitivity; the default is an assumption, see docs/search.md)")
-	fs.IntVar(&cfg.SODIMMReadLatency, "sodimm-latency", 0, "what-if: SO-DIMM read latency in device cycles (0: the device default)")
+	seedVar(fs, &cfg.Seed, "seed", "seed of the non-target tags and the board")
+	cpi := float64(cfg.Host.CPIMilli) / 1000
+	floatVar(fs, &cpi, "cpi", 0.001, 1000, "host cycles per instruction of the search loop (sensitivity; the default is an assumption, see docs/search.md)")
+	intVar(fs, &cfg.SODIMMReadLatency, "sodimm-latency", 0, 1<<20, "what-if: SO-DIMM read latency in device cycles (0: the device default)")
 	fs.BoolVar(&cfg.Native, "native", false, "also time the search on this machine's CPU (contiguous entries vs a scattered list)")
 	out := addOutputFlags(fs)
-	plotOut := fs.String("plot", "", "draw Figure 6 to this .svg or .png file")
+	plotOut := addPlotFlag(fs, "draw Figure 6 to this .svg or .png file")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -45,7 +46,7 @@ func runSearch(args []string) error {
 		for _, s := range strings.Split(*depths, ",") {
 			d, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil {
-				return badUsage(fs, fmt.Errorf("--depths: %w", err))
+				return badUsage(fs, fmt.Errorf("--depths %s: %q is not a whole number", *depths, s))
 			}
 			cfg.Depths = append(cfg.Depths, d)
 		}
@@ -61,20 +62,12 @@ func runSearch(args []string) error {
 			return badUsage(fs, fmt.Errorf("--depths: %d is negative", d))
 		}
 	}
-	if *cpi <= 0 || *cpi > 1000 {
-		return badUsage(fs, fmt.Errorf("--cpi %g: want a positive number of cycles per instruction (at most 1000)", *cpi))
-	}
-	cfg.Host.CPIMilli = int64(*cpi*1000 + 0.5)
+	cfg.Host.CPIMilli = int64(cpi*1000 + 0.5)
 	if _, _, err := cfg.Plan(); err != nil {
 		return badUsage(fs, errors.New(strings.TrimPrefix(err.Error(), "search: ")))
 	}
-	if *plotOut != "" {
-		if err := experiment.CheckPlotFile(*plotOut); err != nil {
-			return badUsage(fs, fmt.Errorf("--plot: %w", err))
-		}
-		if err := canCreate(*plotOut); err != nil {
-			return badUsage(fs, fmt.Errorf("--plot: %w", err))
-		}
+	if err := plotOut.check(fs); err != nil {
+		return err
 	}
 	depthList, _, _ := cfg.Plan()
 	bar := newProgress(out.json, "search", int64(experiment.SearchSteps(len(depthList))), "steps")
@@ -84,11 +77,5 @@ func runSearch(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := out.write(res, res.WriteTable); err != nil {
-		return err
-	}
-	if *plotOut != "" {
-		return res.WritePlot(*plotOut)
-	}
-	return nil
+	return report(out, plotOut, res)
 }

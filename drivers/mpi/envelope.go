@@ -48,12 +48,16 @@ type Envelope struct {
 	Size   uint32
 }
 
-// Put writes the envelope into b[:16].
-func (e Envelope) Put(b []byte) {
+// Put writes the envelope into b[:16]; a shorter b is an error, and nothing is written.
+func (e Envelope) Put(b []byte) error {
+	if len(b) < EnvelopeBytes {
+		return fmt.Errorf("mpi: envelope needs %d bytes, the buffer has %d", EnvelopeBytes, len(b))
+	}
 	binary.LittleEndian.PutUint32(b[0:], uint32(e.Source))
 	binary.LittleEndian.PutUint32(b[4:], uint32(e.Tag))
 	binary.LittleEndian.PutUint32(b[8:], uint32(e.Comm))
 	binary.LittleEndian.PutUint32(b[SizeOffset:], e.Size)
+	return nil
 }
 
 // ParseEnvelope reads an envelope from the first 16 bytes of b.
@@ -73,7 +77,7 @@ func ParseEnvelope(b []byte) (Envelope, error) {
 // checks nothing (tests and experiments build bad messages with it); Sender.Send checks.
 func Eager(source, tag, comm int32, body []byte) []byte {
 	msg := make([]byte, EnvelopeBytes+len(body))
-	Envelope{Source: source, Tag: tag, Comm: comm, Size: uint32(len(msg))}.Put(msg)
+	_ = Envelope{Source: source, Tag: tag, Comm: comm, Size: uint32(len(msg))}.Put(msg) // msg holds it
 	copy(msg[EnvelopeBytes:], body)
 	return msg
 }
@@ -96,7 +100,8 @@ type Sender struct {
 
 // MaxMessage is the longest message a host configured as cfg (Host.Config) receives whole:
 // MAX_MSG, and no more than its tail ring can ever hold (a longer message is treated as too
-// long by the NIC, docs/design.md).
+// long by the NIC, docs/design.md); with LHS on, never less than an inline message
+// (hw.InlineMax), which the LH entry stores whole whatever MAX_MSG says.
 func MaxMessage(cfg drivers.Config) uint32 {
 	maxMsg, ring, split := cfg.MaxMsg, cfg.TailSize, cfg.SplitPos
 	if maxMsg == 0 {
@@ -110,6 +115,7 @@ func MaxMessage(cfg drivers.Config) uint32 {
 	}
 	if cfg.LHS {
 		ring += split // the head stays in the LH entry
+		return max(hw.InlineMax, min(maxMsg, ring))
 	}
 	return min(maxMsg, ring)
 }
@@ -129,7 +135,10 @@ func (s Sender) Send(tag, comm int32, body []byte) error {
 	if limit == 0 {
 		limit = hw.MaxMsgReset
 	}
-	if uint64(len(body)) > uint64(limit)-min(uint64(limit), EnvelopeBytes) {
+	if limit < EnvelopeBytes {
+		return fmt.Errorf("%w: the receiver takes messages of at most %d bytes, less than the %d-byte envelope", ErrSendTooLong, limit, EnvelopeBytes)
+	}
+	if uint64(len(body)) > uint64(limit)-EnvelopeBytes {
 		return fmt.Errorf("%w: a %d-byte body makes a %d-byte message, the receiver takes %d", ErrSendTooLong,
 			len(body), uint64(len(body))+EnvelopeBytes, limit)
 	}
