@@ -7,8 +7,10 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -104,6 +106,17 @@ type MBCFResult struct {
 	hub      map[string]ether.Stats
 }
 
+// cellFaults is the lossy link of one table cell (network, operation, size): its own stream
+// of the run's one seed (PCG's stream selector is the cell's name hashed), so that each cell
+// loses its own frames instead of every cell the same ones, and a cell's figure does not
+// depend on which other cells run.
+func cellFaults(f ether.Faults, network, op string, size int) ether.Faults {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%s/%d", network, op, size)
+	f.Seed = rand.New(rand.NewPCG(f.Seed, h.Sum64())).Uint64()
+	return f
+}
+
 // RunMBCF makes the measurements.
 func RunMBCF(cfg MBCFConfig) (*MBCFResult, error) {
 	if cfg.Iterations < 1 || cfg.Group < 1 || cfg.Writes < cfg.Group || cfg.Writes%cfg.Group != 0 || cfg.GroupsInFlight < 1 {
@@ -130,7 +143,7 @@ func RunMBCF(cfg MBCFConfig) (*MBCFResult, error) {
 				if o.op == mbcf.OpSwap && n%4 != 0 {
 					continue
 				}
-				rtt, err := mbcf.RoundTrip(m, o.op, n, cfg.Iterations, cfg.Faults)
+				rtt, err := mbcf.RoundTrip(m, o.op, n, cfg.Iterations, cellFaults(cfg.Faults, nw, o.name, n))
 				if err != nil {
 					return nil, fmt.Errorf("%s %s %d bytes: %w", nw, o.name, n, err)
 				}
@@ -141,7 +154,7 @@ func RunMBCF(cfg MBCFConfig) (*MBCFResult, error) {
 		var sum mbcf.NodeStats
 		var hs ether.Stats
 		for _, n := range cfg.BandwidthSizes {
-			s, err := mbcf.Stream(m, n, cfg.Writes, cfg.Group, cfg.GroupsInFlight, cfg.Faults)
+			s, err := mbcf.Stream(m, n, cfg.Writes, cfg.Group, cfg.GroupsInFlight, cellFaults(cfg.Faults, nw, "bandwidth", n))
 			if err != nil {
 				return nil, fmt.Errorf("%s bandwidth %d bytes: %w", nw, n, err)
 			}
