@@ -22,7 +22,7 @@ func TestIBCommandLine(t *testing.T) {
 	}{
 		{[]string{"ib"}, "lhsim ib needs a subcommand"},
 		{[]string{"ib", "pingpong"}, `unknown subcommand "pingpong"`},
-		{[]string{"ib", "rtt", "--size", "49"}, "--size 49: want 16..48 bytes"},
+		{[]string{"ib", "rtt", "--size", "49"}, "--size 49: want 16 to 48"},
 		{[]string{"ib", "rtt", "--iterations", "0"}, "--iterations 0"},
 		{[]string{"ib", "bandwidth", "--chipset", "i860"}, `unknown chipset "i860"`},
 		{[]string{"ib", "bandwidth", "--sizes", "8"}, `--sizes: "8": want whole numbers 16..8192`},
@@ -31,7 +31,7 @@ func TestIBCommandLine(t *testing.T) {
 		{[]string{"ib", "buffers", "--rates", "0"}, "--rates"},
 		{[]string{"ib", "buffers", "--consume", "-1"}, "--consume -1"},
 		{[]string{"ib", "cpr", "--qps", "0"}, `--qps: "0"`},
-		{[]string{"ib", "run", "--nodes", "1"}, "--nodes 1: want 2..256"},
+		{[]string{"ib", "run", "--nodes", "1"}, "--nodes 1: want 2 to 256"},
 		{[]string{"ib", "run", "--receive", "ud"}, `receive mode "ud"`},
 		{[]string{"ib", "run", "--checkpoint", "x.ckpt"}, "--checkpoint needs --checkpoint-at"},
 		{[]string{"ib", "run", "--checkpoint-at", "5", "--checkpoint", "/nonexistent/dir/x.ckpt"}, "--checkpoint: checkpoint: cannot write"},
