@@ -1,0 +1,297 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The edges of bad input, class by class (docs/bad-input.md, "The command line").
+
+// Class 1: every number flag checks the text as typed before it converts it; the message
+// names the flag and the value as typed.
+func TestNumbersAsTyped(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	var delay, moment, pos = delayUS, momentUS, timeSpec{1_000_000, "µs", 1, 3600_000_000_000_000}
+	for _, c := range []struct {
+		spec timeSpec
+		in   string
+		ok   bool
+		says string
+	}{
+		{delay, "0", true, ""}, {delay, "1.5", true, ""}, {delay, "1e6", true, ""},
+		{delay, "1000001", false, "want 0 to 1e+06 µs"}, {delay, "1e12", false, "past an hour"},
+		{delay, "NaN", false, "not a finite number"}, {delay, "Inf", false, "not a finite number"},
+		{delay, "-Inf", false, "not a finite number"}, {delay, "-1", false, "negative"},
+		{delay, "1e30", false, "past an hour"}, {delay, "1e-9", false, "under half a picosecond"},
+		{delay, "x", false, "not a number"}, {delay, "1e400", false, "not a finite number"},
+		{moment, "3.6e9", true, ""}, {moment, "3.6e9001", false, "not a finite number"}, {moment, "3600000001", false, "past an hour"},
+		{pos, "0", false, "want 1e-06 to"}, {pos, "1e-6", true, ""},
+	} {
+		_, err := c.spec.parse(c.in)
+		if c.ok {
+			require.NoError(t, err, c.in)
+		} else {
+			require.ErrorContains(t, err, c.says, c.in)
+		}
+	}
+	var i int
+	var u uint64
+	var f float64
+	intVar(fs, &i, "i", 1, 100, "")
+	uint64Var(fs, &u, "u", 1, 1<<40, "")
+	floatVar(fs, &f, "f", 0, 1, "")
+	for _, c := range []struct{ flag, in, says string }{
+		{"i", "0", "want 1 to 100"}, {"i", "101", "want 1 to 100"}, {"i", "-1", "want 1 to 100"},
+		{"i", "99999999999999999999", "want 1 to 100"}, {"i", "1e30", "not a whole number"}, {"i", "NaN", "not a whole number"},
+		{"i", "1.5", "not a whole number"}, {"u", "0", "want 1 to"}, {"u", "-1", "not a whole number"},
+		{"u", "99999999999999999999", "want 1 to"}, {"u", "Inf", "not a whole number"},
+		{"f", "NaN", "not a finite number"}, {"f", "Inf", "not a finite number"}, {"f", "-Inf", "not a finite number"},
+		{"f", "-1", "want 0 to 1"}, {"f", "1e30", "want 0 to 1"}, {"f", "1e999", "not a finite number"},
+	} {
+		require.ErrorContains(t, fs.Set(c.flag, c.in), c.says, "-%s %s", c.flag, c.in)
+	}
+	require.NoError(t, fs.Set("i", "100"))
+	require.NoError(t, fs.Set("f", "0.5"))
+	require.Equal(t, 100, i)
+	require.Equal(t, 0.5, f)
+
+	// The examples of issue 29, each with the value as typed in a one-line message, exit 2.
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"barrier", "--node-latency", "1e12"}, "lhsim barrier: --node-latency 1e12: past an hour"},
+		{[]string{"incast", "--post-at", "1e20"}, "lhsim incast: --post-at 1e20: past an hour"},
+		{[]string{"incast", "--post-at", "NaN"}, "lhsim incast: --post-at NaN: not a finite number"},
+		{[]string{"traffic", "--switch-latency", "1e30ns"}, `lhsim traffic: --switch-latency: delay "1e30ns": past an hour`},
+		{[]string{"ib", "run", "--checkpoint-at", "NaN"}, "lhsim ib run: --checkpoint-at NaN: not a finite number"},
+		{[]string{"ib", "run", "--checkpoint-at", "1e30"}, "lhsim ib run: --checkpoint-at 1e30: past an hour"},
+		{[]string{"ib", "run", "--checkpoint-at", "1e-9"}, "lhsim ib run: --checkpoint-at 1e-9: not zero but under half a picosecond"},
+		{[]string{"alltoall", "--node-latency", "-Inf"}, "lhsim alltoall: --node-latency -Inf: not a finite number"},
+		{[]string{"mbcf", "--timer", "Inf"}, "lhsim mbcf: --timer Inf: not a finite number"},
+	} {
+		code, _, stderr := run(t, nil, c.args...)
+		require.Equal(t, 2, code, "lhsim %v: %s", c.args, stderr)
+		require.True(t, strings.HasPrefix(stderr, c.says), "lhsim %v: %s", c.args, firstLine(stderr))
+	}
+}
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+
+// Class 2: a run that cannot fit in memory is refused before it allocates, with the
+// estimate and the limit, even for a 2-process barrier.
+func TestTooBigRefusedBeforeAllocating(t *testing.T) {
+	for _, args := range [][]string{
+		{"barrier", "--topology", "torus:128x128x128", "--processes", "2"},
+		{"incast", "--topology", "torus:128x128x128"},
+		{"traffic", "--topology", "torus:128x128x128"},
+		{"alltoall", "--torus", "128x128x128"},
+		{"goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal", "--topology", "fattree:4x10"},
+	} {
+		start := time.Now()
+		code, _, stderr := run(t, []string{"GOMEMLIMIT=2GiB"}, args...)
+		require.Equal(t, 2, code, "lhsim %v: %s", args, stderr)
+		require.Regexp(t, `does not fit in memory: .* need about [0-9.]+ GiB, and the limit is 2.0 GiB`, firstLine(stderr), "lhsim %v", args)
+		require.Less(t, time.Since(start), 10*time.Second, "lhsim %v: refused only after building", args)
+	}
+}
+
+// Class 3: degenerate set-ups get a clear message, never a panic or an impossible figure.
+func TestDegenerateSetups(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"barrier", "--topology", "crossbar:1"}, "--topology crossbar:1: 1 node; want at least 2"},
+		{[]string{"barrier", "--topology", "torus:1x1"}, "--topology torus:1x1: 1 node; want at least 2"},
+		{[]string{"incast", "--topology", "crossbar:1"}, "--topology crossbar:1: 1 node; want at least 2"},
+		{[]string{"incast", "--topology", "crossbar:2", "--receivers", "2"}, "--receivers 2: crossbar:2 has 2 nodes, and at least one must send: want 1 to 1"},
+		{[]string{"traffic", "--topology", "torus:2x2", "--pattern", "tornado"}, "pattern tornado on torus:2x2 sends every node to itself"},
+		{[]string{"traffic", "--topology", "torus:2", "--pattern", "tornado"}, "sends every node to itself"},
+		{[]string{"traffic", "--topology", "crossbar:1", "--pattern", "transpose"}, "pattern transpose on crossbar:1 sends every node to itself"},
+		{[]string{"traffic", "--topology", "torus:4x4", "--measure", "1"}, "a 1-cycle measurement window after 2000 cycles of warm-up is too short"},
+		{[]string{"traffic", "--topology", "torus:4x4", "--measure", "300", "--warmup", "0"}, "want a window of at least"},
+	} {
+		code, _, stderr := run(t, nil, c.args...)
+		require.Equal(t, 2, code, "lhsim %v: %s", c.args, stderr)
+		require.Contains(t, firstLine(stderr), c.says, "lhsim %v", c.args)
+		require.NotContains(t, stderr, "goroutine ", "lhsim %v", c.args)
+	}
+	// Too few packets in a long enough window at a tiny load: refused at run time, exit 2.
+	code, _, stderr := run(t, nil, "traffic", "--topology", "torus:4x4", "--load", "1e-6", "--measure", "300")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, firstLine(stderr), "no packet was created in the 300-cycle measurement window")
+}
+
+// Class 4: --plot and --out are checked before the run; a failed run leaves no --out or
+// --plot file; exit 2 for an input, 1 for a failed run; one prefix.
+func TestOutputsAndExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	out, plot := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.svg")
+	for _, args := range [][]string{
+		{"mbcf", "--plot", filepath.Join(dir, "no", "r.svg")},
+		{"barrier", "--plot", filepath.Join(dir, "no", "r.svg")},
+		{"alltoall", "--plot", filepath.Join(dir, "no", "r.svg")},
+		{"traffic", "--plot", filepath.Join(dir, "no", "r.svg")},
+		{"barrier", "--plot", filepath.Join(dir, "r.pdf")},
+	} {
+		start := time.Now()
+		code, _, stderr := run(t, nil, args...)
+		require.Equal(t, 2, code, "lhsim %v: %s", args, stderr)
+		require.Contains(t, firstLine(stderr), "--plot", "lhsim %v", args)
+		require.Less(t, time.Since(start), 5*time.Second, "lhsim %v: --plot checked only after the run", args)
+	}
+	// A run that fails (ib run: nothing to checkpoint past the end) leaves neither file.
+	code, _, stderr := run(t, nil, "ib", "run", "--nodes", "2", "--messages", "2", "--checkpoint-at", "1e9", "--out", out)
+	require.Equal(t, 1, code, stderr)
+	require.Equal(t, "lhsim ib run: nothing to checkpoint at 1000000000000.000 ns: every program has ended\n", stderr, "one line, one prefix")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "a failed run left a file")
+	// A run that succeeds writes both, whole.
+	code, _, stderr = run(t, nil, "barrier", "--topology", "crossbar:4", "--algorithm", "dissemination", "--out", out, "--plot", plot)
+	require.Equal(t, 0, code, stderr)
+	js, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.True(t, json.Valid(js))
+	svg, err := os.ReadFile(plot)
+	require.NoError(t, err)
+	require.Contains(t, string(svg), "<svg")
+	entries, err = os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 2, "only the two files, nothing left beside them")
+	// An input file that is wrong exits 2: a damaged checkpoint, a schedule that does not parse.
+	bad := filepath.Join(dir, "bad.ckpt")
+	require.NoError(t, os.WriteFile(bad, []byte("not a checkpoint"), 0o644))
+	code, _, stderr = run(t, nil, "ib", "run", "--resume", bad)
+	require.Equal(t, 2, code, stderr)
+	require.True(t, strings.HasPrefix(stderr, "lhsim ib run: "), stderr)
+	require.NotContains(t, stderr, "lhsim ib run: ib:", "one prefix")
+	require.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+}
+
+// Class 5: plain lhsim incast outside the source tree, with no plugin binary, runs and
+// says how to get the row it leaves out.
+func TestIncastWithoutPlugin(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLhsimProcess$", "-test.count=1")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "LHSIM_PLUGIN=", "LHSIM_ARGS="+strings.Join([]string{"incast", "--messages", "2"}, "\x1f"))
+	b, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	require.Contains(t, string(b), "rtl-plugin row left out: no lhsim-plugin binary found; build it with make plugin")
+	require.NotContains(t, string(b), "│ rtl-plugin")
+}
+
+// The check that keeps it so (make edges, in CI): every command with every numeric flag set
+// to NaN, ±Inf, -1, 0, 1, 1e30 and an overflowing integer exits 0 with a sane result (JSON
+// that parses, no NaN, no infinity, no wrapped time) or 1/2 with one line under its prefix;
+// never a stack trace; under a memory limit (GOMEMLIMIT 1 GiB, address space 8 GiB).
+func TestEdgesSweep(t *testing.T) {
+	if os.Getenv("LHSIM_EDGES") == "" {
+		t.Skip("make edges runs it (LHSIM_EDGES=1): every flag of every command, minutes")
+	}
+	goal, err := filepath.Abs("../../netsim/goal/testdata/pingpong.goal")
+	require.NoError(t, err)
+	bases := []struct {
+		cmd  []string
+		base []string
+		skip []string // values that start a long external run (go test, Yosys, a solver)
+	}{
+		{[]string{"barrier"}, []string{"--topology", "crossbar:4", "--processes", "2,4", "--node-latency", "1", "--algorithm", "dissemination", "--json"}, nil},
+		{[]string{"incast"}, []string{"--topology", "crossbar:4", "--messages", "2", "--speed=false", "--json"}, nil},
+		{[]string{"traffic"}, []string{"--topology", "torus:4x4", "--load", "0.1", "--warmup", "500", "--measure", "1000", "--drain", "2000", "--json"}, nil},
+		{[]string{"alltoall"}, []string{"--torus", "4x4x4", "--sizes", "8", "--schemes", "sync_at_start", "--json"}, nil},
+		{[]string{"goal"}, []string{"--schedule", goal, "--topology", "crossbar:4", "--json"}, nil},
+		{[]string{"ib", "rtt"}, []string{"--iterations", "2", "--warmup", "0", "--json"}, nil},
+		{[]string{"ib", "bandwidth"}, []string{"--sizes", "16", "--rdma-max", "64", "--chipset", "gc-le", "--json"}, nil},
+		{[]string{"ib", "buffers"}, []string{"--nodes", "2,4", "--messages", "10", "--depths", "64", "--rates", "80", "--json"}, nil},
+		{[]string{"ib", "cpr"}, []string{"--qps", "1,3", "--json"}, nil},
+		{[]string{"ib", "run"}, []string{"--nodes", "2", "--messages", "2", "--json"}, nil},
+		{[]string{"mbcf"}, []string{"--network", "100basetx", "--sizes", "4", "--bandwidth-sizes", "4", "--iterations", "2", "--writes", "16", "--json"}, nil},
+		{[]string{"search"}, []string{"--model", "go", "--max-depth", "4", "--json"}, nil},
+		{[]string{"run"}, []string{"--model", "go", "--messages", "20", "--json"}, nil},
+		{[]string{"demo"}, []string{"--model", "go", "--json"}, nil},
+		{[]string{"bench"}, []string{"--messages", "10", "--repeats", "1", "--json"}, nil},
+		{[]string{"regress"}, []string{"--json"}, []string{"0", "1"}},
+		{[]string{"area"}, []string{"-cached"}, []string{"0", "1"}},
+		{[]string{"formal"}, []string{"--json"}, []string{"0", "1"}},
+	}
+	values := []string{"NaN", "Inf", "-Inf", "-1", "0", "1", "1e30", "99999999999999999999"}
+	numeric := regexp.MustCompile(`^  -([a-z0-9-]+) (value|int|uint|float|duration)$`)
+	sane := regexp.MustCompile(`NaN|[+-]?Inf|-?9223372036854775|-?9\.22337e\+18`)
+	for _, b := range bases {
+		code, help, _ := run(t, nil, append(b.cmd, "-h")...)
+		require.Equal(t, 0, code)
+		var flags []string
+		for _, l := range strings.Split(help, "\n") {
+			if m := numeric.FindStringSubmatch(l); m != nil {
+				flags = append(flags, m[1])
+			}
+		}
+		require.NotEmpty(t, flags, "%v has no numeric flag in its help", b.cmd)
+		for _, f := range flags {
+			for _, v := range values {
+				if strings.Contains(strings.Join(b.skip, " "), v) && len(v) == 1 {
+					continue
+				}
+				args := append(append(append([]string{}, b.cmd...), b.base...), "--"+f, v)
+				code, stdout, stderr := limitedRun(t, args)
+				name := "lhsim " + strings.Join(b.cmd, " ")
+				require.NotContains(t, stderr, "goroutine ", "%v: a stack trace", args)
+				require.NotContains(t, stderr, "panic:", "%v", args)
+				switch code {
+				case 0:
+					if strings.Contains(strings.Join(b.base, " "), "--json") {
+						require.True(t, json.Valid([]byte(stdout)), "%v: not JSON: %.300s", args, stdout)
+					}
+					require.NotRegexp(t, sane, stdout, "%v: an impossible figure", args)
+				case 1, 2:
+					require.True(t, strings.HasPrefix(stderr, name+": "), "%v: %q", args, firstLine(stderr))
+					if code == 1 {
+						require.Equal(t, 1, strings.Count(stderr, "\n"), "%v: one line: %s", args, stderr)
+					}
+				default:
+					t.Fatalf("%v: exit %d: %s", args, code, stderr)
+				}
+			}
+		}
+	}
+}
+
+// limitedRun is run under a memory limit: GOMEMLIMIT (what lhsim's fit check takes) and an
+// address-space limit the process cannot pass.
+func limitedRun(t *testing.T, args []string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command("prlimit", "--as=8589934592", "--", os.Args[0], "-test.run=^TestLhsimProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "GOMEMLIMIT=1GiB", "LHSIM_ARGS="+strings.Join(args, "\x1f"))
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	done := make(chan error, 1)
+	require.NoError(t, cmd.Start())
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(120 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("%v: still running after 2 minutes", args)
+	}
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return code, strings.TrimSuffix(strings.TrimSpace(o.String()), "PASS"), e.String()
+}
