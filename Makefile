@@ -10,7 +10,7 @@ VLIBS := $(foreach t,$(VTOPS),build/verilator/$(t)/lib$(t).a)
 LINT_TOPS := $(basename $(notdir $(RTL)))
 
 .PHONY: all setup rtl test lint demo bench soak synth clean plugin generate
-.PHONY: waves regress coverage fuzz synth-check test-slurm formal
+.PHONY: waves regress coverage fuzz synth-check test-slurm formal edges
 all: rtl
 
 setup:
@@ -108,6 +108,19 @@ coverage: rtl
 # one target in one package at a time). Targets are found with go test -list, so new ones need
 # no edit here; their seed corpora (testdata/fuzz/FuzzXxx) also run in every make test.
 FUZZTIME ?= 30s
+# Every edge of bad input (docs/bad-input.md): every numeric flag of every command at NaN,
+# +-Inf, -1, 0, 1, 1e30 and an overflowing integer under a memory limit (cmd/lhsim
+# TestEdgesSweep, about 10 s: make test runs it too), then the fuzzers of the file inputs
+# (checkpoints of lhsim run and lhsim ib run, Yosys reports, topology strings) for EDGESFUZZ
+# each. CI runs it (.ci/run).
+EDGESFUZZ ?= 20s
+edges: rtl plugin
+	$(GO) test -count=1 -run '^TestEdgesSweep$$' ./cmd/lhsim/
+	$(GO) test -run '^$$' -fuzz '^FuzzCheckpoint$$' -fuzztime $(EDGESFUZZ) ./session/
+	$(GO) test -run '^$$' -fuzz '^FuzzRestoreContext$$' -fuzztime $(EDGESFUZZ) ./netsim/ib/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(EDGESFUZZ) ./area/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(EDGESFUZZ) ./netsim/fabric/
+
 fuzz: rtl
 	@mkdir -p build; set -o pipefail; $(GO) test -list '^Fuzz' ./... | \
 		awk '/^Fuzz/ { t[n++] = $$1; next } /^ok / { for (i = 0; i < n; i++) print $$2, t[i]; n = 0 }' > build/fuzz-targets.txt

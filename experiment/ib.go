@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 
@@ -319,7 +318,7 @@ type IBDryRow struct {
 	Depth       int     `json:"depth"`
 	OfferedKps  float64 `json:"offered_kmsg_s"`   // input
 	HostKps     float64 `json:"host_kmsg_s"`      // input (1/Consume)
-	ThresholdKp float64 `json:"threshold_kmsg_s"` // derived: the rate above which this burst runs the queue dry
+	ThresholdKp float64 `json:"threshold_kmsg_s"` // derived: the rate above which this burst runs the queue dry (0: never, it fits the queue)
 	PredictedUs float64 `json:"predicted_dry_us"` // derived: closed form (0: never)
 	FirstRNRUs  float64 `json:"first_rnr_us"`     // simulated (0: never)
 	RNRNaks     uint64  `json:"rnr_naks"`
@@ -368,8 +367,6 @@ func RunIBBuffers(cfg IBBuffersConfig) (*IBBuffersResult, error) {
 				Sent: cfg.Senders * cfg.Messages}
 			if burst > float64(d) {
 				row.ThresholdKp = host * burst / (burst - float64(d))
-			} else {
-				row.ThresholdKp = math.Inf(1)
 			}
 			res.Dry = append(res.Dry, row)
 		}
@@ -406,14 +403,17 @@ func (r *IBBuffersResult) WriteTable(w io.Writer) error {
 	dt := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
 	dt.Header("depth", "offered k msg/s", "dry above k msg/s (derived)", "first RNR NAK µs", "predicted µs", "RNR NAKs", "resent", "delivered")
 	for _, row := range r.Dry {
-		first, pred := "never", "never"
+		first, pred, dry := "never", "never", "never (fits)"
+		if row.ThresholdKp > 0 {
+			dry = fmt.Sprintf("%.1f", row.ThresholdKp)
+		}
 		if row.FirstRNRUs > 0 {
 			first = fmt.Sprintf("%.1f", row.FirstRNRUs)
 		}
 		if row.PredictedUs > 0 {
 			pred = fmt.Sprintf("%.1f", row.PredictedUs)
 		}
-		if err := dt.Append(fmt.Sprint(row.Depth), fmt.Sprintf("%.0f", row.OfferedKps), fmt.Sprintf("%.1f", row.ThresholdKp), first, pred,
+		if err := dt.Append(fmt.Sprint(row.Depth), fmt.Sprintf("%.0f", row.OfferedKps), dry, first, pred,
 			fmt.Sprint(row.RNRNaks), fmt.Sprint(row.Retransmits), fmt.Sprintf("%d of %d", row.Delivered, row.Sent)); err != nil {
 			return err
 		}

@@ -96,7 +96,7 @@ func TestIBBuffers(t *testing.T) {
 	require.Equal(t, 4095*r.Rows[0].RCBytes, r.Rows[2].RCBytes)
 	for _, d := range r.Dry {
 		require.Equal(t, d.Sent, d.Delivered, "%+v", d)
-		require.Equal(t, d.OfferedKps > d.ThresholdKp, d.RNRNaks > 0, "%+v", d)
+		require.Equal(t, d.ThresholdKp > 0 && d.OfferedKps > d.ThresholdKp, d.RNRNaks > 0, "%+v", d)
 	}
 	var table bytes.Buffer
 	require.NoError(t, r.WriteTable(&table))

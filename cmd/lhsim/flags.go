@@ -56,6 +56,15 @@ func (d *deviceFlags) config(fs *flag.FlagSet) (device.Config, error) {
 	return cfg.WithDefaults(), nil
 }
 
+// sizeAt refuses a --size-pos other than at on a command whose messages carry their size
+// field there (the MPI envelope's byte 12): the device would read the wrong bytes as the size.
+func (d *deviceFlags) sizeAt(fs *flag.FlagSet, at uint, whose string) error {
+	if d.sizePos != at {
+		return badUsage(fs, fmt.Errorf("--size-pos %d: %s carry their size field at byte %d; only lhsim demo moves it", d.sizePos, whose, at))
+	}
+	return nil
+}
+
 // host sets the host's split and size positions in h from the flags.
 func (d *deviceFlags) host(fs *flag.FlagSet, h drivers.Config) (drivers.Config, error) {
 	switch d.splitPos {

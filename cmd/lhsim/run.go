@@ -68,6 +68,9 @@ func runRun(args []string) error {
 	if cfg.Host, err = dev.host(fs, cfg.Host); err != nil {
 		return err
 	}
+	if err := dev.sizeAt(fs, 12, "the run's messages"); err != nil {
+		return err
+	}
 	if err := out.check(fs); err != nil {
 		return err
 	}

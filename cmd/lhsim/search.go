@@ -39,6 +39,9 @@ func runSearch(args []string) error {
 	if cfg.Driver, err = dev.host(fs, cfg.Driver); err != nil {
 		return err
 	}
+	if err := dev.sizeAt(fs, 12, "the search's MPI messages"); err != nil {
+		return err
+	}
 	if err := out.check(fs); err != nil {
 		return err
 	}
