@@ -68,7 +68,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{[]string{"search", "--max-depth", "-1"}, nil, "--max-depth -1: want 1 to"},
 		{[]string{"search", "--max-depth", "0"}, nil, "--max-depth 0: want 1 to"},
 		{[]string{"search", "--max-depth", "5000"}, nil, "the RTL build has 1024 (use --model go"},
-		{[]string{"search", "--depths", "4,-2"}, nil, "--depths: -2 is negative"},
+		{[]string{"search", "--depths", "4,-2"}, nil, "--depths 4,-2: -2: want 0 to 1048576"},
 		{[]string{"search", "--sodimm-latency", "-5"}, nil, "--sodimm-latency -5: want 0 to"},
 		{[]string{"search", "--cpi", "0"}, nil, "--cpi 0: want 0.001 to 1000"},
 		{[]string{"search", "--plot", "x.txt"}, nil, `--plot: plot file "x.txt": want .svg or .png`},

@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strconv"
+
 	"strings"
 
 	"github.com/lhsim/lhsim/experiment"
@@ -47,22 +47,11 @@ func runSearch(args []string) error {
 	}
 	if *depths != "" {
 		for _, s := range strings.Split(*depths, ",") {
-			d, err := strconv.Atoi(strings.TrimSpace(s))
+			d, err := parseInt(strings.TrimSpace(s), 0, 1<<20)
 			if err != nil {
-				return badUsage(fs, fmt.Errorf("--depths %s: %q is not a whole number", *depths, s))
+				return badUsage(fs, fmt.Errorf("--depths %s: %s: %w", *depths, s, err))
 			}
-			cfg.Depths = append(cfg.Depths, d)
-		}
-	}
-	switch {
-	case cfg.MaxDepth < 0:
-		return badUsage(fs, fmt.Errorf("--max-depth %d: want 1 or more", cfg.MaxDepth))
-	case cfg.SODIMMReadLatency < 0:
-		return badUsage(fs, fmt.Errorf("--sodimm-latency %d: want 0 (the device's default) or more cycles", cfg.SODIMMReadLatency))
-	}
-	for _, d := range cfg.Depths {
-		if d < 0 {
-			return badUsage(fs, fmt.Errorf("--depths: %d is negative", d))
+			cfg.Depths = append(cfg.Depths, int(d))
 		}
 	}
 	cfg.Host.CPIMilli = int64(cpi*1000 + 0.5)
