@@ -1,7 +1,9 @@
 package netsim
 
 import (
+	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -79,4 +81,31 @@ func BenchmarkEngine(b *testing.B) {
 		e.Run(e.Now() + 1000)
 	}
 	b.ReportMetric(float64(e.Fired())/b.Elapsed().Seconds(), "events/s")
+}
+
+// FromFloat refuses, before converting, every value that is not a finite non-negative time
+// within an hour, and one that rounds to 0 ps without being 0.
+func TestFromFloat(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		unit Time
+		want Time
+		bad  string
+	}{
+		{0, Microsecond, 0, ""}, {1.5, Nanosecond, 1500, ""}, {3600, Second, MaxInput, ""}, {0.4, Picosecond, 0, "under half a picosecond"},
+		{0.5, Picosecond, 1, ""}, {math.NaN(), Nanosecond, 0, "not a finite number"}, {math.Inf(1), Nanosecond, 0, "not a finite number"},
+		{math.Inf(-1), Nanosecond, 0, "not a finite number"}, {-1, Nanosecond, 0, "negative"}, {1e30, Nanosecond, 0, "past an hour"},
+		{3600.000001, Second, 0, "past an hour"}, {1e12, Microsecond, 0, "past an hour"}, {1, 0, 0, "unit"},
+	} {
+		got, err := FromFloat(c.v, c.unit)
+		if c.bad != "" {
+			if err == nil || !strings.Contains(err.Error(), c.bad) {
+				t.Errorf("FromFloat(%g, %d) = %v, %v; want an error saying %q", c.v, c.unit, got, err, c.bad)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("FromFloat(%g, %d) = %v, %v; want %v", c.v, c.unit, got, err, c.want)
+		}
+	}
 }
