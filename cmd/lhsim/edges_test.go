@@ -222,7 +222,7 @@ func TestEdgesSweep(t *testing.T) {
 		extra []string
 	}{
 		{[]string{"barrier"}, []string{"--topology", "crossbar:4", "--processes", "2,4", "--node-latency", "1", "--algorithm", "dissemination", "--json"}, nil, []string{"processes"}},
-		{[]string{"incast"}, []string{"--topology", "crossbar:4", "--messages", "2", "--speed=false", "--json"}, nil, []string{"rtl-nodes"}},
+		{[]string{"incast"}, []string{"--topology", "crossbar:4", "--messages", "2", "--speed=false", "--json", "--trace-file", filepath.Join(t.TempDir(), "incast.fst")}, nil, []string{"rtl-nodes"}},
 		{[]string{"traffic"}, []string{"--topology", "torus:4x4", "--load", "0.1", "--warmup", "500", "--measure", "1000", "--drain", "2000", "--json"}, nil,
 			[]string{"clock", "routing-delay", "vc-alloc-delay", "sw-alloc-delay", "switch-latency", "cable", "torus-latency"}},
 		{[]string{"alltoall"}, []string{"--torus", "4x4x4", "--sizes", "8", "--schemes", "sync_at_start", "--json"}, nil, nil},
