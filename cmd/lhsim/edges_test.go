@@ -206,7 +206,7 @@ func TestIncastWithoutPlugin(t *testing.T) {
 // and an overflowing integer, on a small base run, exits 0 with a sane result (JSON that
 // parses, no NaN, no infinity, no wrapped time) or 1/2 with one line under its prefix (exit 1:
 // nothing else on stderr); never a stack trace; under a memory limit (GOMEMLIMIT 1 GiB,
-// address space 8 GiB). Numeric flags are found in each command's -h (types value, int,
+// address space 8 GiB, ulimit -v). Numeric flags are found in each command's -h (types value, int,
 // uint, float, duration), with the lists and delays that read as strings named in extra.
 func TestEdgesSweep(t *testing.T) {
 	if testing.Short() {
@@ -293,7 +293,7 @@ func TestEdgesSweep(t *testing.T) {
 // address-space limit the process cannot pass.
 func limitedRun(t *testing.T, args []string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command("prlimit", "--as=8589934592", "--", os.Args[0], "-test.run=^TestLhsimProcess$", "-test.count=1")
+	cmd := exec.Command("sh", "-c", `ulimit -v 8388608 && exec "$0" "$@"`, os.Args[0], "-test.run=^TestLhsimProcess$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "GOMEMLIMIT=1GiB", "LHSIM_ARGS="+strings.Join(args, "\x1f"))
 	var o, e strings.Builder
 	cmd.Stdout, cmd.Stderr = &o, &e
