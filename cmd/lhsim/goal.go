@@ -1,48 +1,138 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
+	"math"
+	"os"
 	"strconv"
 
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/goal"
 )
 
 func init() {
 	register("goal", goalSummary, runGoal)
 }
 
-const goalSummary = "run your own rank programs, a GOAL-subset schedule (send, recv, calc), on the simulated network"
+const goalSummary = "run a GOAL schedule (LogGOPSim's language) in the LogGOPS model or on the simulated network; lhsim goal gen PATTERN writes one"
 
 func runGoal(args []string) error {
-	cfg := experiment.GoalConfig{Topology: "crossbar:16", Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig()}
+	if len(args) > 0 && args[0] == "gen" {
+		return runGoalGen(args[1:])
+	}
+	cfg := experiment.GoalConfig{Network: "packet", LogGP: goal.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig()}
 	fs := newFlags("goal", goalSummary)
-	fs.StringVar(&cfg.Schedule, "schedule", "", "the schedule file (docs/network.md: the GOAL subset)")
-	fs.StringVar(&cfg.Topology, "topology", cfg.Topology, "crossbar:N, fattree:KxN or torus:XxYxZ; rank r runs on node r")
-	nl := fs.String("node-latency", "1.0", "node latency in µs (seed 003 section 5.1)")
+	fs.StringVar(&cfg.Schedule, "schedule", "", "the schedule file, in GOAL (docs/goal.md)")
+	fs.StringVar(&cfg.Network, "network", cfg.Network, "loggp (LogGOPSim's LogGOPS model) or packet (the simulated fabric)")
+	// LogGOPSim's parameters, in its units (ns, ns per byte), its defaults (loggopsim_cmdline.ggo).
+	nsFlag(fs, &cfg.LogGP.L, "L", "loggp: latency L in ns")
+	nsFlag(fs, &cfg.LogGP.O, "o", "loggp: overhead o per message in ns")
+	nsFlag(fs, &cfg.LogGP.G, "g", "loggp: gap g between messages in ns")
+	nsFlag(fs, &cfg.LogGP.PerByteG, "G", "loggp: gap G per byte in ns")
+	nsFlag(fs, &cfg.LogGP.PerByteO, "O", "loggp: overhead O per byte in ns")
+	fs.Uint64Var(&cfg.LogGP.S, "S", cfg.LogGP.S, "messages above S bytes go by rendezvous (loggp: LogGOPSim's S)")
+	fs.StringVar(&cfg.Topology, "topology", "", "packet: crossbar:N, fattree:KxN or torus:XxYxZ; rank r runs on node r (default: a torus sized to the schedule)")
+	nl := fs.String("node-latency", "1.0", "packet: node latency in µs (seed 003 section 5.1)")
+	mem := fs.Uint64("max-memory", 0, "refuse a schedule estimated to take more than this many MiB (default: the memory available)")
 	out := addOutputFlags(fs)
+	plot := addPlotFlag(fs, "draw each rank's matching statistics (queue lengths, search depths) to this file (.png, .svg or .pdf)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if cfg.Schedule == "" {
 		return badUsage(fs, errMsg("--schedule FILE is required"))
 	}
-	if _, err := fabric.ParseTopology(cfg.Topology); err != nil {
-		return badUsage(fs, fmt.Errorf("--topology: %w", err))
+	if cfg.Network != "loggp" && cfg.Network != "packet" {
+		return badUsage(fs, fmt.Errorf("--network %q: want loggp or packet", cfg.Network))
+	}
+	if cfg.Topology != "" {
+		if _, err := fabric.ParseTopology(cfg.Topology); err != nil {
+			return badUsage(fs, fmt.Errorf("--topology: %w", err))
+		}
 	}
 	us, err := strconv.ParseFloat(*nl, 64)
-	if err != nil || us < 0 {
-		return badUsage(fs, fmt.Errorf("--node-latency %q: want microseconds >= 0", *nl))
+	if err != nil || us < 0 || us > 1e9 {
+		return badUsage(fs, fmt.Errorf("--node-latency %q: want microseconds from 0 to 1e9", *nl))
 	}
 	cfg.Cluster.NodeLatency = netsim.NS(us * 1000)
+	cfg.MaxBytes = *mem << 20
+	if *mem == 0 {
+		cfg.MaxBytes = availableMemory()
+	}
 	if err := out.check(fs); err != nil {
 		return err
 	}
-	r, err := experiment.RunGoal(cfg)
-	if err != nil {
+	if err := plot.check(fs); err != nil {
 		return err
 	}
-	return out.write(r, r.WriteTable)
+	s, err := experiment.ReadGoal(cfg.Schedule, cfg.MaxBytes)
+	if err != nil {
+		var se *goal.SyntaxError
+		if errors.As(err, &se) {
+			err = fmt.Errorf("%s:%d:%d: %s", cfg.Schedule, se.Line, se.Col, se.Msg)
+		}
+		fmt.Fprintf(os.Stderr, "lhsim goal: %v\n", err)
+		return usageError{err}
+	}
+	r, err := experiment.RunGoalSchedule(cfg, s)
+	if r == nil {
+		return err
+	}
+	if werr := out.write(r, r.WriteTable); werr != nil {
+		return werr
+	}
+	if plot.file != "" {
+		if perr := r.WritePlot(plot.file); perr != nil {
+			return perr
+		}
+	}
+	return err
+}
+
+// nsFlag is a float flag in ns stored in ps (the resolution of the simulation).
+func nsFlag(fs *flag.FlagSet, ps *uint64, name, usage string) {
+	def := strconv.FormatFloat(float64(*ps)/1000, 'f', -1, 64)
+	fs.Func(name, fmt.Sprintf("%s (default %s)", usage, def), func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(v) || v < 0 || v > 1e12 {
+			return fmt.Errorf("want ns from 0 to 1e12")
+		}
+		*ps = uint64(math.Round(v * 1000))
+		return nil
+	})
+}
+
+// availableMemory is MemAvailable from /proc/meminfo (4 GiB when it cannot be read).
+func availableMemory() uint64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err == nil {
+		var kb uint64
+		for _, line := range splitLines(string(b)) {
+			if n, _ := fmt.Sscanf(line, "MemAvailable: %d kB", &kb); n == 1 {
+				return kb << 10
+			}
+		}
+	}
+	return 4 << 30
+}
+
+func splitLines(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] != '\n' {
+			i++
+		}
+		out = append(out, s[:i])
+		if i < len(s) {
+			i++
+		}
+		s = s[i:]
+	}
+	return out
 }
