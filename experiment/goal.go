@@ -27,6 +27,7 @@ type GoalConfig struct {
 	Fabric   fabric.Config
 	Cluster  cluster.Config
 	MaxBytes uint64 // memory a schedule may take; 0: no bound
+	StdSort  bool   // loggp: LogGOPSim's order of operations freed together (goal.Options)
 }
 
 // GoalRankResult is one rank's end and matching statistics.
@@ -84,7 +85,7 @@ func RunGoal(cfg GoalConfig) (*GoalResult, error) {
 func RunGoalSchedule(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 	switch cfg.Network {
 	case "loggp":
-		res, err := goal.RunLogGP(s, cfg.LogGP, goal.Options{Stats: true})
+		res, err := goal.RunLogGP(s, cfg.LogGP, goal.Options{Stats: true, StdSort: cfg.StdSort})
 		if err != nil {
 			return nil, err
 		}

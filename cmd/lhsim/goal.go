@@ -36,6 +36,7 @@ func runGoal(args []string) error {
 	nsFlag(fs, &cfg.LogGP.PerByteG, "G", "loggp: gap G per byte in ns")
 	nsFlag(fs, &cfg.LogGP.PerByteO, "O", "loggp: overhead O per byte in ns")
 	fs.Uint64Var(&cfg.LogGP.S, "S", cfg.LogGP.S, "messages above S bytes go by rendezvous (loggp: LogGOPSim's S)")
+	fs.BoolVar(&cfg.StdSort, "stdsort", false, "loggp: start operations freed together in LogGOPSim's order (libstdc++'s std::sort by type) instead of by type in the order written (docs/goal.md)")
 	fs.StringVar(&cfg.Topology, "topology", "", "packet: crossbar:N, fattree:KxN or torus:XxYxZ; rank r runs on node r (default: a torus sized to the schedule)")
 	nl := fs.String("node-latency", "1.0", "packet: node latency in µs (seed 003 section 5.1)")
 	mem := fs.Uint64("max-memory", 0, "refuse a schedule estimated to take more than this many MiB (default: the memory available)")

@@ -30,6 +30,12 @@ func DefaultParams() Params {
 type Options struct {
 	NewQueue NewQueue // nil: NewListQueue
 	Stats    bool     // match statistics (Result.Match)
+	// StdSort orders operations that become free together as LogGOPSim does, with
+	// libstdc++'s std::sort by type, which does not keep the written order among more than
+	// 16 of them; without it they are sorted by type in the order written. The two differ
+	// when many receives are posted at once: LogGOPSim then posts them in a shuffled order,
+	// and Schedgen's allreduce_ring from 16 ranks on deadlocks there (docs/goal.md).
+	StdSort bool
 }
 
 // QueueStats are one rank's matching statistics with LogGOPSim's --qstat meaning: the
@@ -230,6 +236,7 @@ func RunLogGP(s *Schedule, p Params, opt Options) (*Result, error) {
 	var aq eventHeap
 	var aqtime uint64
 	sorter := &typeSorter{}
+	var scratch []uint32
 	// free pushes host's newly free operations, sorted by type as LogGOPSim sorts them.
 	free := func(host int, initial bool) bool {
 		list := exec[host]
@@ -237,7 +244,11 @@ func RunLogGP(s *Schedule, p Params, opt Options) (*Result, error) {
 			return false
 		}
 		ops := s.Ranks[host].Ops
-		sorter.sort(list, ops)
+		if opt.StdSort {
+			sorter.sort(list, ops)
+		} else {
+			stableByKind(list, ops, &scratch)
+		}
 		for _, off := range list {
 			op := &ops[off]
 			e := event{host: uint32(host), target: op.Peer, tag: op.Tag, size: op.Size, offset: off,
@@ -410,6 +421,31 @@ func RunLogGP(s *Schedule, p Params, opt Options) (*Result, error) {
 		return res, fmt.Errorf("goal: the run ended at %d ps, past the simulated time's range: LogGOPSim's arithmetic wrapped (a 0-byte message costs -G, docs/goal.md)", res.End)
 	}
 	return res, nil
+}
+
+// stableByKind sorts a by kind (send, recv, calc), keeping the written order within a kind.
+func stableByKind(a []uint32, ops []Op, scratch *[]uint32) {
+	sorted := true
+	for i := 1; i < len(a); i++ {
+		if ops[a[i]].Kind < ops[a[i-1]].Kind {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return
+	}
+	b := append((*scratch)[:0], a...)
+	k := 0
+	for kind := Send; kind <= Calc; kind++ {
+		for _, x := range b {
+			if ops[x].Kind == kind {
+				a[k] = x
+				k++
+			}
+		}
+	}
+	*scratch = b
 }
 
 // typeSorter sorts newly free operations by type with libstdc++'s std::sort, which is what
