@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+	"gonum.org/v1/plot"
 
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
@@ -145,4 +147,23 @@ func (r *GoalResult) WriteTable(w io.Writer) error {
 		}
 	}
 	return t.Render()
+}
+
+// WritePlot draws each rank's matching statistics (LogGOPSim's --qstat): the longest posted
+// and unexpected queue met by a search and the deepest successful search, against the rank.
+func (r *GoalResult) WritePlot(file string) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("matching per rank: %s, network %s (simulated)", filepath.Base(r.Schedule), r.Network)
+	p.X.Label.Text, p.Y.Label.Text = "rank", "entries"
+	p.Legend.Top, p.Legend.Left = true, true
+	var c curves
+	for _, x := range r.PerRank {
+		if x.Match == nil {
+			continue
+		}
+		c.add("posted queue, longest", false, float64(x.Rank), float64(x.Match.PostedMax))
+		c.add("unexpected queue, longest", false, float64(x.Rank), float64(x.Match.UnexpectedMax))
+		c.add("deepest search that matched", true, float64(x.Rank), float64(x.MaxDepth))
+	}
+	return c.draw(p, file)
 }

@@ -41,7 +41,7 @@ func runGoal(args []string) error {
 	nl := fs.String("node-latency", "1.0", "packet: node latency in µs (seed 003 section 5.1)")
 	mem := fs.Uint64("max-memory", 0, "refuse a schedule estimated to take more than this many MiB (default: the memory available)")
 	out := addOutputFlags(fs)
-	plot := addPlotFlag(fs, "draw each rank's matching statistics (queue lengths, search depths) to this file (.png, .svg or .pdf)")
+	plot := addPlotFlag(fs, "draw each rank's matching statistics (queue lengths, search depths) to this file (.svg or .png)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
