@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
@@ -136,4 +137,40 @@ func splitLines(s string) []string {
 		s = s[i:]
 	}
 	return out
+}
+
+const goalGenSummary = "write a GOAL schedule of one of Schedgen's patterns"
+
+// runGoalGen is lhsim goal gen PATTERN --ranks N --size BYTES [--out FILE].
+func runGoalGen(args []string) error {
+	c := goal.GenConfig{Segment: 1024, Seed: 1}
+	fs := newFlags("goal gen", goalGenSummary)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: lhsim goal gen PATTERN --ranks N --size BYTES [--out FILE]\n  %s\npatterns: %s\nflags:\n",
+			goalGenSummary, strings.Join(goal.Patterns(), ", "))
+		fs.PrintDefaults()
+	}
+	fs.IntVar(&c.Ranks, "ranks", 8, "ranks")
+	fs.IntVar(&c.Size, "size", 8, "bytes per message in a basic step (Schedgen's --datasize)")
+	fs.IntVar(&c.Segment, "segment", c.Segment, "pipelinedring: bytes per segment (Schedgen's --segmentsize)")
+	fs.Uint64Var(&c.Seed, "seed", c.Seed, "random_bisect, linear_alltoallv: seed of the pairing and the sizes")
+	out := fs.String("out", "", "write the schedule to this file (default: standard output)")
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		c.Pattern, args = args[0], args[1:]
+	}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if c.Pattern == "" {
+		return badUsage(fs, errMsg("a PATTERN is required"))
+	}
+	var buf strings.Builder
+	if err := goal.Generate(&buf, c); err != nil {
+		return badUsage(fs, err)
+	}
+	if *out == "" {
+		_, err := os.Stdout.WriteString(buf.String())
+		return err
+	}
+	return os.WriteFile(*out, []byte(buf.String()), 0o644)
 }

@@ -1,3 +1,0 @@
-package main
-
-func runGoalGen(args []string) error { return nil }
