@@ -69,7 +69,9 @@ func ReadGoal(file string, maxBytes uint64) (*goal.Schedule, error) {
 
 // ParamString is p in LogGOPSim's terms and units.
 func ParamString(p goal.Params) string {
-	ns := func(ps uint64) string { return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", float64(ps)/1000), "0"), ".") }
+	ns := func(ps uint64) string {
+		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", float64(ps)/1000), "0"), ".")
+	}
 	return fmt.Sprintf("L=%s o=%s g=%s G=%s O=%s ns, S=%d B", ns(p.L), ns(p.O), ns(p.G), ns(p.PerByteG), ns(p.PerByteO), p.S)
 }
 

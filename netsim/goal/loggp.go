@@ -130,31 +130,56 @@ type event struct {
 	proc, nic             uint8
 }
 
-type eventHeap []event
-
-func (h eventHeap) less(i, j int) bool {
-	return h[i].time < h[j].time || h[i].time == h[j].time && h[i].ts < h[j].ts
+// eventHeap is LogGOPSim's active queue (a std::priority_queue ordered by time, then by the
+// insertion stamp ts: STRICT_ORDER): a binary heap of small keys over a slab of events, so
+// that sifting moves 24 bytes, not the event.
+type eventHeap struct {
+	keys []heapKey
+	slab []event
+	free []uint32
 }
 
+type heapKey struct {
+	time, ts uint64
+	idx      uint32
+}
+
+func (k heapKey) before(o heapKey) bool {
+	return k.time < o.time || k.time == o.time && k.ts < o.ts
+}
+
+func (h *eventHeap) len() int { return len(h.keys) }
+
 func (h *eventHeap) push(e event) {
-	*h = append(*h, e)
-	a := *h
+	var idx uint32
+	if n := len(h.free); n > 0 {
+		idx = h.free[n-1]
+		h.free = h.free[:n-1]
+		h.slab[idx] = e
+	} else {
+		idx = uint32(len(h.slab))
+		h.slab = append(h.slab, e)
+	}
+	k := heapKey{e.time, e.ts, idx}
+	h.keys = append(h.keys, k)
+	a := h.keys
 	i := len(a) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !a.less(i, p) {
+		if !k.before(a[p]) {
 			break
 		}
-		a[i], a[p] = a[p], a[i]
+		a[i] = a[p]
 		i = p
 	}
+	a[i] = k
 }
 
 func (h *eventHeap) pop() event {
-	a := *h
+	a := h.keys
 	top := a[0]
 	n := len(a) - 1
-	a[0] = a[n]
+	k := a[n]
 	a = a[:n]
 	i := 0
 	for {
@@ -163,17 +188,21 @@ func (h *eventHeap) pop() event {
 			break
 		}
 		m := l
-		if r := l + 1; r < n && a.less(r, l) {
+		if r := l + 1; r < n && a[r].before(a[l]) {
 			m = r
 		}
-		if !a.less(m, i) {
+		if !a[m].before(k) {
 			break
 		}
-		a[i], a[m] = a[m], a[i]
+		a[i] = a[m]
 		i = m
 	}
-	*h = a
-	return top
+	if n > 0 {
+		a[i] = k
+	}
+	h.keys = a
+	h.free = append(h.free, top.idx)
+	return h.slab[top.idx]
 }
 
 // RunLogGP runs s in the LogGOPS model.
@@ -272,7 +301,7 @@ func RunLogGP(s *Schedule, p Params, opt Options) (*Result, error) {
 
 	L, o, g, G, O, S := p.L, p.O, p.G, p.PerByteG, p.PerByteO, p.S
 	var check []int
-	for len(aq) > 0 {
+	for aq.len() > 0 {
 		elem := aq.pop()
 		check = check[:0]
 		h := int(elem.host)
