@@ -195,19 +195,62 @@ func TestRegressRunsNothingIsAMistake(t *testing.T) {
 	require.NotContains(t, string(out), "passed")
 }
 
-// lhsim goal runs a schedule file; a missing or malformed one is a clear error.
+// lhsim goal runs a schedule file on either network; a missing or malformed one is a clear
+// error (exit 2, the line and column), one that leaves operations unmatched fails (exit 1).
 func TestGoalCommand(t *testing.T) {
 	code, out, stderr := run(t, nil, "goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal", "--topology", "crossbar:4")
 	require.Equal(t, 0, code, stderr)
-	require.Contains(t, out, "3 ranks, last done at")
+	require.Contains(t, out, "3 ranks, 5 operations, network packet (crossbar:4, node latency 1.000 µs, S=65535 B): last rank done at")
+	code, out, stderr = run(t, nil, "goal", "--network", "loggp", "--L", "1000", "--o", "100", "--g", "50", "--G", "0.5", "--schedule", "../../netsim/goal/testdata/pingpong.goal")
+	require.Equal(t, 0, code, stderr)
+	// 1 KiB there and back: 2 x (2o + L + 1023 G) = 2 x 1711.5 ns; rank 2's calc is 2 µs.
+	require.Contains(t, out, "network loggp (L=1000 o=100 g=50 G=0.5 O=0 ns, S=65535 B): last rank done at 3.423 µs")
 	code, _, stderr = run(t, nil, "goal")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "--schedule FILE is required")
-	bad := t.TempDir() + "/bad.goal"
+	code, _, stderr = run(t, nil, "goal", "--network", "loggp", "--G", "-1", "--schedule", "x")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "want ns from 0 to 1e12")
+	dir := t.TempDir()
+	bad := dir + "/bad.goal"
 	require.NoError(t, os.WriteFile(bad, []byte("num_ranks 2\nrank 0 {\nl1: put 8b to 1 tag 0\n}\n"), 0o644))
 	code, _, stderr = run(t, nil, "goal", "--schedule", bad)
-	require.Equal(t, 1, code)
-	require.Contains(t, stderr, `line 3`)
+	require.Equal(t, 2, code)
+	require.Equal(t, "lhsim goal: "+bad+`:3:5: expected "send", "recv" or "calc", found "put"`, strings.TrimSpace(stderr))
+	cycle := dir + "/cycle.goal"
+	require.NoError(t, os.WriteFile(cycle, []byte("num_ranks 1\nrank 0 {\na: calc 1\nb: calc 1\na requires b\nb requires a\n}\n"), 0o644))
+	code, _, stderr = run(t, nil, "goal", "--schedule", cycle)
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "rank 0: a dependency cycle: a (line 3) waits for b (line 4) waits for a (line 3)")
+	lone := dir + "/lone.goal"
+	require.NoError(t, os.WriteFile(lone, []byte("num_ranks 2\nrank 0 {\nsend 8b to 1 tag 4\n}\n"), 0o644))
+	for _, nw := range []string{"loggp", "packet"} {
+		code, _, stderr = run(t, nil, "goal", "--network", nw, "--schedule", lone)
+		require.Equal(t, 1, code, nw)
+		require.Contains(t, stderr, "rank 1: a message from 0 tag 4 (its send on line 3) was never received", nw)
+	}
+	big := dir + "/big.goal"
+	require.NoError(t, os.WriteFile(big, []byte("num_ranks 2000000000\n"), 0o644))
+	code, _, stderr = run(t, nil, "goal", "--schedule", big, "--max-memory", "100")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "schedule too large for memory: 2000000000 ranks take")
+	long := dir + "/long.goal"
+	require.NoError(t, os.WriteFile(long, []byte("num_ranks 1\nrank 0 {\ncalc 4000000000000000000\ncalc 4000000000000000000\n}\n"), 0o644))
+	code, _, stderr = run(t, nil, "goal", "--network", "loggp", "--schedule", long)
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "of simulated time, over the")
+	// gen: a pattern, written where --out says; bad ones exit 2.
+	f := dir + "/d.goal"
+	code, _, stderr = run(t, nil, "goal", "gen", "dissemination", "--ranks", "4", "--size", "16", "--out", f)
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(f)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(b), "num_ranks 4\n\nrank 0 {\nl1: send 16b to 1 tag 0\nl2: recv 16b from 3 tag 0\n"), string(b))
+	code, _, stderr = run(t, nil, "goal", "gen", "ring", "--ranks", "4")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, `unknown pattern "ring"`)
+	code, _, _ = run(t, nil, "goal", "gen", "dissemination", "--ranks", "1")
+	require.Equal(t, 2, code)
 }
 
 // lhsim incast: JSON with LHS on and off and the speed of each kind of receive path; a plot;

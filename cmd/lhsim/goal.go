@@ -82,6 +82,10 @@ func runGoal(args []string) error {
 		return usageError{err}
 	}
 	r, err := experiment.RunGoalSchedule(cfg, s)
+	if errors.Is(err, goal.ErrTooLong) {
+		fmt.Fprintf(os.Stderr, "lhsim goal: %s: %v\n", cfg.Schedule, err)
+		return usageError{err}
+	}
 	if r == nil {
 		return err
 	}

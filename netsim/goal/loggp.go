@@ -97,6 +97,9 @@ type Result struct {
 	Match     []QueueStats
 }
 
+// ErrTooLong is wrapped by the error of a schedule whose times may overflow simulated time.
+var ErrTooLong = fmt.Errorf("times past the simulated time's range")
+
 // maxTime bounds simulated time (ps): about 53 days, well inside uint64 and netsim.Time.
 const maxTime = 1 << 62
 
@@ -208,7 +211,7 @@ func (h *eventHeap) pop() event {
 // RunLogGP runs s in the LogGOPS model.
 func RunLogGP(s *Schedule, p Params, opt Options) (*Result, error) {
 	if b := Bound(s, p); b > maxTime {
-		return nil, fmt.Errorf("goal: the schedule may run %.3g s of simulated time, over the %.3g s the simulator counts: refused", b/1e12, float64(maxTime)/1e12)
+		return nil, fmt.Errorf("goal: %w: the schedule may run %.3g s of simulated time, over the %.3g s the simulator counts: refused", ErrTooLong, b/1e12, float64(maxTime)/1e12)
 	}
 	if opt.NewQueue == nil {
 		opt.NewQueue = NewListQueue

@@ -49,7 +49,7 @@ func RunPacket(s *Schedule, c *cluster.Cluster, S uint64, opt Options) (*Result,
 		return nil, fmt.Errorf("goal: %d ranks on a machine of %d nodes", P, c.Size())
 	}
 	if b := Bound(s, Params{O: uint64(c.Config().NodeLatency), L: 0}); b > maxTime {
-		return nil, fmt.Errorf("goal: the schedule may run %.3g s of simulated time, over the %.3g s the simulator counts: refused", b/1e12, float64(maxTime)/1e12)
+		return nil, fmt.Errorf("goal: %w: the schedule may run %.3g s of simulated time, over the %.3g s the simulator counts: refused", ErrTooLong, b/1e12, float64(maxTime)/1e12)
 	}
 	if opt.NewQueue == nil {
 		opt.NewQueue = NewListQueue
