@@ -266,6 +266,11 @@ func RunLogGP(s *Schedule, p Params, opt Options) (*Result, error) {
 	}
 
 	var aq eventHeap
+	nfree := P
+	for r := range exec {
+		nfree += len(exec[r])
+	}
+	aq.keys, aq.slab = make([]heapKey, 0, nfree), make([]event, 0, nfree)
 	var aqtime uint64
 	sorter := &typeSorter{}
 	var scratch []uint32

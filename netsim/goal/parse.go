@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"slices"
 	"strings"
 )
 
@@ -54,7 +56,17 @@ func Parse(r io.Reader) (*Schedule, error) { return ParseLimits(r, Limits{}) }
 
 // ParseLimits reads a whole schedule and refuses one whose memory estimate is over lim.
 func ParseLimits(r io.Reader, lim Limits) (*Schedule, error) {
-	src, err := io.ReadAll(r)
+	var src []byte
+	var err error
+	if f, ok := r.(*os.File); ok { // one read of the file's size, not ReadAll's doublings
+		var st os.FileInfo
+		if st, err = f.Stat(); err == nil && st.Mode().IsRegular() {
+			src = make([]byte, 0, st.Size()+1)
+		}
+	}
+	if err == nil {
+		src, err = readAll(r, src)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("goal: %w", err)
 	}
@@ -71,6 +83,25 @@ func ParseLimits(r io.Reader, lim Limits) (*Schedule, error) {
 		return nil, err
 	}
 	return p.s, nil
+}
+
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	if cap(b) == 0 {
+		return io.ReadAll(r)
+	}
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 func human(b uint64) string {
@@ -107,8 +138,9 @@ type parser struct {
 
 	rank     int // the open rank block, -1: none
 	ops      []Op
-	labels   map[string]uint32
-	names    []string // label of each op ("" when none), for cycle reports
+	labels   map[string]uint32 // labels but Schedgen's l<N>
+	lnum     []uint32          // l<N>: lnum[N] is its op + 1 (0: not defined)
+	lnumUsed []uint32          // the N set in lnum, to clear it at the next rank
 	edges    []edge
 	pending  []pendingDep
 	rankLine int
@@ -375,8 +407,12 @@ func (p *parser) openRank(line, col int) error {
 	}
 	p.seen[r] = true
 	p.rank, p.rankLine = int(r), line
-	p.ops, p.names, p.edges, p.pending = nil, nil, nil, nil
-	p.labels = map[string]uint32{}
+	p.ops, p.edges, p.pending = p.ops[:0], p.edges[:0], p.pending[:0]
+	clear(p.labels)
+	for _, n := range p.lnumUsed {
+		p.lnum[n] = 0
+	}
+	p.lnumUsed = p.lnumUsed[:0]
 	return nil
 }
 
@@ -418,8 +454,8 @@ func (p *parser) dependency(a string, start bool, line, col int) error {
 	if p.rank < 0 {
 		return p.errAt(line, col, "a dependency outside a rank block")
 	}
-	ia, okA := p.labels[a]
-	ib, okB := p.labels[b]
+	ia, okA := p.label(a)
+	ib, okB := p.label(b)
 	if okA && okB {
 		p.edges = append(p.edges, edge{from: ib, to: ia, start: start})
 		return nil
@@ -520,23 +556,80 @@ func (p *parser) op(kind, label string, line, col int) error {
 		return err
 	}
 	if label != "" {
-		if _, dup := p.labels[label]; dup {
+		if _, dup := p.label(label); dup {
 			return p.errAt(line, col, "label %s is defined twice in rank %d", label, p.rank)
 		}
-		p.labels[label] = uint32(len(p.ops))
+		p.define(label, uint32(len(p.ops)))
 	}
 	p.s.MaxCPU = max(p.s.MaxCPU, op.CPU)
 	p.s.MaxNIC = max(p.s.MaxNIC, op.NIC)
 	p.ops = append(p.ops, op)
-	p.names = append(p.names, label)
 	return nil
+}
+
+// lnumOf is N for a label l<N> that the table holds (Schedgen's labels), else -1.
+func lnumOf(label string) int {
+	if len(label) < 2 || len(label) > 8 || label[0] != 'l' || label[1] == '0' {
+		return -1
+	}
+	n := 0
+	for i := 1; i < len(label); i++ {
+		c := label[i]
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+func (p *parser) label(name string) (uint32, bool) {
+	if n := lnumOf(name); n >= 0 {
+		if n < len(p.lnum) && p.lnum[n] > 0 {
+			return p.lnum[n] - 1, true
+		}
+		return 0, false
+	}
+	i, ok := p.labels[name]
+	return i, ok
+}
+
+func (p *parser) define(name string, op uint32) {
+	if n := lnumOf(name); n >= 0 {
+		if n >= len(p.lnum) {
+			size := max(n+1, 2*len(p.lnum))
+			p.lnum = slices.Grow(p.lnum, size-len(p.lnum))[:size]
+		}
+		p.lnum[n] = op + 1
+		p.lnumUsed = append(p.lnumUsed, uint32(n))
+		return
+	}
+	if p.labels == nil {
+		p.labels = map[string]uint32{}
+	}
+	p.labels[name] = op
+}
+
+// nameOf is op i's label ("" when it has none), for a cycle report.
+func (p *parser) nameOf(i uint32) string {
+	for _, n := range p.lnumUsed {
+		if p.lnum[n] == i+1 {
+			return fmt.Sprintf("l%d", n)
+		}
+	}
+	for k, v := range p.labels {
+		if v == i {
+			return k
+		}
+	}
+	return ""
 }
 
 // closeRank resolves the rank's dependencies, checks them for a cycle and stores the rank.
 func (p *parser) closeRank() error {
 	for _, d := range p.pending {
-		ia, okA := p.labels[d.a]
-		ib, okB := p.labels[d.b]
+		ia, okA := p.label(d.a)
+		ib, okB := p.label(d.b)
 		switch {
 		case !okA:
 			return p.errAt(d.line, d.col, "label %s is not defined in rank %d", d.a, p.rank)
@@ -546,7 +639,7 @@ func (p *parser) closeRank() error {
 		p.edges = append(p.edges, edge{from: ib, to: ia, start: d.start})
 	}
 	n := len(p.ops)
-	r := Rank{Ops: p.ops}
+	r := Rank{Ops: slices.Clone(p.ops)}
 	if len(p.edges) > 0 {
 		r.Done = make([]uint32, n+1)
 		r.Start = make([]uint32, n+1)
@@ -590,7 +683,6 @@ func (p *parser) closeRank() error {
 		}
 	}
 	p.rank = -1
-	p.ops, p.names, p.edges, p.pending, p.labels = nil, nil, nil, nil, nil
 	return nil
 }
 
@@ -665,7 +757,7 @@ func (p *parser) cycle(r *Rank) error {
 }
 
 func (p *parser) opName(i uint32) string {
-	name := p.names[i]
+	name := p.nameOf(i)
 	if name == "" {
 		name = "an unlabelled " + p.ops[i].Kind.String()
 	}
