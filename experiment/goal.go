@@ -30,6 +30,7 @@ type GoalConfig struct {
 	Cluster  cluster.Config
 	MaxBytes uint64 // memory a schedule may take; 0: no bound
 	StdSort  bool   // loggp: LogGOPSim's order of operations freed together (goal.Options)
+	RTLNodes []int  // packet: nodes whose receive path is the LHS RTL (netsim/lhsnic)
 }
 
 // GoalRankResult is one rank's end and matching statistics.

@@ -40,6 +40,7 @@ func runGoal(args []string) error {
 	fs.BoolVar(&cfg.StdSort, "stdsort", false, "loggp: start operations freed together in LogGOPSim's order (libstdc++'s std::sort by type) instead of by type in the order written (docs/goal.md)")
 	fs.StringVar(&cfg.Topology, "topology", "", "packet: crossbar:N, fattree:KxN or torus:XxYxZ; rank r runs on node r (default: a torus sized to the schedule)")
 	nl := fs.String("node-latency", "1.0", "packet: node latency in µs (seed 003 section 5.1)")
+	rtl := fs.String("rtl-nodes", "", "packet: nodes whose receive path is the LHS RTL (comma-separated), the receive path of the others being the DMA to memory")
 	mem := fs.Uint64("max-memory", 0, "refuse a schedule estimated to take more than this many MiB (default: the memory available)")
 	out := addOutputFlags(fs)
 	plot := addPlotFlag(fs, "draw each rank's matching statistics (queue lengths, search depths) to this file (.svg or .png)")
@@ -62,6 +63,19 @@ func runGoal(args []string) error {
 		return badUsage(fs, fmt.Errorf("--node-latency %q: want microseconds from 0 to 1e9", *nl))
 	}
 	cfg.Cluster.NodeLatency = netsim.NS(us * 1000)
+	for _, f := range strings.Split(*rtl, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 {
+			return badUsage(fs, fmt.Errorf("--rtl-nodes %q: want node numbers separated by commas", *rtl))
+		}
+		cfg.RTLNodes = append(cfg.RTLNodes, n)
+	}
+	if len(cfg.RTLNodes) > 0 && cfg.Network != "packet" {
+		return badUsage(fs, errMsg("--rtl-nodes puts RTL on the packet network; --network loggp has no nodes"))
+	}
 	cfg.MaxBytes = *mem << 20
 	if *mem == 0 {
 		cfg.MaxBytes = availableMemory()
