@@ -134,7 +134,7 @@ type event struct {
 }
 
 // eventHeap is LogGOPSim's active queue (a std::priority_queue ordered by time, then by the
-// insertion stamp ts: STRICT_ORDER): a binary heap of small keys over a slab of events, so
+// insertion stamp ts: STRICT_ORDER): a 4-ary heap of small keys over a slab of events, so
 // that sifting moves 24 bytes, not the event.
 type eventHeap struct {
 	keys []heapKey
@@ -168,7 +168,7 @@ func (h *eventHeap) push(e event) {
 	a := h.keys
 	i := len(a) - 1
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / 4
 		if !k.before(a[p]) {
 			break
 		}
@@ -186,13 +186,15 @@ func (h *eventHeap) pop() event {
 	a = a[:n]
 	i := 0
 	for {
-		l := 2*i + 1
+		l := 4*i + 1
 		if l >= n {
 			break
 		}
 		m := l
-		if r := l + 1; r < n && a[r].before(a[l]) {
-			m = r
+		for c := l + 1; c < l+4 && c < n; c++ {
+			if a[c].before(a[m]) {
+				m = c
+			}
 		}
 		if !a[m].before(k) {
 			break
