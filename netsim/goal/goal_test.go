@@ -397,3 +397,20 @@ func examples(text string) []string {
 	}
 	return out
 }
+
+// The schedules docs/goal.md and the README show are GOAL that parses and runs.
+func TestDocsExamples(t *testing.T) {
+	n := 0
+	for _, file := range []string{"../../docs/goal.md", "testdata/pingpong.goal"} {
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		for _, ex := range examples(string(b)) {
+			s := parse(t, ex)
+			r, err := RunLogGP(s, DefaultParams(), Options{})
+			require.NoError(t, err)
+			require.Empty(t, r.Unmatched, file)
+			n++
+		}
+	}
+	require.GreaterOrEqual(t, n, 2)
+}
