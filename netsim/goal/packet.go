@@ -48,7 +48,9 @@ func RunPacket(s *Schedule, c *cluster.Cluster, S uint64, opt Options) (*Result,
 	if P > c.Size() {
 		return nil, fmt.Errorf("goal: %d ranks on a machine of %d nodes", P, c.Size())
 	}
-	if b := Bound(s, Params{O: uint64(c.Config().NodeLatency), L: 0}); b > maxTime {
+	// The machine's costs end to end: the node latency per message, the DMA per byte.
+	perByte := uint64(c.Config().DMATime(1<<20)) >> 20
+	if b := Bound(s, Params{O: uint64(c.Config().NodeLatency), PerByteG: perByte}); b > maxTime {
 		return nil, fmt.Errorf("goal: %w: the schedule may run %.3g s of simulated time, over the %.3g s the simulator counts: refused", ErrTooLong, b/1e12, float64(maxTime)/1e12)
 	}
 	if opt.NewQueue == nil {

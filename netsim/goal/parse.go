@@ -569,7 +569,7 @@ func (p *parser) op(kind, label string, line, col int) error {
 
 // lnumOf is N for a label l<N> that the table holds (Schedgen's labels), else -1.
 func lnumOf(label string) int {
-	if len(label) < 2 || len(label) > 8 || label[0] != 'l' || label[1] == '0' {
+	if len(label) < 2 || len(label) > 7 || label[0] != 'l' || label[1] == '0' {
 		return -1
 	}
 	n := 0
