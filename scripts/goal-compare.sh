@@ -6,7 +6,7 @@
 #   SCHEDGEN=/path/to/schedgen [SCHEDGEN2=/path/to/Schedgen2/schedgen.py] \
 #   bash scripts/goal-compare.sh
 #
-# RANKS and SIZES (bytes) choose the grid, PATTERNS (names as in the table) the patterns;
+# RANDOM_SCHEDULES=N adds N random schedules. RANKS and SIZES (bytes) choose the grid, PATTERNS (names as in the table) the patterns;
 # LHSIM is the lhsim binary (built when not given). The quadratic patterns (all-to-all) stop
 # at 256 ranks, the ring allreduce at 1,024: LogGOPSim takes minutes beyond.
 # For every schedule it prints LogGOPSim's end time, lhsim's with --stdsort (LogGOPSim's order
@@ -122,4 +122,67 @@ for gen in schedgen schedgen2; do
 	done
 done
 echo "schedules: $runs; largest end-time difference: $worst %"
+
+# RANDOM=N: N random schedules (2 to 6 ranks; sends, receives with wildcards, calcs; cpu and
+# nic suffixes; requires and irequires; 0 bytes, eager and rendezvous sizes) through both:
+# the same end time, or both ending with operations unmatched.
+if [[ ${RANDOM_SCHEDULES:-0} -gt 0 ]]; then
+	cat >"$work/gen.py" <<'PY'
+import random, sys
+seed=int(sys.argv[1]); random.seed(seed)
+n=random.randint(2,6)
+out=["num_ranks %d"%n]
+# build matched sends/recvs: list of messages
+msgs=[]
+for _ in range(random.randint(1,12)):
+    s=random.randrange(n); d=random.randrange(n)
+    size=random.choice([0,1,8,100,70000,200000])
+    tag=random.randint(0,2)
+    msgs.append((s,d,size,tag))
+ops={r:[] for r in range(n)}
+for (s,d,size,tag) in msgs:
+    ops[s].append("send %db to %d tag %d"%(size,d,tag))
+    src = -1 if random.random()<0.2 else s
+    t = -1 if random.random()<0.2 else tag
+    ops[d].append("recv %db from %d tag %d"%(size,src,t))
+for r in range(n):
+    for _ in range(random.randint(0,3)):
+        ops[r].append("calc %d"%random.choice([0,10,1000,5000]))
+    random.shuffle(ops[r])
+for r in range(n):
+    out.append("rank %d {"%r)
+    L=ops[r]
+    for i,o in enumerate(L):
+        suf=""
+        if random.random()<0.3: suf+=" cpu %d"%random.randint(0,1)
+        if not o.startswith("calc") and random.random()<0.3:
+            if "cpu" not in suf and random.random()<0.5: suf+=" cpu 0"
+            suf+=" nic %d"%random.randint(0,1)
+        out.append("l%d: %s%s"%(i+1,o,suf))
+    for i in range(1,len(L)):
+        if random.random()<0.5:
+            j=random.randrange(i)
+            out.append("l%d %s l%d"%(i+1, random.choice(["requires","irequires"]), j+1))
+    out.append("}")
+print("\n".join(out))
+PY
+	same=0 unmatched=0
+	for seed in $(seq 1 "$RANDOM_SCHEDULES"); do
+		python3 "$work/gen.py" "$seed" >"$work/r.goal"
+		"$TXT2BIN" -i "$work/r.goal" -o "$work/r.bin" >/dev/null 2>&1 || { echo "random $seed: txt2bin refused it"; bad=1; continue; }
+		a=$("$LOGGOPSIM" -f "$work/r.bin" -b 2>&1 | grep -o 'Maximum finishing time at host [0-9]*: [0-9]*' | awk '{print $NF}')
+		b=$("$LHSIM" goal --network loggp --stdsort --schedule "$work/r.goal" --json 2>/dev/null | grep -o '"end_ns": *[0-9.]*' | awk '{print $NF}')
+		"$LHSIM" goal --network loggp --stdsort --schedule "$work/r.goal" >/dev/null 2>&1
+		rc=$?
+		if [[ -z $a && $rc != 0 ]]; then
+			unmatched=$((unmatched + 1))
+		elif [[ -n $a && $rc == 0 ]] && awk -v a="$a" -v b="$b" 'BEGIN {exit !(a == b)}'; then
+			same=$((same + 1))
+		else
+			echo "random $seed: LogGOPSim ${a:-unmatched}, lhsim --stdsort ${b:-failed}"
+			bad=1
+		fi
+	done
+	echo "random schedules: $RANDOM_SCHEDULES; the same end time: $same; both unmatched: $unmatched"
+fi
 exit $bad
