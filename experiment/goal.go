@@ -117,7 +117,11 @@ func (r *GoalResult) unmatched(u []goal.Unmatched, notRun []int) error {
 		}
 	}
 	if len(r.Unmatched) > 0 {
-		return fmt.Errorf("goal: %w:\n  %s", ErrGoalUnmatched, strings.Join(r.Unmatched, "\n  "))
+		shown := r.Unmatched
+		if len(shown) > 50 { // the JSON (--json, --out) has them all
+			shown = append(shown[:50:50], fmt.Sprintf("and %d more (--json lists them all)", len(r.Unmatched)-50))
+		}
+		return fmt.Errorf("goal: %w:\n  %s", ErrGoalUnmatched, strings.Join(shown, "\n  "))
 	}
 	return nil
 }
