@@ -250,16 +250,16 @@ func (p *parser) endOfLine() error {
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 
-// ident reads [a-zA-Z][a-zA-Z0-9_]*.
-func (p *parser) ident() string {
+// ident reads [a-zA-Z][a-zA-Z0-9_]* (a view of the text: no copy).
+func (p *parser) ident() []byte {
 	start := p.pos
 	if p.eof() || !isLetter(p.src[p.pos]) {
-		return ""
+		return nil
 	}
 	for p.pos < len(p.src) && (isLetter(p.src[p.pos]) || isDigit(p.src[p.pos]) || p.src[p.pos] == '_') {
 		p.pos++
 	}
-	return string(p.src[start:p.pos])
+	return p.src[start:p.pos]
 }
 
 // keyword steps over kw if the text goes on with it (re2c's match of a fixed string).
@@ -332,13 +332,13 @@ func (p *parser) parse() error {
 		case isLetter(c):
 			word := p.ident()
 			var err error
-			switch word {
+			switch string(word) {
 			case "num_ranks":
 				err = p.numRanks(line, col)
 			case "rank":
 				err = p.openRank(line, col)
 			case "send", "recv", "calc":
-				err = p.op(word, "", line, col)
+				err = p.op(string(word), nil, line, col)
 			default:
 				err = p.labelled(word, line, col)
 			}
@@ -417,7 +417,7 @@ func (p *parser) openRank(line, col int) error {
 }
 
 // labelled reads what follows a label: ": op" or "requires|irequires label".
-func (p *parser) labelled(label string, line, col int) error {
+func (p *parser) labelled(label []byte, line, col int) error {
 	if err := p.space(); err != nil {
 		return err
 	}
@@ -440,12 +440,12 @@ func (p *parser) labelled(label string, line, col int) error {
 	return p.expected(`":", "requires" or "irequires"`)
 }
 
-func (p *parser) dependency(a string, start bool, line, col int) error {
+func (p *parser) dependency(a []byte, start bool, line, col int) error {
 	if err := p.space(); err != nil {
 		return err
 	}
 	b := p.ident()
-	if b == "" {
+	if b == nil {
 		return p.expected("a label")
 	}
 	if err := p.endOfLine(); err != nil {
@@ -460,14 +460,14 @@ func (p *parser) dependency(a string, start bool, line, col int) error {
 		p.edges = append(p.edges, edge{from: ib, to: ia, start: start})
 		return nil
 	}
-	p.pending = append(p.pending, pendingDep{a: a, b: b, start: start, line: line, col: col})
+	p.pending = append(p.pending, pendingDep{a: string(a), b: string(b), start: start, line: line, col: col})
 	return nil
 }
 
 // maxSize keeps sizes and calc times well inside the simulated time (ps in an int64).
 const maxSize = 1 << 62
 
-func (p *parser) op(kind, label string, line, col int) error {
+func (p *parser) op(kind string, label []byte, line, col int) error {
 	if p.rank < 0 {
 		return p.errAt(line, col, "an operation outside a rank block")
 	}
@@ -555,7 +555,7 @@ func (p *parser) op(kind, label string, line, col int) error {
 	if err := p.endOfLine(); err != nil {
 		return err
 	}
-	if label != "" {
+	if label != nil {
 		if _, dup := p.label(label); dup {
 			return p.errAt(line, col, "label %s is defined twice in rank %d", label, p.rank)
 		}
@@ -568,7 +568,7 @@ func (p *parser) op(kind, label string, line, col int) error {
 }
 
 // lnumOf is N for a label l<N> that the table holds (Schedgen's labels), else -1.
-func lnumOf(label string) int {
+func lnumOf(label []byte) int {
 	if len(label) < 2 || len(label) > 7 || label[0] != 'l' || label[1] == '0' {
 		return -1
 	}
@@ -583,18 +583,18 @@ func lnumOf(label string) int {
 	return n
 }
 
-func (p *parser) label(name string) (uint32, bool) {
+func (p *parser) label(name []byte) (uint32, bool) {
 	if n := lnumOf(name); n >= 0 {
 		if n < len(p.lnum) && p.lnum[n] > 0 {
 			return p.lnum[n] - 1, true
 		}
 		return 0, false
 	}
-	i, ok := p.labels[name]
+	i, ok := p.labels[string(name)]
 	return i, ok
 }
 
-func (p *parser) define(name string, op uint32) {
+func (p *parser) define(name []byte, op uint32) {
 	if n := lnumOf(name); n >= 0 {
 		if n >= len(p.lnum) {
 			size := max(n+1, 2*len(p.lnum))
@@ -607,7 +607,7 @@ func (p *parser) define(name string, op uint32) {
 	if p.labels == nil {
 		p.labels = map[string]uint32{}
 	}
-	p.labels[name] = op
+	p.labels[string(name)] = op
 }
 
 // nameOf is op i's label ("" when it has none), for a cycle report.
@@ -628,8 +628,8 @@ func (p *parser) nameOf(i uint32) string {
 // closeRank resolves the rank's dependencies, checks them for a cycle and stores the rank.
 func (p *parser) closeRank() error {
 	for _, d := range p.pending {
-		ia, okA := p.label(d.a)
-		ib, okB := p.label(d.b)
+		ia, okA := p.label([]byte(d.a))
+		ib, okB := p.label([]byte(d.b))
 		switch {
 		case !okA:
 			return p.errAt(d.line, d.col, "label %s is not defined in rank %d", d.a, p.rank)
