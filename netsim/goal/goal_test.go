@@ -414,3 +414,21 @@ func TestDocsExamples(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, n, 2)
 }
+
+// On the packet network a calc is done when it ends (not when it starts, as in LogGOPSim):
+// requires waits for it on another CPU too; irequires and separate CPUs run side by side.
+func TestPacketCPUs(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		end  uint64
+	}{
+		{"a: calc 100\nb: calc 50 cpu 1\nb requires a\n", 150_000},
+		{"a: calc 100\nb: calc 50 cpu 1\nb irequires a\n", 100_000},
+		{"a: calc 100\nb: calc 50 cpu 1\n", 100_000},
+		{"a: calc 100\nb: calc 50\n", 150_000},
+	} {
+		r, err := RunPacket(parse(t, "num_ranks 1\nrank 0 {\n"+c.text+"}\n"), packetCluster(t, "crossbar:2"), 65535, Options{})
+		require.NoError(t, err)
+		require.Equal(t, c.end, r.End, c.text)
+	}
+}
