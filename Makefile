@@ -10,7 +10,7 @@ VLIBS := $(foreach t,$(VTOPS),build/verilator/$(t)/lib$(t).a)
 LINT_TOPS := $(basename $(notdir $(RTL)))
 
 .PHONY: all setup rtl test lint demo bench soak synth clean plugin generate
-.PHONY: waves regress coverage fuzz synth-check test-slurm formal edges
+.PHONY: waves regress coverage fuzz synth-check test-slurm formal edges goal-compare
 all: rtl
 
 setup:
@@ -128,6 +128,12 @@ fuzz: rtl
 		echo "fuzz $$t in $$pkg for $(FUZZTIME)"; \
 		$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$pkg < /dev/null; \
 	done < build/fuzz-targets.txt
+
+# lhsim goal --network loggp beside LogGOPSim on schedules from LogGOPSim's generators
+# (docs/goal.md). Give the peers you built: LOGGOPSIM=, TXT2BIN=, SCHEDGEN= and optionally
+# SCHEDGEN2= (Schedgen2/schedgen.py); RANKS= and SIZES= choose the grid. Skips without them.
+goal-compare:
+	bash scripts/goal-compare.sh
 
 clean:
 	rm -rf build verilator/zz_*_libhash.go verilator/*/zz_*_libhash.go

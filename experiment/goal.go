@@ -1,15 +1,19 @@
 package experiment
 
-// lhsim goal: a user's rank programs, read from a GOAL-subset schedule (netsim/goal), run on
-// the simulated machine.
+// lhsim goal: a GOAL schedule (netsim/goal) run in LogGOPSim's LogGOPS model or on the
+// simulated network.
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+	"gonum.org/v1/plot"
 
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
@@ -19,66 +23,154 @@ import (
 // GoalConfig is what the user chose.
 type GoalConfig struct {
 	Schedule string // file
-	Topology string
+	Network  string // "loggp" or "packet"
+	LogGP    goal.Params
+	Topology string // packet: "" sizes a torus to the schedule
 	Fabric   fabric.Config
 	Cluster  cluster.Config
+	MaxBytes uint64 // memory a schedule may take; 0: no bound
+	StdSort  bool   // loggp: LogGOPSim's order of operations freed together (goal.Options)
+	RTLNodes []int  // packet: nodes whose receive path is the LHS RTL (netsim/lhsnic)
 }
 
-// GoalResult is when each rank finished.
+// GoalRankResult is one rank's end and matching statistics.
+type GoalRankResult struct {
+	Rank       int              `json:"rank"`
+	DoneNs     float64          `json:"done_ns"`
+	Match      *goal.QueueStats `json:"match,omitempty"`
+	MaxDepth   int              `json:"max_search_depth"`
+	NotStarted int              `json:"not_started,omitempty"`
+}
+
+// GoalResult is a run.
 type GoalResult struct {
-	Schedule    string    `json:"schedule"`
-	Topology    string    `json:"topology"`
-	Ranks       int       `json:"ranks"`
-	EndUs       float64   `json:"end_us"`
-	FinishedUs  []float64 `json:"finished_us"`
-	Events      uint64    `json:"events"`
-	NodeLatency float64   `json:"node_latency_us"`
+	Schedule  string           `json:"schedule"`
+	Network   string           `json:"network"`
+	Params    string           `json:"params"`
+	Ranks     int              `json:"ranks"`
+	Ops       int              `json:"operations"`
+	EndNs     float64          `json:"end_ns"`
+	Events    uint64           `json:"events"`
+	PerRank   []GoalRankResult `json:"per_rank"`
+	Unmatched []string         `json:"unmatched,omitempty"`
 }
 
-// RunGoal reads the schedule and runs it, rank r on node r.
+// ErrGoalUnmatched is wrapped by the error of a run that left operations unmatched.
+var ErrGoalUnmatched = errors.New("operations left unmatched")
+
+// ReadGoal parses a schedule file within the memory bound.
+func ReadGoal(file string, maxBytes uint64) (*goal.Schedule, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return goal.ParseLimits(f, goal.Limits{MaxBytes: maxBytes})
+}
+
+// ParamString is p in LogGOPSim's terms and units.
+func ParamString(p goal.Params) string {
+	ns := func(ps uint64) string {
+		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", float64(ps)/1000), "0"), ".")
+	}
+	return fmt.Sprintf("L=%s o=%s g=%s G=%s O=%s ns, S=%d B", ns(p.L), ns(p.O), ns(p.G), ns(p.PerByteG), ns(p.PerByteO), p.S)
+}
+
+// RunGoal reads the schedule and runs it. A run that leaves sends or receives unmatched
+// returns its result and an error wrapping ErrGoalUnmatched.
 func RunGoal(cfg GoalConfig) (*GoalResult, error) {
-	f, err := os.Open(cfg.Schedule)
+	s, err := ReadGoal(cfg.Schedule, cfg.MaxBytes)
 	if err != nil {
 		return nil, err
 	}
-	s, err := goal.Parse(f)
-	f.Close()
-	if err != nil {
-		return nil, &InputError{err}
-	}
-	topo, err := fabric.ParseTopology(cfg.Topology)
-	if err != nil {
-		return nil, err
-	}
-	if len(s.Ranks) > topo.Nodes() {
-		return nil, fmt.Errorf("goal: %d ranks on %s (%d nodes)", len(s.Ranks), cfg.Topology, topo.Nodes())
-	}
-	c, err := cluster.Build(topo, cfg.Fabric, cfg.Cluster)
-	if err != nil {
-		return nil, err
-	}
-	res, err := c.Run(len(s.Ranks), s.Program())
-	if err != nil {
-		return nil, err
-	}
-	r := &GoalResult{Schedule: cfg.Schedule, Topology: cfg.Topology, Ranks: len(s.Ranks), EndUs: res.End.Microseconds(),
-		Events: res.Events, NodeLatency: cfg.Cluster.NodeLatency.Microseconds()}
-	for _, t := range res.Finished {
-		r.FinishedUs = append(r.FinishedUs, t.Microseconds())
-	}
-	return r, nil
+	return RunGoalSchedule(cfg, s)
 }
 
-// WriteTable prints each rank's end.
+// RunGoalSchedule runs a parsed schedule.
+func RunGoalSchedule(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
+	switch cfg.Network {
+	case "loggp":
+		res, err := goal.RunLogGP(s, cfg.LogGP, goal.Options{Stats: true, StdSort: cfg.StdSort})
+		if err != nil {
+			return nil, err
+		}
+		r := &GoalResult{Schedule: cfg.Schedule, Network: "loggp", Params: ParamString(cfg.LogGP), Ranks: len(s.Ranks),
+			Ops: s.NumOps, EndNs: float64(res.End) / 1000, Events: res.Events}
+		for i, f := range res.Finished {
+			rr := GoalRankResult{Rank: i, DoneNs: float64(f) / 1000, Match: &res.Match[i], MaxDepth: res.Match[i].MaxDepth(), NotStarted: res.NotRun[i]}
+			r.PerRank = append(r.PerRank, rr)
+		}
+		return r, r.unmatched(res.Unmatched, res.NotRun)
+	case "packet":
+		return runGoalPacket(cfg, s)
+	}
+	return nil, fmt.Errorf("goal: network %q: want loggp or packet", cfg.Network)
+}
+
+func (r *GoalResult) unmatched(u []goal.Unmatched, notRun []int) error {
+	for _, x := range u {
+		r.Unmatched = append(r.Unmatched, x.String())
+	}
+	for rank, n := range notRun {
+		if n > 0 {
+			r.Unmatched = append(r.Unmatched, fmt.Sprintf("rank %d: %d operations never started (what they wait for never completed)", rank, n))
+		}
+	}
+	if len(r.Unmatched) > 0 {
+		shown := r.Unmatched
+		if len(shown) > 50 { // the JSON (--json, --out) has them all
+			shown = append(shown[:50:50], fmt.Sprintf("and %d more (--json lists them all)", len(r.Unmatched)-50))
+		}
+		return fmt.Errorf("goal: %w:\n  %s", ErrGoalUnmatched, strings.Join(shown, "\n  "))
+	}
+	return nil
+}
+
+// WriteTable prints the end time and, per rank, its end and matching statistics (at most
+// 16 ranks: then the slowest).
 func (r *GoalResult) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "%s on %s, node latency %.1f µs: %d ranks, last done at %.3f µs (%d events)\n",
-		r.Schedule, r.Topology, r.NodeLatency, r.Ranks, r.EndUs, r.Events)
+	fmt.Fprintf(w, "%s: %d ranks, %d operations, network %s (%s): last rank done at %.3f µs (%d events)\n",
+		r.Schedule, r.Ranks, r.Ops, r.Network, r.Params, r.EndNs/1000, r.Events)
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header("rank", "done at µs")
-	for i, f := range r.FinishedUs {
-		if err := t.Append(fmt.Sprint(i), fmt.Sprintf("%.3f", f)); err != nil {
+	t.Header("rank", "done at µs", "posted max", "unexpected max", "max search depth")
+	rows := r.PerRank
+	if len(rows) > 16 {
+		last := rows[0]
+		for _, x := range rows {
+			if x.DoneNs > last.DoneNs {
+				last = x
+			}
+		}
+		rows = []GoalRankResult{last}
+		fmt.Fprintf(w, "(%d ranks: the last done shown; --json has all)\n", r.Ranks)
+	}
+	for _, x := range rows {
+		pm, um := "-", "-"
+		if x.Match != nil {
+			pm, um = fmt.Sprint(x.Match.PostedMax), fmt.Sprint(x.Match.UnexpectedMax)
+		}
+		if err := t.Append(fmt.Sprint(x.Rank), fmt.Sprintf("%.3f", x.DoneNs/1000), pm, um, fmt.Sprint(x.MaxDepth)); err != nil {
 			return err
 		}
 	}
 	return t.Render()
+}
+
+// WritePlot draws each rank's matching statistics (LogGOPSim's --qstat): the longest posted
+// and unexpected queue met by a search and the deepest successful search, against the rank.
+func (r *GoalResult) WritePlot(file string) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("matching per rank: %s, network %s (simulated)", filepath.Base(r.Schedule), r.Network)
+	p.X.Label.Text, p.Y.Label.Text = "rank", "entries"
+	p.Legend.Top, p.Legend.Left = true, true
+	var c curves
+	for _, x := range r.PerRank {
+		if x.Match == nil {
+			continue
+		}
+		c.add("posted queue, longest", false, float64(x.Rank), float64(x.Match.PostedMax))
+		c.add("unexpected queue, longest", false, float64(x.Rank), float64(x.Match.UnexpectedMax))
+		c.add("deepest search that matched", true, float64(x.Rank), float64(x.MaxDepth))
+	}
+	return c.draw(p, file)
 }

@@ -59,25 +59,25 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{[]string{"demo", "--split-pos", "20"}, nil, "--split-pos 20: want 16, 32 or 48"},
 		{[]string{"search", "--size-pos", "5"}, nil, "--size-pos 5: want 0, 4, 8 or 12"},
 		{[]string{"run", "--bridge", "plugin"}, nil, "a run keeps its device in this process"},
-		{[]string{"regress", "--jobs", "-3"}, nil, "--jobs -3: want 1 to 1024"},
-		{[]string{"bench", "--repeats", "0"}, nil, "--repeats 0: want 1 to 1000"},
+		{[]string{"regress", "--jobs", "-3"}, nil, "--jobs must be positive"},
+		{[]string{"bench", "--repeats", "0"}, nil, "--repeats must be at least 1"},
 		{[]string{"demo", "--out", "/nonexistent/dir/x.json"}, nil, "--out: open /nonexistent/dir/x.json"},
 		{[]string{"traffic", "--topology", "torus:0"}, nil, "torus:0"},
 		{[]string{"barrier", "--topology", "ring:8"}, nil, "ring:8"},
 		// Every flag is checked before any work starts, one line per mistake.
-		{[]string{"search", "--max-depth", "-1"}, nil, "--max-depth -1: want 1 to"},
-		{[]string{"search", "--max-depth", "0"}, nil, "--max-depth 0: want 1 to"},
+		{[]string{"search", "--max-depth", "-1"}, nil, "--max-depth -1: want 1 or more"},
+		{[]string{"search", "--max-depth", "0"}, nil, "needs two depths or more"},
 		{[]string{"search", "--max-depth", "5000"}, nil, "the RTL build has 1024 (use --model go"},
-		{[]string{"search", "--depths", "4,-2"}, nil, "--depths 4,-2: -2: want 0 to 1048576"},
-		{[]string{"search", "--sodimm-latency", "-5"}, nil, "--sodimm-latency -5: want 0 to"},
-		{[]string{"search", "--cpi", "0"}, nil, "--cpi 0: want 0.001 to 1000"},
+		{[]string{"search", "--depths", "4,-2"}, nil, "--depths: -2 is negative"},
+		{[]string{"search", "--sodimm-latency", "-5"}, nil, "--sodimm-latency -5: want 0"},
+		{[]string{"search", "--cpi", "0"}, nil, "--cpi 0: want a positive number"},
 		{[]string{"search", "--plot", "x.txt"}, nil, `--plot: plot file "x.txt": want .svg or .png`},
 		{[]string{"search", "--plot", "/nonexistent/dir/x.svg"}, nil, "--plot: open /nonexistent/dir/x.svg"},
-		{[]string{"run", "--max-len", "0"}, nil, "--max-len 0: want 16 to 65535"},
-		{[]string{"run", "--max-len", "70000"}, nil, "--max-len 70000: want 16 to 65535"},
-		{[]string{"run", "--messages", "0"}, nil, "--messages 0: want 1 to"},
-		{[]string{"run", "--idle", "100"}, nil, "--idle 100: want 0 to 99"},
-		{[]string{"run", "--idle", "-1"}, nil, "--idle -1: want 0 to 99"},
+		{[]string{"run", "--max-len", "0"}, nil, "--max-len 0: want 16..65535"},
+		{[]string{"run", "--max-len", "70000"}, nil, "--max-len 70000: want 16..65535"},
+		{[]string{"run", "--messages", "0"}, nil, "--messages must be at least 1"},
+		{[]string{"run", "--idle", "100"}, nil, "--idle 100: want 0..99"},
+		{[]string{"run", "--idle", "-1"}, nil, "--idle -1: want 0..99"},
 		{[]string{"run", "--resume", "x.ckpt", "--messages", "5", "--model", "go"}, nil, "--resume takes the run from the checkpoint; leave out --messages, --model"},
 		{[]string{"run", "--resume", "/nonexistent/run.ckpt"}, nil, "--resume: stat /nonexistent/run.ckpt"},
 		{[]string{"run", "--checkpoint", "/nonexistent/dir/run.ckpt", "--checkpoint-at", "100"}, nil, "--checkpoint: checkpoint: cannot write /nonexistent/dir/run.ckpt: no such file or directory"},
@@ -195,19 +195,62 @@ func TestRegressRunsNothingIsAMistake(t *testing.T) {
 	require.NotContains(t, string(out), "passed")
 }
 
-// lhsim goal runs a schedule file; a missing or malformed one is a clear error.
+// lhsim goal runs a schedule file on either network; a missing or malformed one is a clear
+// error (exit 2, the line and column), one that leaves operations unmatched fails (exit 1).
 func TestGoalCommand(t *testing.T) {
 	code, out, stderr := run(t, nil, "goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal", "--topology", "crossbar:4")
 	require.Equal(t, 0, code, stderr)
-	require.Contains(t, out, "3 ranks, last done at")
+	require.Contains(t, out, "3 ranks, 5 operations, network packet (crossbar:4, node latency 1.000 µs, S=65535 B): last rank done at")
+	code, out, stderr = run(t, nil, "goal", "--network", "loggp", "--L", "1000", "--o", "100", "--g", "50", "--G", "0.5", "--schedule", "../../netsim/goal/testdata/pingpong.goal")
+	require.Equal(t, 0, code, stderr)
+	// 1 KiB there and back: 2 x (2o + L + 1023 G) = 2 x 1711.5 ns; rank 2's calc is 2 µs.
+	require.Contains(t, out, "network loggp (L=1000 o=100 g=50 G=0.5 O=0 ns, S=65535 B): last rank done at 3.423 µs")
 	code, _, stderr = run(t, nil, "goal")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "--schedule FILE is required")
-	bad := t.TempDir() + "/bad.goal"
+	code, _, stderr = run(t, nil, "goal", "--network", "loggp", "--G", "-1", "--schedule", "x")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "want ns from 0 to 1e12")
+	dir := t.TempDir()
+	bad := dir + "/bad.goal"
 	require.NoError(t, os.WriteFile(bad, []byte("num_ranks 2\nrank 0 {\nl1: put 8b to 1 tag 0\n}\n"), 0o644))
 	code, _, stderr = run(t, nil, "goal", "--schedule", bad)
-	require.Equal(t, 2, code, "a schedule file that does not parse is an input mistake")
-	require.Contains(t, stderr, `line 3`)
+	require.Equal(t, 2, code)
+	require.Equal(t, "lhsim goal: "+bad+`:3:5: expected "send", "recv" or "calc", found "put"`, strings.TrimSpace(stderr))
+	cycle := dir + "/cycle.goal"
+	require.NoError(t, os.WriteFile(cycle, []byte("num_ranks 1\nrank 0 {\na: calc 1\nb: calc 1\na requires b\nb requires a\n}\n"), 0o644))
+	code, _, stderr = run(t, nil, "goal", "--schedule", cycle)
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "rank 0: a dependency cycle: a (line 3) waits for b (line 4) waits for a (line 3)")
+	lone := dir + "/lone.goal"
+	require.NoError(t, os.WriteFile(lone, []byte("num_ranks 2\nrank 0 {\nsend 8b to 1 tag 4\n}\n"), 0o644))
+	for _, nw := range []string{"loggp", "packet"} {
+		code, _, stderr = run(t, nil, "goal", "--network", nw, "--schedule", lone)
+		require.Equal(t, 1, code, nw)
+		require.Contains(t, stderr, "rank 1: a message from 0 tag 4 (its send on line 3) was never received", nw)
+	}
+	big := dir + "/big.goal"
+	require.NoError(t, os.WriteFile(big, []byte("num_ranks 2000000000\n"), 0o644))
+	code, _, stderr = run(t, nil, "goal", "--schedule", big, "--max-memory", "100")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "schedule too large for memory: 2000000000 ranks take")
+	long := dir + "/long.goal"
+	require.NoError(t, os.WriteFile(long, []byte("num_ranks 1\nrank 0 {\ncalc 4000000000000000000\ncalc 4000000000000000000\n}\n"), 0o644))
+	code, _, stderr = run(t, nil, "goal", "--network", "loggp", "--schedule", long)
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "of simulated time, over the")
+	// gen: a pattern, written where --out says; bad ones exit 2.
+	f := dir + "/d.goal"
+	code, _, stderr = run(t, nil, "goal", "gen", "dissemination", "--ranks", "4", "--size", "16", "--out", f)
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(f)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(b), "num_ranks 4\n\nrank 0 {\nl1: send 16b to 1 tag 0\nl2: recv 16b from 3 tag 0\n"), string(b))
+	code, _, stderr = run(t, nil, "goal", "gen", "ring", "--ranks", "4")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, `unknown pattern "ring"`)
+	code, _, _ = run(t, nil, "goal", "gen", "dissemination", "--ranks", "1")
+	require.Equal(t, 2, code)
 }
 
 // lhsim incast: JSON with LHS on and off and the speed of each kind of receive path; a plot;

@@ -1,41 +1,198 @@
 package main
 
 import (
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/goal"
 )
 
 func init() {
 	register("goal", goalSummary, runGoal)
 }
 
-const goalSummary = "run your own rank programs, a GOAL-subset schedule (send, recv, calc), on the simulated network"
+const goalSummary = "run a GOAL schedule (LogGOPSim's language) in the LogGOPS model or on the simulated network; lhsim goal gen PATTERN writes one"
 
 func runGoal(args []string) error {
-	cfg := experiment.GoalConfig{Topology: "crossbar:16", Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig()}
+	if len(args) > 0 && args[0] == "gen" {
+		return runGoalGen(args[1:])
+	}
+	cfg := experiment.GoalConfig{Network: "packet", LogGP: goal.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig()}
 	fs := newFlags("goal", goalSummary)
-	fs.StringVar(&cfg.Schedule, "schedule", "", "the schedule file (docs/network.md: the GOAL subset)")
-	fs.StringVar(&cfg.Topology, "topology", cfg.Topology, "crossbar:N, fattree:KxN or torus:XxYxZ; rank r runs on node r")
+	fs.StringVar(&cfg.Schedule, "schedule", "", "the schedule file, in GOAL (docs/goal.md)")
+	fs.StringVar(&cfg.Network, "network", cfg.Network, "loggp (LogGOPSim's LogGOPS model) or packet (the simulated fabric)")
+	// LogGOPSim's parameters, in its units (ns, ns per byte), its defaults (loggopsim_cmdline.ggo).
+	nsFlag(fs, &cfg.LogGP.L, "L", "loggp: latency L in ns")
+	nsFlag(fs, &cfg.LogGP.O, "o", "loggp: overhead o per message in ns")
+	nsFlag(fs, &cfg.LogGP.G, "g", "loggp: gap g between messages in ns")
+	nsFlag(fs, &cfg.LogGP.PerByteG, "G", "loggp: gap G per byte in ns")
+	nsFlag(fs, &cfg.LogGP.PerByteO, "O", "loggp: overhead O per byte in ns")
+	uint64Var(fs, &cfg.LogGP.S, "S", 0, math.MaxInt64, "messages above S bytes go by rendezvous (loggp: LogGOPSim's S)")
+	fs.BoolVar(&cfg.StdSort, "stdsort", false, "loggp: start operations freed together in LogGOPSim's order (libstdc++'s std::sort by type) instead of by type in the order written (docs/goal.md)")
+	fs.StringVar(&cfg.Topology, "topology", "", "packet: crossbar:N, fattree:KxN or torus:XxYxZ; rank r runs on node r (default: a torus sized to the schedule)")
 	cfg.Cluster.NodeLatency = netsim.Microsecond
-	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "node latency in µs (seed 003 section 5.1)")
+	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "packet: node latency in µs (seed 003 section 5.1)")
+	rtl := fs.String("rtl-nodes", "", "packet: nodes whose receive path is the LHS RTL (comma-separated), the receive path of the others being the DMA to memory")
+	var mem uint64
+	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (default: the memory available)")
 	out := addOutputFlags(fs)
+	plot := addPlotFlag(fs, "draw each rank's matching statistics (queue lengths, search depths) to this file (.svg or .png)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if cfg.Schedule == "" {
 		return badUsage(fs, errMsg("--schedule FILE is required"))
 	}
-	if _, err := checkTopology(fs, "topology", cfg.Topology, cfg.Fabric, 1); err != nil {
-		return err
+	if cfg.Network != "loggp" && cfg.Network != "packet" {
+		return badUsage(fs, fmt.Errorf("--network %q: want loggp or packet", cfg.Network))
+	}
+	if cfg.Topology != "" {
+		if _, err := checkTopology(fs, "topology", cfg.Topology, cfg.Fabric, 1); err != nil {
+			return err
+		}
+	}
+	for _, f := range strings.Split(*rtl, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 {
+			return badUsage(fs, fmt.Errorf("--rtl-nodes %q: want node numbers separated by commas", *rtl))
+		}
+		cfg.RTLNodes = append(cfg.RTLNodes, n)
+	}
+	if len(cfg.RTLNodes) > 0 && cfg.Network != "packet" {
+		return badUsage(fs, errMsg("--rtl-nodes puts RTL on the packet network; --network loggp has no nodes"))
+	}
+	cfg.MaxBytes = mem << 20
+	if mem == 0 {
+		cfg.MaxBytes = availableMemory()
 	}
 	if err := out.check(fs); err != nil {
 		return err
 	}
-	r, err := experiment.RunGoal(cfg)
-	if err != nil {
+	if err := plot.check(fs); err != nil {
 		return err
 	}
-	return out.write(r, r.WriteTable)
+	if os.Getenv("GOGC") == "" {
+		// A schedule is a few large arrays that live through the run: collecting at 25 %
+		// growth instead of 100 % keeps the peak near them at no measurable cost.
+		debug.SetGCPercent(25)
+	}
+	s, err := experiment.ReadGoal(cfg.Schedule, cfg.MaxBytes)
+	if err != nil {
+		var se *goal.SyntaxError
+		if errors.As(err, &se) {
+			err = fmt.Errorf("%s:%d:%d: %s", cfg.Schedule, se.Line, se.Col, se.Msg)
+		}
+		fmt.Fprintf(os.Stderr, "lhsim goal: %v\n", err)
+		return usageError{err}
+	}
+	r, err := experiment.RunGoalSchedule(cfg, s)
+	if errors.Is(err, goal.ErrTooLong) {
+		fmt.Fprintf(os.Stderr, "lhsim goal: %s: %v\n", cfg.Schedule, err)
+		return usageError{err}
+	}
+	if r == nil {
+		return err
+	}
+	if werr := out.write(r, r.WriteTable); werr != nil {
+		return werr
+	}
+	if plot.file != "" {
+		if perr := r.WritePlot(plot.file); perr != nil {
+			return perr
+		}
+	}
+	return err
+}
+
+// nsFlag is a float flag in ns stored in ps (the resolution of the simulation).
+func nsFlag(fs *flag.FlagSet, ps *uint64, name, usage string) {
+	def := strconv.FormatFloat(float64(*ps)/1000, 'f', -1, 64)
+	fs.Func(name, fmt.Sprintf("%s (default %s)", usage, def), func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(v) || v < 0 || v > 1e12 {
+			return fmt.Errorf("want ns from 0 to 1e12")
+		}
+		*ps = uint64(math.Round(v * 1000))
+		return nil
+	})
+}
+
+// availableMemory is MemAvailable from /proc/meminfo (4 GiB when it cannot be read).
+func availableMemory() uint64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err == nil {
+		var kb uint64
+		for _, line := range splitLines(string(b)) {
+			if n, _ := fmt.Sscanf(line, "MemAvailable: %d kB", &kb); n == 1 {
+				return kb << 10
+			}
+		}
+	}
+	return 4 << 30
+}
+
+func splitLines(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] != '\n' {
+			i++
+		}
+		out = append(out, s[:i])
+		if i < len(s) {
+			i++
+		}
+		s = s[i:]
+	}
+	return out
+}
+
+const goalGenSummary = "write a GOAL schedule of one of Schedgen's patterns"
+
+// runGoalGen is lhsim goal gen PATTERN --ranks N --size BYTES [--out FILE].
+func runGoalGen(args []string) error {
+	c := goal.GenConfig{Segment: 1024, Seed: 1}
+	fs := newFlags("goal gen", goalGenSummary)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: lhsim goal gen PATTERN --ranks N --size BYTES [--out FILE]\n  %s\npatterns: %s\nflags:\n",
+			goalGenSummary, strings.Join(goal.Patterns(), ", "))
+		fs.PrintDefaults()
+	}
+	c.Ranks, c.Size = 8, 8
+	intVar(fs, &c.Ranks, "ranks", 2, 1<<20, "ranks")
+	intVar(fs, &c.Size, "size", 1, 1<<40, "bytes per message in a basic step (Schedgen's --datasize)")
+	intVar(fs, &c.Segment, "segment", 1, 1<<40, "pipelinedring: bytes per segment (Schedgen's --segmentsize)")
+	seedVar(fs, &c.Seed, "seed", "random_bisect, linear_alltoallv: seed of the pairing and the sizes")
+	out := fs.String("out", "", "write the schedule to this file (default: standard output)")
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		c.Pattern, args = args[0], args[1:]
+	}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if c.Pattern == "" {
+		return badUsage(fs, errMsg("a PATTERN is required"))
+	}
+	var buf strings.Builder
+	if err := goal.Generate(&buf, c); err != nil {
+		return badUsage(fs, err)
+	}
+	if *out == "" {
+		_, err := os.Stdout.WriteString(buf.String())
+		return err
+	}
+	return replaceFile(*out, func(tmp string) error { return os.WriteFile(tmp, []byte(buf.String()), 0o644) })
 }

@@ -15,11 +15,14 @@ import (
 	"github.com/lhsim/lhsim/formal"
 )
 
+// readmePath is the README, found before a test changes directory.
+var readmePath, _ = filepath.Abs("../../README.md")
+
 // readmeOutput is the output the README shows for the command line "$ cmd": the lines after
 // it, up to the next "$ " line or the end of its code block.
 func readmeOutput(t *testing.T, cmd string) []string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile(readmePath)
 	require.NoError(t, err)
 	lines := strings.Split(string(b), "\n")
 	for i, l := range lines {
@@ -110,6 +113,17 @@ func TestREADMEExamples(t *testing.T) {
 	t.Run("alltoall", func(t *testing.T) { network(t, "lhsim alltoall --torus 8x8x8 --sizes 8,64") })
 	t.Run("traffic", func(t *testing.T) { network(t, "lhsim traffic --topology torus:4x4x4 --load 0.1,0.3,0.5") })
 	t.Run("incast", func(t *testing.T) { network(t, "lhsim incast") })
+	t.Run("goal gen and the three levels", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		code, out, stderr := run(t, nil, "goal", "gen", "dissemination", "--ranks", "8", "--size", "1024", "--out", "diss.goal")
+		require.Equal(t, 0, code, stderr)
+		require.Empty(t, readmeOutput(t, "lhsim goal gen dissemination --ranks 8 --size 1024 --out diss.goal"))
+		require.Empty(t, out)
+		for _, cmd := range []string{"lhsim goal --network loggp --schedule diss.goal", "lhsim goal --schedule diss.goal",
+			"lhsim goal --schedule diss.goal --rtl-nodes 0,1"} {
+			network(t, cmd)
+		}
+	})
 	t.Run("mbcf", func(t *testing.T) { network(t, "lhsim mbcf") })
 	t.Run("ib rtt", func(t *testing.T) { network(t, "lhsim ib rtt") })
 	t.Run("ib run, checkpoint, resume", func(t *testing.T) {

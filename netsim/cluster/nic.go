@@ -35,6 +35,7 @@ type message struct {
 	done     bool
 	handle   *Handle
 	issuedAt netsim.Time
+	deliver  func(netsim.Time) // PostSend's: called when it has landed, instead of the rank's Recv
 }
 
 // node is one machine: its NIC (a fabric.Endpoint) and its host running a rank.
@@ -178,8 +179,17 @@ func (l lander) Fire(now netsim.Time, _ int64) {
 		m.handle.done = true
 		n.rank.wake(now)
 	case msgSend:
-		n.rank.delivered(now, m)
+		n.landedSend(now, m)
 	}
+}
+
+// landedSend hands a landed send to PostSend's callback or to the rank's Recv.
+func (n *node) landedSend(now netsim.Time, m *message) {
+	if m.deliver != nil {
+		m.deliver(now)
+		return
+	}
+	n.rank.delivered(now, m)
 }
 
 // toPath hands a send's packets to the receive path: every packet but the last is taken at
@@ -194,7 +204,7 @@ func (n *node) toPath(now netsim.Time, p *fabric.Packet, m *message) {
 	msg := messageBytes(p.ID, m)
 	err := n.path.Arrive(now, msg, func(t netsim.Time) {
 		n.consume(t, p)
-		n.rank.delivered(t, m)
+		n.landedSend(t, m)
 	})
 	if err != nil {
 		n.c.fail(fmt.Errorf("cluster: node %d: receive path: %w", n.id, err))

@@ -1,0 +1,253 @@
+package goal
+
+// A schedule on the simulated machine (netsim/cluster on netsim/fabric): the same dependency
+// graph, matching and eager/rendezvous rule as RunLogGP, with the machine's costs in place of
+// LogGOPS's. A calc holds its CPU for its time; a send holds its CPU for the node latency (the
+// library's overhead, cluster.Config.NodeLatency), then the NIC reads the data by DMA and the
+// fabric carries its packets; a message is matched when its last byte has landed. A send of
+// at most S bytes is done when the CPU lets go of it (eager: buffered); a larger one when the
+// receiver matches it (LogGOPSim's rendezvous: the data goes at once, the send completes at
+// the match). A recv costs no CPU: it is posted when it may start. A rank's NICs (nic N) are
+// its node's one NIC. A message to oneself is copied by the DMA engine without the fabric.
+
+import (
+	"fmt"
+
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/cluster"
+)
+
+type pktRank struct {
+	deps       []uint32
+	started    []bool
+	cpu        []netsim.Time // when each CPU is free
+	posted, uq Queue
+	end        netsim.Time
+}
+
+type pktRun struct {
+	s     *Schedule
+	c     *cluster.Cluster
+	eng   *netsim.Engine
+	S     uint64
+	nl    netsim.Time
+	ranks []pktRank
+	stats []QueueStats
+	work  []pktItem
+	busy  bool
+	err   error
+}
+
+type pktItem struct {
+	rank, op uint32
+}
+
+// RunPacket runs s on c, rank r on node r, from the engine's current time.
+func RunPacket(s *Schedule, c *cluster.Cluster, S uint64, opt Options) (*Result, error) {
+	P := len(s.Ranks)
+	if P > c.Size() {
+		return nil, fmt.Errorf("goal: %d ranks on a machine of %d nodes", P, c.Size())
+	}
+	// The machine's costs end to end: the node latency per message, the DMA per byte.
+	perByte := uint64(c.Config().DMATime(1<<20)) >> 20
+	if b := Bound(s, Params{O: uint64(c.Config().NodeLatency), PerByteG: perByte}); b > maxTime {
+		return nil, fmt.Errorf("goal: %w: the schedule may run %.3g s of simulated time, over the %.3g s the simulator counts: refused", ErrTooLong, b/1e12, float64(maxTime)/1e12)
+	}
+	if opt.NewQueue == nil {
+		opt.NewQueue = NewListQueue
+	}
+	r := &pktRun{s: s, c: c, eng: c.Engine(), S: S, nl: c.Config().NodeLatency, ranks: make([]pktRank, P)}
+	if opt.Stats {
+		r.stats = make([]QueueStats, P)
+	}
+	now := r.eng.Now()
+	for i := range r.ranks {
+		rk := &r.ranks[i]
+		ops := s.Ranks[i].Ops
+		rk.deps = make([]uint32, len(ops))
+		rk.started = make([]bool, len(ops))
+		rk.cpu = make([]netsim.Time, int(s.MaxCPU)+1)
+		for c := range rk.cpu {
+			rk.cpu[c] = now
+		}
+		rk.posted, rk.uq = opt.NewQueue(), opt.NewQueue()
+		rk.end = now
+		var free []uint32
+		for j := range ops {
+			rk.deps[j] = ops[j].Deps
+			if ops[j].Deps == 0 {
+				free = append(free, uint32(j))
+			}
+		}
+		var scratch []uint32
+		stableByKind(free, ops, &scratch)
+		for _, j := range free {
+			r.work = append(r.work, pktItem{uint32(i), j})
+		}
+	}
+	r.drain()
+	r.eng.Run(netsim.Never)
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	res := &Result{Finished: make([]uint64, P), NotRun: make([]int, P), Match: r.stats, Events: r.eng.Fired()}
+	for h := range r.ranks {
+		rk := &r.ranks[h]
+		res.Finished[h] = uint64(rk.end - now)
+		res.End = max(res.End, res.Finished[h])
+		for _, e := range rk.posted.Entries() {
+			res.Unmatched = append(res.Unmatched, Unmatched{Rank: h, Kind: Recv, Peer: e.Src, Tag: e.Tag, Line: e.Line})
+		}
+		for _, e := range rk.uq.Entries() {
+			res.Unmatched = append(res.Unmatched, Unmatched{Rank: h, Kind: Send, Peer: e.Src, Tag: e.Tag, Line: e.Line})
+		}
+		for _, st := range rk.started {
+			if !st {
+				res.NotRun[h]++
+			}
+		}
+	}
+	return res, nil
+}
+
+// drain starts the operations that have become free, in turn.
+func (r *pktRun) drain() {
+	if r.busy {
+		return
+	}
+	r.busy = true
+	for k := 0; k < len(r.work); k++ {
+		r.ready(r.work[k].rank, r.work[k].op)
+	}
+	r.work = r.work[:0]
+	r.busy = false
+}
+
+func (r *pktRun) touch(rank uint32, t netsim.Time) {
+	rk := &r.ranks[rank]
+	rk.end = max(rk.end, t)
+}
+
+func (r *pktRun) free(rank uint32, list []uint32) {
+	rk := &r.ranks[rank]
+	for _, j := range list {
+		if rk.deps[j]--; rk.deps[j] == 0 {
+			r.work = append(r.work, pktItem{rank, j})
+		}
+	}
+}
+
+func (r *pktRun) markStarted(rank, op uint32) {
+	r.ranks[rank].started[op] = true
+	r.free(rank, r.s.Ranks[rank].Irequirers(int(op)))
+	r.drain()
+}
+
+func (r *pktRun) markDone(rank, op uint32) {
+	r.touch(rank, r.eng.Now())
+	r.free(rank, r.s.Ranks[rank].Requirers(int(op)))
+	r.drain()
+}
+
+// ready starts op when its CPU is free (a recv at once).
+func (r *pktRun) ready(rank, op uint32) {
+	rk := &r.ranks[rank]
+	o := &r.s.Ranks[rank].Ops[op]
+	now := r.eng.Now()
+	switch o.Kind {
+	case Recv:
+		r.post(rank, op)
+	case Calc:
+		start := max(now, rk.cpu[o.CPU])
+		end := start + netsim.Time(o.Size)*netsim.Nanosecond
+		rk.cpu[o.CPU] = end
+		r.eng.At(start, netsim.Func(func(netsim.Time, int64) { r.markStarted(rank, op) }), 0)
+		r.eng.At(end, netsim.Func(func(netsim.Time, int64) { r.markDone(rank, op) }), 0)
+	case Send:
+		start := max(now, rk.cpu[o.CPU])
+		end := start + r.nl
+		rk.cpu[o.CPU] = end
+		r.eng.At(start, netsim.Func(func(netsim.Time, int64) { r.markStarted(rank, op) }), 0)
+		r.eng.At(end, netsim.Func(func(t netsim.Time, _ int64) { r.send(rank, op, t) }), 0)
+	}
+}
+
+// send hands the message to the NIC once the CPU has issued it.
+func (r *pktRun) send(rank, op uint32, now netsim.Time) {
+	o := &r.s.Ranks[rank].Ops[op]
+	r.touch(rank, now)
+	dst := o.Peer
+	arrive := func(t netsim.Time) { r.arrive(dst, rank, op, t) }
+	if dst == rank {
+		r.eng.At(now+r.c.Config().DMATime(int(o.Size)), netsim.Func(func(t netsim.Time, _ int64) { arrive(t) }), 0)
+	} else if err := r.c.PostSend(now, int(rank), int(dst), int(o.Size), int(o.Tag), arrive); err != nil {
+		r.fail(err)
+		return
+	}
+	if o.Size <= r.S {
+		r.markDone(rank, op)
+	}
+}
+
+func (r *pktRun) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+	r.eng.Stop()
+}
+
+// arrive matches a landed message against dst's posted receives.
+func (r *pktRun) arrive(dst, src, sendOp uint32, now netsim.Time) {
+	rk := &r.ranks[dst]
+	so := &r.s.Ranks[src].Ops[sendOp]
+	n := rk.posted.Len()
+	if r.stats != nil {
+		r.stats[dst].PostedMax = max(r.stats[dst].PostedMax, n)
+	}
+	m, depth, ok := rk.posted.Take(src, so.Tag)
+	if !ok {
+		if r.stats != nil {
+			bump(&r.stats[dst].PostedMisses, n)
+		}
+		rk.uq.Push(Entry{Src: src, Tag: so.Tag, Op: sendOp, Line: so.Line, At: uint64(now)})
+		return
+	}
+	if r.stats != nil {
+		bump(&r.stats[dst].PostedHits, depth)
+	}
+	r.matched(dst, m.Op, src, sendOp)
+}
+
+// post posts a recv: matched at once against the unexpected queue, or queued.
+func (r *pktRun) post(rank, op uint32) {
+	rk := &r.ranks[rank]
+	o := &r.s.Ranks[rank].Ops[op]
+	r.markStarted(rank, op)
+	n := rk.uq.Len()
+	if r.stats != nil {
+		r.stats[rank].UnexpectedMax = max(r.stats[rank].UnexpectedMax, n)
+	}
+	m, depth, ok := rk.uq.Take(o.Peer, o.Tag)
+	if !ok {
+		if r.stats != nil {
+			bump(&r.stats[rank].UnexpectedMisses, n)
+		}
+		rk.posted.Push(Entry{Src: o.Peer, Tag: o.Tag, Op: op, Line: o.Line, At: uint64(r.eng.Now())})
+		return
+	}
+	if r.stats != nil {
+		bump(&r.stats[rank].UnexpectedHits, depth)
+	}
+	r.matched(rank, op, m.Src, m.Op)
+}
+
+// matched completes a recv and, for a rendezvous message, its send.
+func (r *pktRun) matched(rank, recvOp, src, sendOp uint32) {
+	if so := &r.s.Ranks[src].Ops[sendOp]; so.Size > r.S {
+		r.markDone(src, sendOp)
+	}
+	r.markDone(rank, recvOp)
+}
