@@ -13,7 +13,7 @@ func init() {
 	register("mbcf", mbcfSummary, runMBCF)
 }
 
-const mbcfSummary = "memory-based communication (remote WRITE, READ, SWAP with protection) over 100BASE-TX and 10BASE-T: Tables 1-4 (seed 001)"
+const mbcfSummary = "memory-based communication (remote WRITE, READ, SWAP with protection) over 100BASE-TX and 10BASE-T: Tables 1-4 of Matsumoto and Hiraki's MBCF paper"
 
 func runMBCF(args []string) error {
 	cfg := experiment.DefaultMBCF()
@@ -23,9 +23,10 @@ func runMBCF(args []string) error {
 	bwSizes := fs.String("bandwidth-sizes", "4,16,64,256,1024,1408", "peak-bandwidth data sizes, bytes (1.."+strconv.Itoa(mbcf.MaxReplyData)+", the most a WRITE with a flag carries)")
 	fs.IntVar(&cfg.Iterations, "iterations", cfg.Iterations, "round trips averaged per figure")
 	fs.IntVar(&cfg.Writes, "writes", cfg.Writes, "MBCF_WRITEs per bandwidth figure (a whole number of groups)")
-	fs.IntVar(&cfg.Group, "group", cfg.Group, "a completion flag every this many writes (the seed's 16)")
-	fs.IntVar(&cfg.GroupsInFlight, "groups-in-flight", cfg.GroupsInFlight, "1: wait for each group's flag before the next (the seed's plain reading); k: let k groups be on their way")
-	timer := fs.Float64("timer", cfg.TimerRead.Microseconds(), "µs the seed's software timer adds to round trips and send overhead (§4.1); 0 for the simulated times alone")
+	fs.IntVar(&cfg.Group, "group", cfg.Group, "a completion flag every this many writes (the paper's 16)")
+	fs.IntVar(&cfg.GroupsInFlight, "groups-in-flight", cfg.GroupsInFlight, "1: wait for each group's flag before the next (the paper's plain reading); k: let k groups be on their way")
+	fs.IntVar(&cfg.TxRing, "tx-ring", cfg.TxRing, "frames each adapter may hold handed over: 1 one at a time (the default reading of the paper's Figure 3), more a transmit ring (docs/mbcf.md)")
+	timer := fs.Float64("timer", cfg.TimerRead.Microseconds(), "µs the paper's software timer adds to round trips and send overhead (§4.1); 0 for the simulated times alone")
 	fs.Float64Var(&cfg.Faults.Drop, "drop", 0, "lossy link: rate of frames dropped (0 <= rate < 1)")
 	fs.Float64Var(&cfg.Faults.Duplicate, "duplicate", 0, "lossy link: rate of frames delivered twice")
 	fs.Float64Var(&cfg.Faults.Reorder, "reorder", 0, "lossy link: rate of frames held back past later ones")
@@ -59,6 +60,8 @@ func runMBCF(args []string) error {
 		return badUsage(fs, fmt.Errorf("--writes %d, --group %d: want a whole number of groups of at least one write", cfg.Writes, cfg.Group))
 	case cfg.GroupsInFlight < 1 || cfg.GroupsInFlight > 64:
 		return badUsage(fs, fmt.Errorf("--groups-in-flight %d: want 1..64", cfg.GroupsInFlight))
+	case cfg.TxRing < 0 || cfg.TxRing > 256:
+		return badUsage(fs, fmt.Errorf("--tx-ring %d: want 1..256 (0: the preset's)", cfg.TxRing))
 	case !(*timer >= 0 && *timer < 1e6):
 		return badUsage(fs, fmt.Errorf("--timer %g: want µs >= 0", *timer))
 	}
