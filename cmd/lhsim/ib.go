@@ -26,7 +26,7 @@ func init() {
 	}
 }
 
-const ibSummary = "InfiniBand HCA model of PM/InfiniBand-FJ (seed 004): rtt, bandwidth, buffers, cpr, run (lhsim ib help)"
+const ibSummary = "InfiniBand HCA model of the PM/InfiniBand-FJ paper (Sumimoto et al.): rtt, bandwidth, buffers, cpr, run (lhsim ib help)"
 
 const (
 	ibRTTSummary       = "pmtest round trip with and without Data on WQE on GC-LE and E7501 (Table 4)"
@@ -157,8 +157,8 @@ func runIBBuffers(args []string) error {
 	cfg := experiment.DefaultIBBuffers()
 	fs := newFlags("ib buffers", ibBuffersSummary)
 	nodes := fs.String("nodes", "2,4,8,16,32,64,128,256,512,1024,2048,4096", "comma-separated node counts (2..4096)")
-	fs.IntVar(&cfg.PerPeer, "per-peer", cfg.PerPeer, "receive buffers per RC QP (seed 004 §5.4: at least 128)")
-	fs.IntVar(&cfg.SRQDepth, "srq-depth", cfg.SRQDepth, "buffers in the shared receive queue (seed 004 §6: 8 MB of 8 KB)")
+	fs.IntVar(&cfg.PerPeer, "per-peer", cfg.PerPeer, "receive buffers per RC QP (PM/InfiniBand-FJ paper §5.4: at least 128)")
+	fs.IntVar(&cfg.SRQDepth, "srq-depth", cfg.SRQDepth, "buffers in the shared receive queue (PM/InfiniBand-FJ paper §6: 8 MB of 8 KB)")
 	fs.IntVar(&cfg.Senders, "senders", cfg.Senders, "run-dry study: nodes sending to one receiver")
 	fs.IntVar(&cfg.Messages, "messages", cfg.Messages, "run-dry study: messages from each sender")
 	fs.IntVar(&cfg.Size, "size", cfg.Size, "run-dry study: message bytes (16..8192)")
