@@ -25,7 +25,7 @@ import (
 type AlltoallConfig struct {
 	// Torus is the machine: seed 002 section 4.3, 16x16x16.
 	Torus string
-	// Algorithm is "suh-shin" (seed 002 section 4.2) or "direct" (the pairwise baseline).
+	// Algorithm is "suh-shin" (Ohno et al.'s paper, section 4.2) or "direct" (the pairwise baseline).
 	Algorithm string
 	// Sizes are the bytes per (source, destination) pair. input: seed 002 gives Figure 3's
 	// axis no numbers; the defaults are small because every byte is simulated in packets.
@@ -392,7 +392,7 @@ func (r *AlltoallResult) WritePlot(file string) error {
 		return fmt.Errorf("alltoall: nothing to plot")
 	}
 	lat := r.Rows[0].LinkLatencyNs
-	p := logXPlot(fmt.Sprintf("All-to-all on %s, links %s ns (cf. seed 002 Figure 3; simulated)", r.Torus, lat),
+	p := logXPlot(fmt.Sprintf("All-to-all on %s, links %s ns (cf. Ohno et al.'s Figure 3; simulated)", r.Torus, lat),
 		"bytes per pair", "total time (µs)")
 	var c curves
 	for _, row := range r.Rows {

@@ -222,7 +222,7 @@ func newMBCFTable(w io.Writer) *tablewriter.Table {
 // WriteTable prints the four tables beside the paper's.
 func (r *MBCFResult) WriteTable(w io.Writer) error {
 	timer := r.cfg.TimerRead.Microseconds()
-	fmt.Fprintf(w, "MBCF basic performance (seed 001 §4.1): simulated / paper (difference, derived). Round trips and send\n"+
+	fmt.Fprintf(w, "MBCF basic performance (Matsumoto and Hiraki's MBCF paper §4.1): simulated / paper (difference, derived). Round trips and send\n"+
 		"overhead include the %.1f µs the seed's software timer adds (§4.1, an input); * marks a calibration cell (an input).\n", timer)
 	lossy := r.cfg.Faults.Lossy()
 	if lossy {
@@ -347,13 +347,13 @@ func (r *MBCFResult) WritePlot(file string) error {
 		return errors.New("mbcf: nothing to plot")
 	}
 	rtt := plot.New()
-	rtt.Title.Text = "MBCF round trip (seed 001 Tables 1, 2)"
+	rtt.Title.Text = "MBCF round trip (the MBCF paper's Tables 1, 2)"
 	rtt.X.Label.Text, rtt.Y.Label.Text = "data bytes", "round trip (µs)"
 	rtt.X.Scale, rtt.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	rtt.X.Tick.Marker, rtt.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
 	rtt.Legend.Top, rtt.Legend.Left = true, true
 	bw := plot.New()
-	bw.Title.Text = "MBCF peak bandwidth (seed 001 Table 4)"
+	bw.Title.Text = "MBCF peak bandwidth (the MBCF paper's Table 4)"
 	bw.X.Label.Text, bw.Y.Label.Text = "data bytes", "MB/s"
 	bw.X.Scale, bw.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	bw.X.Tick.Marker, bw.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
