@@ -25,6 +25,8 @@ func TestMBCFUsageErrors(t *testing.T) {
 		{[]string{"--iterations", "0"}, "--iterations 0: want at least 1"},
 		{[]string{"--writes", "30"}, "--writes 30, --group 16: want a whole number of groups"},
 		{[]string{"--groups-in-flight", "0"}, "--groups-in-flight 0: want 1..64"},
+		{[]string{"--tx-ring", "-1"}, "--tx-ring -1: want 1..256"},
+		{[]string{"--tx-ring", "257"}, "--tx-ring 257: want 1..256"},
 		{[]string{"--timer", "-1"}, "--timer -1: want µs >= 0"},
 		{[]string{"--drop", "1"}, "drop rate 1: want 0 <= rate < 1"},
 		{[]string{"--reorder", "-0.5"}, "reorder rate -0.5"},
