@@ -30,11 +30,14 @@ func (c SearchConfig) variants() []searchVariant {
 	adj.StreamPrefetch = false
 	none := adj
 	none.AdjacentLine = false
+	inOrder := c.Host
+	inOrder.ROBEntries = 0
 	return []searchVariant{
 		{cold: CurveLHSCold, warm: CurveLHS, cfg: c.Host, lhCacheable: true},
 		{cold: CurveLHSColdAdjacent, cfg: adj, lhCacheable: true},
 		{cold: CurveLHSColdNoPrefeth, cfg: none, lhCacheable: true},
 		{warm: CurveLHSUncached, cfg: c.Host, lhCacheable: false},
+		{warm: CurveLHSInOrder, cfg: inOrder, lhCacheable: true},
 	}
 }
 

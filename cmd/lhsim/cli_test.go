@@ -350,11 +350,13 @@ func TestIncastTraceFlags(t *testing.T) {
 func TestAlltoallCommand(t *testing.T) {
 	code, js, stderr := run(t, nil, "alltoall", "--torus", "4x4", "--sizes", "8", "--json")
 	require.Equal(t, 0, code, stderr)
-	for _, k := range []string{`"scheme": "proposed"`, `"bytes_per_pair": 8`, `"uneven": false`, `"total_us"`, `"wall_s"`, `"events_per_s"`} {
+	for _, k := range []string{`"scheme": "proposed"`, `"scheme": "sync_per_step"`, `"bytes_per_pair": 8`, `"uneven": false`, `"total_us"`,
+		`"wall_s"`, `"events_per_s"`, `"sync_rule": "stamped"`, `"saving_us"`, `"sources"`} {
 		require.Contains(t, js, k)
 	}
 	for _, bad := range [][]string{{"--torus", "6x4"}, {"--torus", "4x4", "--sizes", "0"}, {"--torus", "4x4", "--schemes", "fast"},
-		{"--torus", "4x4", "--algorithm", "bruck"}, {"--node-latency", "-1"}, {"--plot", "a.txt"}, {"--torus", "4x4", "--heavy"}} {
+		{"--torus", "4x4", "--algorithm", "bruck"}, {"--node-latency", "-1"}, {"--plot", "a.txt"}, {"--torus", "4x4", "--heavy"},
+		{"--torus", "4x4", "--sync-rule", "fast"}} {
 		code, _, stderr := run(t, nil, append([]string{"alltoall"}, bad...)...)
 		require.Equal(t, 2, code, "%v: %s", bad, stderr)
 	}
