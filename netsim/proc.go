@@ -46,6 +46,8 @@ type Why struct {
 	Args   [3]int64
 	N      uint8 // arguments used
 	Times  uint8 // bit i: Args[i] is a Time
+	// Of, when set, says it instead (a system's own description of a wait it keeps).
+	Of fmt.Stringer
 }
 
 // Because makes a Why of format and integer arguments (at most three).
@@ -62,6 +64,9 @@ func (w Why) Time(i int) Why {
 }
 
 func (w Why) String() string {
+	if w.Of != nil {
+		return w.Of.String()
+	}
 	if w.N == 0 {
 		return w.Format
 	}

@@ -112,7 +112,7 @@ type cq struct {
 	Reserved uint32 // slots held for receives in progress
 	Pending  []CQE  // completions waiting for room
 
-	waiters []func(now netsim.Time) // hosts waiting for a CQE
+	waiters []cqWaiter // hosts waiting for a CQE
 }
 
 func (c *cq) room() int { return int(c.Depth) - int(c.Prod-c.Cons) - len(c.Pending) - int(c.Reserved) }

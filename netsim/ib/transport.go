@@ -570,7 +570,7 @@ func (h *HCA) writeCQE(now netsim.Time, c *cq, e CQE) {
 		w := c.waiters
 		c.waiters = nil
 		for _, f := range w {
-			f(now)
+			f.written(now)
 		}
 	})
 }
