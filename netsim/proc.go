@@ -19,12 +19,6 @@ type Stepper interface {
 	Step(p *Proc) (done bool, err error)
 }
 
-// StepFunc adapts a function to Stepper.
-type StepFunc func(p *Proc) (bool, error)
-
-// Step calls f.
-func (f StepFunc) Step(p *Proc) (bool, error) { return f(p) }
-
 // State is where a process is.
 type State uint8
 
