@@ -12,11 +12,11 @@ import (
 )
 
 // Program is the software on a node's host, run from the time the node is made: a driver
-// and an MPI library (drivers, drivers/mpi) written against drivers.Device, which the bus
+// and an MPI library (drivers, drivers/mpi) written against drivers.Bus, which the bus
 // is. It programs the NIC itself, as a driver does when it loads; the node does not.
 type Program func(bus *HostBus) error
 
-// HostBus is a node's host bus as its Program sees it: a drivers.Device (and
+// HostBus is a node's host bus as its Program sees it: a drivers.Bus (and
 // drivers.Watcher) whose every access happens on the device at the host's own time.
 //
 // The host's time is its CPU model's clock (hostcpu, charged by the driver and the MPI
@@ -159,7 +159,7 @@ func (b *HostBus) WaitCommit(limit netsim.Time) error {
 	return nil
 }
 
-// ReadReg implements drivers.Device: one read on the host bus.
+// ReadReg implements drivers.Bus: one read on the host bus.
 func (b *HostBus) ReadReg(addr uint32) (uint32, error) {
 	v, err := b.post(1, netsim.Because("the answer to a read of %#x", int64(addr)), func(p receivePath, c uint64) error {
 		return p.PostRead(c, addr)
@@ -173,13 +173,13 @@ func (b *HostBus) ReadReg(addr uint32) (uint32, error) {
 	return v[0], nil
 }
 
-// WriteReg implements drivers.Device: a posted write.
+// WriteReg implements drivers.Bus: a posted write.
 func (b *HostBus) WriteReg(addr, val uint32) error {
 	_, err := b.post(0, netsim.Why{}, func(p receivePath, c uint64) error { return p.PostWrite(c, addr, val) })
 	return err
 }
 
-// ReadBlock implements drivers.Device: consecutive reads, one a cycle.
+// ReadBlock implements drivers.Bus: consecutive reads, one a cycle.
 func (b *HostBus) ReadBlock(addr uint32, dst []byte) error {
 	if len(dst)%4 != 0 {
 		return fmt.Errorf("lhsnic: block of %d bytes is not whole words", len(dst))
@@ -204,7 +204,7 @@ func (b *HostBus) ReadBlock(addr uint32, dst []byte) error {
 	return nil
 }
 
-// WriteBlock implements drivers.Device: consecutive posted writes.
+// WriteBlock implements drivers.Bus: consecutive posted writes.
 func (b *HostBus) WriteBlock(addr uint32, src []byte) error {
 	if len(src)%4 != 0 {
 		return fmt.Errorf("lhsnic: block of %d bytes is not whole words", len(src))
@@ -220,46 +220,9 @@ func (b *HostBus) WriteBlock(addr uint32, src []byte) error {
 	return err
 }
 
-// Inject implements drivers.Device: refused, the network brings a node its messages.
-func (b *HostBus) Inject([]byte) error {
-	return errors.New("lhsnic: the host cannot inject at its own node's input: the network brings its messages")
-}
-
-// Run implements drivers.Device: the host waits n device cycles.
-func (b *HostBus) Run(n uint64) error {
-	b.Sleep(netsim.Time(n) * b.n.cfg.Period)
-	return nil
-}
-
-// RunUntilIdle implements drivers.Device: refused, a node in a network is never known to
-// stay idle (use WaitCommit).
-func (b *HostBus) RunUntilIdle(uint64) error {
-	return errors.New("lhsnic: RunUntilIdle on a network node's host bus: wait for the network with WaitCommit")
-}
-
-// Cycle implements drivers.Device: the device cycle an access made now goes out in (the
+// Cycle implements drivers.Bus: the device cycle an access made now goes out in (the
 // first that starts after the host's time).
 func (b *HostBus) Cycle() uint64 { return b.n.cycleAfter(b.n.eng.Now()) }
-
-// MemRead implements drivers.Device: the large memory by backdoor, on a device in this
-// process.
-func (b *HostBus) MemRead(addr uint64, dst []byte) error {
-	if b.n.local == nil {
-		return errors.New("lhsnic: MemRead needs the device in this process (the cgo bridge)")
-	}
-	return b.n.local.MemRead(addr, dst)
-}
-
-// MemWrite implements drivers.Device: the large memory by backdoor.
-func (b *HostBus) MemWrite(addr uint64, src []byte) error {
-	if b.n.local == nil {
-		return errors.New("lhsnic: MemWrite needs the device in this process (the cgo bridge)")
-	}
-	return b.n.local.MemWrite(addr, src)
-}
-
-// Close implements drivers.Device: nothing; the node owns the device.
-func (b *HostBus) Close() error { return nil }
 
 // Watch implements drivers.Watcher: f sees every event pulse of the device, in cycle order.
 func (b *HostBus) Watch(f func(cycle uint64, ev drivers.Events)) {
