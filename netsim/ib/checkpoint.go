@@ -129,7 +129,7 @@ func (c *Cluster) Checkpoint(at netsim.Time, bulk bool) (*CheckpointReport, erro
 		pending++
 		for _, cmd := range cmds {
 			st.report.Commands++
-			nd.HCA.Issue(t, cmd, func(r CommandResult) {
+			nd.HCA.sched.Issue(t, cmd, func(r CommandResult) {
 				if r.Err != nil {
 					fail(fmt.Errorf("ib: checkpoint: node %d: %v %d..%d: %w", nd.ID, cmd.Kind, cmd.First, cmd.Last, r.Err))
 					return
@@ -203,7 +203,7 @@ func (c *Cluster) Checkpoint(at netsim.Time, bulk bool) (*CheckpointReport, erro
 func (c *Cluster) unstable() string {
 	n := uint32(len(c.nodes))
 	for _, nd := range c.nodes {
-		if ok, why := nd.HCA.Stable(1, n); !ok {
+		if ok, why := nd.HCA.sched.Stable(1, n); !ok {
 			return fmt.Sprintf("node %d: %s", nd.ID, why)
 		}
 	}
@@ -234,7 +234,7 @@ func (c *Cluster) Continue() error {
 		}
 		left := len(cmds)
 		for _, cmd := range cmds {
-			nd.HCA.Issue(t, cmd, func(r CommandResult) {
+			nd.HCA.sched.Issue(t, cmd, func(r CommandResult) {
 				if r.Err != nil {
 					c.fail(fmt.Errorf("ib: resume: node %d: %w", nd.ID, r.Err))
 					return
@@ -408,7 +408,7 @@ func (c *Cluster) restoreNode(nd *Node, data []byte, w Workload) error {
 			im.Addr+uint64(im.Bytes) > nd.Layout.SaveArea+uint64(nd.Layout.SaveBytes) {
 			return fmt.Errorf("a context image of %d bytes at %#x, outside the save area", im.Bytes, im.Addr)
 		}
-		if err := h.Restore(mem.Bytes(im.Addr, im.Bytes)); err != nil {
+		if err := h.sched.Restore(mem.Bytes(im.Addr, im.Bytes)); err != nil {
 			return err
 		}
 	}

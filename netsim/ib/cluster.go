@@ -129,7 +129,7 @@ func Build(cfg Config) (*Cluster, error) {
 		nd.Layout = layoutNode(cfg, i, nd.Mem, nd.HCA)
 		nd.Host = newHost(c, nd)
 		c.nodes = append(c.nodes, nd)
-		if err := c.net.Attach(i, nd.HCA); err != nil {
+		if err := c.net.Attach(i, &nd.HCA.rq); err != nil {
 			return nil, err
 		}
 	}
