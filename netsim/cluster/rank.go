@@ -59,6 +59,13 @@ func (r *Rank) start(prog Program) {
 // wake resumes the program at now if what it waits for has come.
 func (r *Rank) wake(now netsim.Time) { r.p.Wake(now) }
 
+// block suspends the program until ready() holds (desc says what for, in a hang report);
+// the calls above pass a netsim.Why to r.p.Wait instead, formatted only for the report.
+func (r *Rank) block(desc string, ready func() bool) { r.p.Wait(netsim.Because(desc), ready) }
+
+// sleep keeps the rank busy for d.
+func (r *Rank) sleep(d netsim.Time, desc string) { r.p.Sleep(d, netsim.Because(desc)) }
+
 // bad fails the run with a bad call of this rank.
 func (r *Rank) bad(format string, a ...any) {
 	r.p.Exit(fmt.Errorf("cluster: rank %d: "+format, append([]any{r.ID()}, a...)...))
