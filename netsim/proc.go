@@ -84,7 +84,7 @@ const (
 )
 
 // Proc is a process on the simulated machine: a coroutine body or a Stepper, and what it
-// waits for. A system embeds one per program it runs (a rank, a task, a host) and keeps its
+// waits for. A system holds one per program it runs (a rank, a task, a host) and keeps its
 // own typed calls, built on Wait, WaitLimit, Sleep, Suspend and ResumeAt.
 type Proc struct {
 	m *Machine
