@@ -226,6 +226,7 @@ type IQNet struct {
 	outFlits []int64
 	injFlits []int64
 	moved    int64 // flits moved across a switch or channel, all time
+	lone     *iqSim
 }
 
 // RouterModel is which router a Config describes.
