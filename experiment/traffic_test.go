@@ -186,9 +186,26 @@ func TestTrafficCommand(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(svg), "<svg")
 
-	// BookSim-style knobs in cycles are accepted.
-	code, _, stderr = run(append(small, "--preset", "booksim", "--routing-delay", "2c", "--switch-latency", "1c")...)
+	// The booksim router takes its delays in cycles, and prints BookSim2's statistics.
+	code, js, stderr = run("--preset", "booksim", "--topology", "crossbar:4", "--load", "0.1", "--routing-delay", "2c", "--switch-latency", "1c", "--json")
 	require.Equal(t, 0, code, stderr)
+	var bk TrafficResult
+	require.NoError(t, json.Unmarshal([]byte(js), &bk))
+	require.Equal(t, "booksim-iq", bk.Router)
+	require.Len(t, bk.Rows, 1)
+	// crossbar: 2 channels of 2 cycles each, one router of 2+1+1+1-1 cycles, and the 3
+	// flits of a 4-flit packet behind its head: 4 + 4 + 3.
+	require.Equal(t, 11.0, bk.ZeroLoadCycles)
+	require.True(t, bk.ZeroLoadExact)
+	r := bk.Rows[0]
+	require.False(t, r.Saturated)
+	require.InDelta(t, 0.1, r.Accepted, 0.02)
+	require.GreaterOrEqual(t, r.MinLatency, 11.0)
+	require.GreaterOrEqual(t, r.Latency, r.MinLatency)
+	require.GreaterOrEqual(t, r.MaxLatency, r.Latency)
+	require.Greater(t, r.NetworkLatency, 0.0)
+	require.LessOrEqual(t, r.NetworkLatency, r.Latency)
+	require.Equal(t, 1.0, r.MeanHops)
 
 	for _, c := range []struct {
 		args []string
@@ -202,6 +219,11 @@ func TestTrafficCommand(t *testing.T) {
 		{[]string{"--preset", "ns3"}, `--preset "ns3"`},
 		{[]string{"--plot", "x.pdf"}, "want a .svg or .png"},
 		{[]string{"--arbiter", "lottery"}, "unknown arbiter"},
+		{[]string{"--preset", "booksim", "--warmup", "100"}, "--warmup does not apply to --preset booksim"},
+		{[]string{"--preset", "booksim", "--arbiter", "rr"}, "separable input-first"},
+		{[]string{"--allow-deadlock"}, "--allow-deadlock applies to --preset booksim"},
+		{[]string{"--preset", "booksim", "--topology", "torus:8x8", "--vcs", "1"}, "torus:8x8 with 1 VC can deadlock"},
+		{[]string{"--preset", "booksim", "--pattern", "transpose"}, "not an even power of two"},
 	} {
 		code, _, stderr := run(c.args...)
 		require.Equal(t, 2, code, "%v: %s", c.args, stderr)

@@ -15,8 +15,9 @@ traffic, injection_rate in flits, BookSim2's default measurement) and the table 
   (cheap), then BookSim2 bisected inside [0.85, 1.15] x lhsim's;
 - latency: average packet latency of both at 0.2, 0.4, 0.6 and 0.8 x BookSim2's saturation,
   the largest difference in per cent;
-- zero-load: BookSim2's minimum and maximum packet latency at load 0.0005 against lhsim's
-  closed form for the nearest and farthest pairs (BookSim2: 2+5H fat tree, 1+6H torus);
+- zero-load: BookSim2's minimum and maximum packet latency at 0.0005 packets/cycle/node
+  against lhsim's closed form for the nearest and farthest pairs (2+5H cycles on the fat
+  tree, 1+6H on the torus, plus the flits behind the head), and both averages at that load;
 - speed: flit-hops per CPU second of each at 0.6 x saturation, flit-hops estimated the same
   way for both (accepted flits/cycle/node x nodes x cycles run x (routers + 1)).
 """
@@ -86,8 +87,10 @@ def run_lhsim(lhsim, topo, flits, load, seed=1):
         sys.exit(f"lhsim failed: {p.stderr.strip()}")
     j = json.loads(p.stdout)
     row = j["rows"][0]
+    # The CPU time of the run itself (network built, BookSim2's measurement), as lhsim
+    # reports it; BookSim2's is its whole process, which is little more than its run.
     return {"stable": not row["saturated"], "lat": row["latency_cycles"], "acc": row["accepted"],
-            "hops": row["mean_routers"], "cycles": row["events"], "cpu": cpu,
+            "hops": row["mean_routers"], "cycles": row["events"], "cpu": j["cpu_seconds"], "proc_cpu": cpu,
             "min": row.get("min_latency_cycles", 0), "max": row.get("max_latency_cycles", 0),
             "zl": j["zero_load_by_routers"], "clock": j["clock_ns"]}
 
@@ -135,7 +138,8 @@ def main():
             lat_rows.append((load, b["lat"], l["lat"], d))
             if f == 0.6:
                 speed = (flit_hops_per_s(l, nodes), flit_hops_per_s(b, nodes))
-        b0, l0 = run_booksim(booksim, bcfg, flits, 0.0005), run_lhsim(lhsim, topo, flits, 0.0005)
+        zload = 0.0005 * flits  # 0.0005 packets/cycle/node
+        b0, l0 = run_booksim(booksim, bcfg, flits, zload), run_lhsim(lhsim, topo, flits, zload)
         zl = l0["zl"]
         zmin, zmax = zl[0]["closed_form_ns"] / l0["clock"], zl[-1]["closed_form_ns"] / l0["clock"]
         exact = b0["min"] == zmin and b0["max"] == zmax
@@ -143,6 +147,7 @@ def main():
         print(f"{name}: lhsim saturates at {lsat:.4f}, BookSim2 at {bsat:.4f} (ratio {lsat / bsat:.3f}); latency "
               + "; ".join(f"{x[0]:.3f}: BookSim2 {x[1]:.2f} lhsim {x[2]:.2f} ({x[3]:+.1f}%)" for x in lat_rows)
               + f"; zero-load BookSim2 min/max {b0['min']:.0f}/{b0['max']:.0f}, lhsim closed form {zmin:.0f}/{zmax:.0f}"
+              + f", averages at {zload}: BookSim2 {b0['lat']:.2f}, lhsim {l0['lat']:.2f}"
               + f"; speed lhsim {speed[0] / 1e6:.2f} M, BookSim2 {speed[1] / 1e6:.2f} M flit-hops/CPU s ({speed[0] / speed[1]:.1f}x)",
               flush=True)
     print()

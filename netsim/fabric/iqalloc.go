@@ -82,6 +82,12 @@ func (a *sepInputFirst) add(in, out, label, inPri, outPri int) {
 		q.label, q.inPri, q.outPri = int32(label), int32(inPri), int32(outPri)
 		return
 	}
+	a.addNew(in, out, label, inPri, outPri)
+}
+
+// addNew is add for a pair not yet requested this round (the VC allocator's requests are
+// one per input VC and output VC by construction).
+func (a *sepInputFirst) addNew(in, out, label, inPri, outPri int) {
 	if a.inHead[in] < 0 {
 		a.inOcc = append(a.inOcc, int32(in))
 	}

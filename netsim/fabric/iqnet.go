@@ -221,6 +221,7 @@ type IQNet struct {
 	now    int64
 	rng    *rand.Rand
 	active []int32 // routers to evaluate this cycle
+	spare  []int32
 
 	// flits sent per global output and per injection channel, for the busiest links.
 	outFlits []int64
@@ -448,12 +449,11 @@ func (n *IQNet) ncaFatTree(t *FatTree, r int, p *iqPacket) int {
 	return t.k + n.rng.IntN(t.k)
 }
 
-// step runs one cycle of every active router after the terminals: ReadInputs happened when
+// evaluate runs one cycle of every active router after the terminals: ReadInputs happened when
 // the wheel slot was read; here _InternalStep and WriteOutputs.
 func (n *IQNet) evaluate() {
 	act := n.active
-	n.active = n.active[:0:0]
-	keep := act[:0]
+	keep := n.spare[:0]
 	for _, id := range act {
 		r := n.routers[id]
 		n.internalStep(r)
@@ -462,8 +462,8 @@ func (n *IQNet) evaluate() {
 			keep = append(keep, id)
 		}
 	}
-	// Routers woken while evaluating (none: wakes come from reads) join the next cycle.
-	n.active = append(keep, n.active...)
+	// The routers still busy stay for the next cycle; reads add the ones woken then.
+	n.spare, n.active = act[:0], keep
 }
 
 // readInputs delivers this cycle's wheel slot: flits and credits to routers (their
@@ -531,7 +531,9 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		e.time = now + n.routingDelay - 1
 	}
 	// _VCAllocEvaluate
-	r.vcAlloc.clear()
+	if len(r.vcAlloc.inOcc) > 0 {
+		r.vcAlloc.clear()
+	}
 	if r.vcQ.len() > 0 {
 		pend := r.vcQ.pending()
 		for i := range pend {
@@ -546,7 +548,7 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			for ovc := int(r.vcLo[key]); ovc <= int(r.vcHi[key]); ovc++ {
 				if nb.available(ovc) {
 					elig = true
-					r.vcAlloc.add(key, out*v+ovc, 0, 0, 0)
+					r.vcAlloc.addNew(key, out*v+ovc, 0, 0, 0)
 				}
 			}
 			if !elig {
@@ -571,7 +573,9 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		}
 	}
 	// _SWAllocEvaluate
-	r.swAlloc.clear()
+	if len(r.swAlloc.inOcc) > 0 {
+		r.swAlloc.clear()
+	}
 	if r.swQ.len() > 0 {
 		pend := r.swQ.pending()
 		for i := range pend {

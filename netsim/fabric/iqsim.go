@@ -117,6 +117,8 @@ type iqSim struct {
 	samples          int
 	outBase, injBase []int64 // link counters at the last clear
 	outEnd, injEnd   []int64 // ... and when the measurement ended
+	flitPool         []*iqFlit
+	pktPool          []*iqPacket
 }
 
 // RunIQ runs BookSim2's latency-mode simulation of Bernoulli traffic at load flits per
@@ -340,7 +342,8 @@ func (s *iqSim) step() {
 				}
 			}
 			if t.vc >= 0 && !t.buf.full(int(t.vc)) {
-				f := &iqFlit{p: p, vc: t.vc, head: head, tail: t.sent == p.flits-1}
+				f := s.newFlit()
+				*f = iqFlit{p: p, vc: t.vc, head: head, tail: t.sent == p.flits-1}
 				if head {
 					t.buf.inUse[t.vc] = int32(node) // TakeBuffer
 					t.lastVC = t.vc
@@ -390,7 +393,8 @@ func (s *iqSim) inject() {
 		}
 		if t.next <= now {
 			ct := t.next
-			p := &iqPacket{src: int32(node), dst: int32(s.pat.Dest(node, s.n.rng)), flits: s.flits, ctime: ct}
+			p := s.newPacket()
+			*p = iqPacket{src: int32(node), dst: int32(s.pat.Dest(node, s.n.rng)), flits: s.flits, ctime: ct}
 			p.record = s.state == simRunning || s.state == simDraining && ct < s.drainAt
 			t.pkt, t.sent, t.vc = p, 0, -1
 			s.inFlight += int64(p.flits)
@@ -417,7 +421,10 @@ func (s *iqSim) retire(f *iqFlit, now int64) {
 	if p.record {
 		s.measured--
 	}
-	if !f.tail {
+	tail := f.tail
+	f.p = nil
+	s.flitPool = append(s.flitPool, f)
+	if !tail {
 		return
 	}
 	if s.state == simWarmingUp || p.record {
@@ -425,6 +432,28 @@ func (s *iqSim) retire(f *iqFlit, now int64) {
 		s.plat.add(float64(now - p.ctime))
 		s.nlat.add(float64(now - p.itime))
 	}
+	// Every flit of it is out (wormhole keeps a packet's flits in order).
+	s.pktPool = append(s.pktPool, p)
+}
+
+// newFlit and newPacket take from the pools of retired ones, so that a long run allocates
+// only while the number inside grows.
+func (s *iqSim) newFlit() *iqFlit {
+	if k := len(s.flitPool); k > 0 {
+		f := s.flitPool[k-1]
+		s.flitPool = s.flitPool[:k-1]
+		return f
+	}
+	return new(iqFlit)
+}
+
+func (s *iqSim) newPacket() *iqPacket {
+	if k := len(s.pktPool); k > 0 {
+		p := s.pktPool[k-1]
+		s.pktPool = s.pktPool[:k-1]
+		return p
+	}
+	return new(iqPacket)
 }
 
 // busiest is the k channels that carried the most flits since the last clear.
