@@ -147,3 +147,35 @@ func TestIQZeroLoad(t *testing.T) {
 		})
 	}
 }
+
+// A regression pin against BookSim2 (commit 28f43299, make booksim-compare, docs/network.md):
+// on the 4-ary 3-tree with 1-flit packets BookSim2 saturates at 0.742 flits/cycle/node and
+// averages 25.82 cycles at 0.297. The booksim router must stay stable 5 % below that
+// saturation, unstable 5 % above it, and within 2 % of that latency.
+func TestIQFatTreeAgainstBookSim2(t *testing.T) {
+	topo, err := ParseTopology("fattree:4x3")
+	require.NoError(t, err)
+	pat, err := ParseBookSimPattern("uniform", topo)
+	require.NoError(t, err)
+	run := func(load float64, seed uint64) *IQResult {
+		n, err := NewIQ(topo, BookSimConfig(4*netsim.Nanosecond), seed)
+		require.NoError(t, err)
+		r, err := RunIQ(n, pat, load, 1, DefaultIQMeasure())
+		require.NoError(t, err)
+		return r
+	}
+	r := run(0.297, 1)
+	require.True(t, r.Stable)
+	require.InEpsilon(t, 25.82, r.PacketLatency, 0.02)
+	require.InDelta(t, 0.297, r.Accepted, 0.01)
+	require.Equal(t, 7.0, r.PacketLatencyMin, "the zero-load latency of a packet to its own switch")
+	require.InDelta(t, 4.37, r.Hops, 0.05, "BookSim2: uniform including the source itself")
+	require.Equal(t, *r, *run(0.297, 1), "same seed, same result")
+	require.NotEqual(t, r.PacketLatency, run(0.297, 2).PacketLatency, "another seed, another run")
+	require.True(t, run(0.742*0.95, 1).Stable)
+	hi := run(0.742*1.05, 1)
+	require.False(t, hi.Stable)
+	require.Contains(t, hi.Why, "latency_thres")
+	require.NotEmpty(t, hi.Busiest)
+	require.Greater(t, hi.Busiest[0].Utilisation, 0.6, "the busiest channel is nearly full at saturation")
+}
