@@ -391,7 +391,11 @@ func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cf
 	from, to := netsim.Time(cfg.WarmupCycles)*c, netsim.Time(cfg.WarmupCycles+cfg.MeasureCycles)*c
 	syn.Measure(from, to)
 	syn.Start(0)
+	n.CountLinks()
+	eng.Run(from) // (two runs are one: events fire in the same order)
+	links0 := n.LinkFlits()
 	eng.Run(to)
+	links1 := n.LinkFlits()
 	// Drain: keep the load on until the window's packets are all out, or the limit. (The
 	// clock here, not the engine's, which stays at its last event's time.)
 	end, limit := to, to+netsim.Time(cfg.DrainCycles)*c
@@ -421,6 +425,9 @@ func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cf
 		row.Saturated, row.Why = true, fmt.Sprintf("%d of %d tagged packets still inside after a %d-cycle drain", w.Created-w.Tagged, w.Created, cfg.DrainCycles)
 	case row.Accepted < 0.95*row.Generated:
 		row.Saturated, row.Why = true, fmt.Sprintf("accepted %.3f < 95%% of generated %.3f", row.Accepted, row.Generated)
+	}
+	if row.Saturated || row.Accepted < 0.95*load {
+		row.Busiest = n.Busiest(links0, links1, w.Cycles, 3)
 	}
 	row.Events = eng.Fired()
 	return row, eng.Fired(), n.Stats().FlitHops, end, nil

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 // quickTraffic is a sweep small enough for a test: short windows, every load run.
@@ -252,4 +255,37 @@ func TestTrafficDrainLimit(t *testing.T) {
 	}
 	require.True(t, res.Rows[0].Saturated)
 	require.Contains(t, res.Rows[0].Why, "still inside after a 333-cycle drain")
+}
+
+// Past saturation a row names what caps it: the busiest links inside the network, nearly
+// full, the injection links left out.
+func TestTrafficCappedBy(t *testing.T) {
+	for _, preset := range []string{"nsim", "booksim"} {
+		cfg := DefaultTraffic()
+		cfg.Topology, cfg.Loads, cfg.PacketFlits = "torus:8x8", []float64{0.2, 0.9}, 4
+		cfg.WarmupCycles, cfg.MeasureCycles, cfg.DrainCycles = 500, 1000, 2000
+		cfg.AllLoads = true
+		if preset == "booksim" {
+			cfg.Fabric = fabric.BookSimConfig(4 * netsim.Nanosecond)
+		}
+		res, err := RunTraffic(cfg)
+		require.NoError(t, err, preset)
+		require.Len(t, res.Rows, 2, preset)
+		require.False(t, res.Rows[0].Saturated, preset)
+		require.Empty(t, res.Rows[0].Busiest, "%s: a stable load names no cap", preset)
+		hot := res.Rows[1]
+		require.True(t, hot.Saturated, preset)
+		require.Len(t, hot.Busiest, 3, preset)
+		for i, l := range hot.Busiest {
+			require.Contains(t, l.Link, "router ", preset)
+			require.NotContains(t, l.Link, "node 0 -> ", preset)
+			require.Greater(t, l.Utilisation, 0.5, "%s: %+v", preset, l)
+			if i > 0 {
+				require.LessOrEqual(t, l.Utilisation, hot.Busiest[i-1].Utilisation, preset)
+			}
+		}
+		var b strings.Builder
+		require.NoError(t, res.WriteTable(&b))
+		require.Contains(t, b.String(), "capped at 0.900 by the busiest links", preset)
+	}
 }

@@ -456,7 +456,7 @@ func (s *iqSim) newPacket() *iqPacket {
 	return new(iqPacket)
 }
 
-// busiest is the k channels that carried the most flits since the last clear.
+// busiest is the k router output channels that carried the most flits while measuring.
 func (s *iqSim) busiest(span float64, k int) []LinkUse {
 	n := s.n
 	type use struct {
@@ -477,11 +477,7 @@ func (s *iqSim) busiest(span float64, k int) []LinkUse {
 			all = append(all, use{fmt.Sprintf("router %d port %d -> %s", r, o, to), d})
 		}
 	}
-	for node, c := range s.injEnd {
-		if d := c - s.injBase[node]; d > 0 {
-			all = append(all, use{fmt.Sprintf("node %d -> router %d", node, n.inR[n.nodeIn[node]]), d})
-		}
-	}
+	// Injection channels carry what the sources offer: the cap is downstream of them.
 	sort.SliceStable(all, func(i, j int) bool { return all[i].flits > all[j].flits })
 	var out []LinkUse
 	for i := 0; i < len(all) && i < k; i++ {
