@@ -6,6 +6,8 @@ Usage: BOOKSIM=/path/to/booksim LHSIM=build/bin/lhsim scripts/booksim-compare.py
 BOOKSIM is a BookSim2 binary you built yourself (github.com/booksim/booksim2, src/, make);
 nothing of BookSim2 is in this repository. Without it the script says so and exits 0.
 Configurations (all by default): torus8-1 torus8-16 fattree-1 fattree-16 torus16-1 torus16-16.
+LSAT=x skips lhsim's bisection (its saturation, known from an earlier run). Each run is
+noted on stderr as it ends.
 QUICK=1 spends fewer BookSim2 runs (for the 4,096-node torus, where one takes many CPU
 minutes): BookSim2's saturation only bracketed at 0.95 and 1.05 x lhsim's, latency at 0.4
 and 0.6 x saturation.
@@ -98,6 +100,13 @@ def run_lhsim(lhsim, topo, flits, load, seed=1):
             "zl": j["zero_load_by_routers"], "clock": j["clock_ns"]}
 
 
+def note(what, load, r):
+    """Each run as it ends, on stderr (the table comes at the end, on stdout)."""
+    print(f"  {what} at {load}: {'stable' if r['stable'] else 'unstable'}, latency {r.get('lat', 0):.2f}, "
+          f"accepted {r.get('acc', 0):.4f}, {r['cpu']:.1f} CPU s", file=sys.stderr, flush=True)
+    return r
+
+
 def bisect(run, lo, hi, steps):
     """The highest stable load in [lo, hi] to within (hi-lo)/2^steps; lo assumed stable."""
     for _ in range(steps):
@@ -122,8 +131,12 @@ def main():
         print(f"booksim-compare: BOOKSIM={booksim} is not an executable file", file=sys.stderr)
         return 2
     lhsim = os.environ.get("LHSIM", "build/bin/lhsim")
+    bs, lh = run_booksim, run_lhsim
+    run_b = lambda cfg, flits, load: note("BookSim2", load, bs(booksim, cfg, flits, load))
+    run_l = lambda topo, flits, load: note("lhsim", load, lh(lhsim, topo, flits, load))
     quick = os.environ.get("QUICK", "") not in ("", "0")
     names = sys.argv[1:] or list(CONFIGS)
+    lsat_given = os.environ.get("LSAT", "")  # skip lhsim's bisection: its saturation, known
     for n in names:
         if n not in CONFIGS:
             print(f"booksim-compare: unknown configuration {n!r} (want {', '.join(CONFIGS)})", file=sys.stderr)
@@ -131,29 +144,29 @@ def main():
     rows = []
     for name in names:
         topo, bcfg, flits, nodes = CONFIGS[name]
-        lsat = bisect(lambda l: run_lhsim(lhsim, topo, flits, l), 0.0, 1.0, 7)
+        lsat = float(lsat_given) if lsat_given else bisect(lambda l: run_l(topo, flits, l), 0.0, 1.0, 7)
         fracs = (0.2, 0.4, 0.6, 0.8)
         if quick:
             # Two BookSim2 runs bracket its saturation around lhsim's: stable at 0.95 x and
             # unstable at 1.05 x means the two agree within 5 %.
             lo, hi = round(0.95 * lsat, 4), round(1.05 * lsat, 4)
-            blo, bhi = run_booksim(booksim, bcfg, flits, lo)["stable"], run_booksim(booksim, bcfg, flits, hi)["stable"]
+            blo, bhi = run_b(bcfg, flits, lo)["stable"], run_b(bcfg, flits, hi)["stable"]
             bsat = lsat if blo and not bhi else (hi if bhi else lo)
             print(f"{name}: BookSim2 at {lo}: {'stable' if blo else 'unstable'}, at {hi}: {'stable' if bhi else 'unstable'}", flush=True)
             fracs = (0.4, 0.6)
         else:
-            bsat = bisect(lambda l: run_booksim(booksim, bcfg, flits, l), round(0.85 * lsat, 4), round(1.15 * lsat, 4), 4)
+            bsat = bisect(lambda l: run_b(bcfg, flits, l), round(0.85 * lsat, 4), round(1.15 * lsat, 4), 4)
         worst, lat_rows = 0.0, []
         for f in fracs:
             load = round(f * bsat, 4)
-            b, l = run_booksim(booksim, bcfg, flits, load), run_lhsim(lhsim, topo, flits, load)
+            b, l = run_b(bcfg, flits, load), run_l(topo, flits, load)
             d = (l["lat"] - b["lat"]) / b["lat"] * 100
             worst = d if abs(d) > abs(worst) else worst
             lat_rows.append((load, b["lat"], l["lat"], d))
             if f == 0.6:  # in both modes
                 speed = (flit_hops_per_s(l, nodes), flit_hops_per_s(b, nodes))
         zload = 0.0005 * flits  # 0.0005 packets/cycle/node
-        b0, l0 = run_booksim(booksim, bcfg, flits, zload), run_lhsim(lhsim, topo, flits, zload)
+        b0, l0 = run_b(bcfg, flits, zload), run_l(topo, flits, zload)
         zl = l0["zl"]
         zmin, zmax = zl[0]["closed_form_ns"] / l0["clock"], zl[-1]["closed_form_ns"] / l0["clock"]
         exact = b0["min"] == zmin and b0["max"] == zmax
