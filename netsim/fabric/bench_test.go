@@ -78,7 +78,7 @@ func BenchmarkIQTorus512(b *testing.B) {
 	b.ReportMetric(float64(hops)/time.Since(start).Seconds(), "flit-hops/s")
 }
 
-// BenchmarkIQFatTree64 is BenchmarkIQTorus512 on the 4-ary 3-tree at 0.45.
+// BenchmarkIQFatTree64 is BenchmarkIQTorus512 on the 4-ary 3-tree with 16-flit packets at 0.4.
 func BenchmarkIQFatTree64(b *testing.B) {
 	topo, err := ParseTopology("fattree:4x3")
 	if err != nil {
@@ -92,7 +92,7 @@ func BenchmarkIQFatTree64(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r, err := RunIQ(n, pat, 0.45, 1, DefaultIQMeasure())
+		r, err := RunIQ(n, pat, 0.4, 16, DefaultIQMeasure())
 		if err != nil {
 			b.Fatal(err)
 		}

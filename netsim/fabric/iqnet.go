@@ -353,7 +353,11 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 			n.down[i], n.up[i] = noPort, noPort
 		}
 	}
-	n.wheel = make([][]iqEvent, maxLat+2)
+	w := 2
+	for w < int(maxLat)+2 {
+		w *= 2
+	}
+	n.wheel = make([][]iqEvent, w) // a power of two: the slot is a mask away
 	n.outFlits = make([]int64, total)
 	n.injFlits = make([]int64, nodes)
 	return n, nil
@@ -363,7 +367,7 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 // a cycle at its next ReadInputs and delivers it d cycles later, so the receiver reads it
 // d+1 cycles after the send.
 func (n *IQNet) send(d int32, e iqEvent) {
-	s := (n.now + int64(d) + 1) % int64(len(n.wheel))
+	s := (n.now + int64(d) + 1) & int64(len(n.wheel)-1)
 	n.wheel[s] = append(n.wheel[s], e)
 }
 
@@ -469,7 +473,7 @@ func (n *IQNet) evaluate() {
 // readInputs delivers this cycle's wheel slot: flits and credits to routers (their
 // ReadInputs), ejected flits and injection credits to the terminals (returned).
 func (n *IQNet) readInputs(eject func(node int, f *iqFlit), injCredit func(node, vc int)) {
-	s := n.now % int64(len(n.wheel))
+	s := n.now & int64(len(n.wheel)-1)
 	evs := n.wheel[s]
 	for i := range evs {
 		e := &evs[i]
@@ -708,6 +712,10 @@ func (n *IQNet) internalStep(r *iqRouter) {
 	}
 	if r.xbarHead == len(r.xbar) {
 		r.xbar, r.xbarHead = r.xbar[:0], 0
+	} else if r.xbarHead > 16 && 2*r.xbarHead > len(r.xbar) {
+		k := copy(r.xbar, r.xbar[r.xbarHead:])
+		clear(r.xbar[k:])
+		r.xbar, r.xbarHead = r.xbar[:k], 0
 	}
 	r.active = r.routeQ.len() > 0 || r.vcQ.len() > 0 || r.swQ.len() > 0 || r.xbarHead < len(r.xbar)
 }
