@@ -89,11 +89,21 @@ type xbarEntry struct {
 	output int32
 }
 
-// flitRing is one VC's input buffer (buffer.cpp's per-VC FIFO).
+// flitRing is one VC's input buffer (buffer.cpp's per-VC FIFO): size flits in a ring of a
+// power of two slots.
 type flitRing struct {
 	buf  []*iqFlit
 	head int32
 	n    int32
+	size int32
+}
+
+func newFlitRing(size int) flitRing {
+	c := 1
+	for c < size {
+		c *= 2
+	}
+	return flitRing{buf: make([]*iqFlit, c), size: int32(size)}
 }
 
 func (r *flitRing) front() *iqFlit {
@@ -103,17 +113,17 @@ func (r *flitRing) front() *iqFlit {
 	return r.buf[r.head]
 }
 func (r *flitRing) push(f *iqFlit) bool {
-	if int(r.n) == len(r.buf) {
+	if r.n == r.size {
 		return false
 	}
-	r.buf[(int(r.head)+int(r.n))%len(r.buf)] = f
+	r.buf[(r.head+r.n)&int32(len(r.buf)-1)] = f
 	r.n++
 	return true
 }
 func (r *flitRing) pop() *iqFlit {
 	f := r.buf[r.head]
 	r.buf[r.head] = nil
-	r.head = int32((int(r.head) + 1) % len(r.buf))
+	r.head = (r.head + 1) & int32(len(r.buf)-1)
 	r.n--
 	return f
 }
@@ -305,7 +315,7 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 			inQueue: make([]*iqFlit, p), outBuf: make([][]*iqFlit, p), creditOut: make([]int32, p),
 			vcAlloc: newSepInputFirst(p*v, p*v), swAlloc: newSepInputFirst(p, p), swRR: make([]int32, p)}
 		for i := range rt.buf {
-			rt.buf[i].buf = make([]*iqFlit, cfg.BufferFlits)
+			rt.buf[i] = newFlitRing(cfg.BufferFlits)
 		}
 		for o := range p {
 			rt.next = append(rt.next, newBufState(v, cfg.BufferFlits))
