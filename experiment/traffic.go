@@ -171,7 +171,9 @@ func RunTraffic(cfg TrafficConfig) (*TrafficResult, error) {
 		return nil, &TrafficInputError{err}
 	}
 	fc := probe.Config()
-	fc.Router = cfg.Fabric.Router
+	if cfg.Fabric.Router == fabric.BookSimIQ {
+		fc = cfg.Fabric // the probe's may have one VC more (its dateline wants an even count)
+	}
 	res := &TrafficResult{Topology: topo.String(), Pattern: pat.String(), Nodes: topo.Nodes(), PacketFlits: cfg.PacketFlits,
 		ClockNs: fc.ClockPeriod.Nanoseconds(), FlitBytes: fc.FlitBytes, Seed: cfg.Seed, Router: fc.Router.String()}
 	b, err := probe.Bounds(pat)
@@ -501,7 +503,9 @@ func trafficPointIQ(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, 
 	if err != nil {
 		return row, 0, 0, 0, err
 	}
-	r, err := fabric.RunIQ(n, pat, load, cfg.PacketFlits, cfg.IQ)
+	m := cfg.IQ
+	m.WatchDeadlock = m.WatchDeadlock || cfg.AllowDeadlock
+	r, err := fabric.RunIQ(n, pat, load, cfg.PacketFlits, m)
 	if err != nil {
 		return row, 0, 0, 0, err
 	}

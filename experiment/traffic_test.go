@@ -289,3 +289,24 @@ func TestTrafficCappedBy(t *testing.T) {
 		require.Contains(t, b.String(), "capped at 0.900 by the busiest links", preset)
 	}
 }
+
+// A topology, routing and VC count that can deadlock is refused at set-up; with
+// AllowDeadlock it runs, and the row says it deadlocked (and with the VCs asked for: one).
+func TestTrafficAllowDeadlock(t *testing.T) {
+	cfg := DefaultTraffic()
+	cfg.Topology, cfg.Pattern, cfg.Loads, cfg.PacketFlits = "torus:8", "tornado", []float64{1}, 16
+	cfg.Fabric = fabric.BookSimConfig(4 * netsim.Nanosecond)
+	cfg.Fabric.VCs, cfg.Fabric.BufferFlits = 1, 2
+	_, err := RunTraffic(cfg)
+	var ie *TrafficInputError
+	require.ErrorAs(t, err, &ie)
+	require.ErrorContains(t, err, "torus:8 with 1 VC can deadlock")
+	cfg.AllowDeadlock = true
+	res, err := RunTraffic(cfg)
+	require.NoError(t, err)
+	require.Len(t, res.Rows, 1)
+	r := res.Rows[0]
+	require.True(t, r.Deadlock, "%+v", r)
+	require.True(t, r.Saturated)
+	require.Contains(t, r.Why, "deadlock: 128 flits in the network and none moved")
+}

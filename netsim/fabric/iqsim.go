@@ -24,6 +24,9 @@ type IQMeasure struct {
 	// DeadlockCycles: with flits in the network and none moving for this long, the run
 	// ends as a deadlock (0: 1000).
 	DeadlockCycles int64
+	// WatchDeadlock: a run found unstable goes on, loaded, for MaxSamples sample periods
+	// more to see whether it deadlocks (lhsim traffic --allow-deadlock).
+	WatchDeadlock bool
 }
 
 // DefaultIQMeasure is BookSim2's defaults (booksim_config.cpp).
@@ -235,6 +238,16 @@ func (s *iqSim) singleSim() bool {
 		prevLat, prevAcc = curLat, curAcc
 		lat := (s.plat.sum + float64(s.inFlight)*float64(s.n.now) - s.inFlightCtime) / (float64(s.plat.n) + float64(s.inFlight))
 		if s.m.LatencyThres >= 0 && lat > s.m.LatencyThres {
+			// A network that has stopped moving is deadlocked, not merely slow: watch it
+			// until that is certain (a live one moves flits every cycle).
+			for s.inFlight > 0 && s.n.now-s.movedAt > 16 && !s.deadlock {
+				s.step()
+			}
+			// Watching for a deadlock (--allow-deadlock): go on, loaded, for as long as
+			// the whole measurement could have taken, and say whether it locked.
+			for end := s.n.now + int64(s.m.MaxSamples)*s.m.SamplePeriod; s.m.WatchDeadlock && s.n.now < end && !s.deadlock; {
+				s.step()
+			}
 			s.endMeasure()
 			s.samples = phases + 1
 			return false
