@@ -10,7 +10,7 @@ VLIBS := $(foreach t,$(VTOPS),build/verilator/$(t)/lib$(t).a)
 LINT_TOPS := $(basename $(notdir $(RTL)))
 
 .PHONY: all setup rtl test lint demo bench soak synth clean plugin generate
-.PHONY: waves regress coverage fuzz synth-check test-slurm formal edges goal-compare papers
+.PHONY: waves regress coverage fuzz synth-check test-slurm formal edges goal-compare papers booksim-compare
 all: rtl
 
 setup:
@@ -142,3 +142,11 @@ goal-compare:
 
 clean:
 	rm -rf build verilator/zz_*_libhash.go verilator/*/zz_*_libhash.go
+
+# lhsim traffic --preset booksim against a BookSim2 binary you built (BOOKSIM=/path/to/booksim;
+# without it the script says so and stops): saturation, latency, zero-load and speed side by
+# side (docs/network.md). CONFIGS picks some of torus8-1 torus8-16 fattree-1 fattree-16
+# torus16-1 torus16-16 (default all; the 4,096-node ones take hours of BookSim2).
+booksim-compare:
+	$(GO) build -o build/bin/lhsim ./cmd/lhsim
+	BOOKSIM="$(BOOKSIM)" LHSIM=build/bin/lhsim python3 scripts/booksim-compare.py $(CONFIGS)

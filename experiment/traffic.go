@@ -48,6 +48,12 @@ type TrafficConfig struct {
 	WarmupCycles, MeasureCycles, DrainCycles int64
 	// AllLoads runs every load; otherwise the sweep stops after the first saturated one.
 	AllLoads bool
+	// IQ is the measurement of the booksim router (Fabric.Router BookSimIQ), which
+	// replaces the three windows above with BookSim2's sample periods.
+	IQ fabric.IQMeasure
+	// AllowDeadlock runs a topology, routing and VC count that can deadlock (refused
+	// otherwise), to watch it happen.
+	AllowDeadlock bool
 }
 
 // DefaultTraffic is uniform random 4-flit packets on an 8x8x8 torus with NSIM-ACE's
@@ -63,6 +69,7 @@ func DefaultTraffic() TrafficConfig {
 		WarmupCycles:  2000,
 		MeasureCycles: 5000,
 		DrainCycles:   20000,
+		IQ:            fabric.DefaultIQMeasure(),
 	}
 }
 
@@ -90,6 +97,18 @@ type TrafficRow struct {
 	Saturated  bool    `json:"saturated"`
 	Why        string  `json:"saturated_why,omitempty"`
 	Events     uint64  `json:"events"`
+	// The booksim router's statistics as BookSim2 prints them (cycles): packet latency
+	// (creation to the tail's ejection) minimum and maximum, network latency (head injected
+	// to tail ejected), and whether the run ended in a deadlock (--allow-deadlock).
+	MinLatency        float64 `json:"min_latency_cycles,omitempty"`
+	MaxLatency        float64 `json:"max_latency_cycles,omitempty"`
+	NetworkLatency    float64 `json:"network_latency_cycles,omitempty"`
+	NetworkLatencyMin float64 `json:"network_latency_min_cycles,omitempty"`
+	NetworkLatencyMax float64 `json:"network_latency_max_cycles,omitempty"`
+	Deadlock          bool    `json:"deadlock,omitempty"`
+	// Busiest is, when the accepted throughput falls short of the offered load, the
+	// channels that carried the most flits (flits per cycle): the resource that caps it.
+	Busiest []fabric.LinkUse `json:"busiest_links,omitempty"`
 }
 
 // ZeroLoadRow is the lone packets that crossed the same number of routers.
@@ -111,7 +130,8 @@ type TrafficResult struct {
 	FlitBytes   int     `json:"flit_bytes"`
 	Seed        uint64  `json:"seed"`
 
-	Rows []TrafficRow `json:"rows"`
+	Router string       `json:"router"` // nsim or booksim-iq
+	Rows   []TrafficRow `json:"rows"`
 
 	// Bounds, flits/cycle/node: the node's link, the bisection under this pattern, the
 	// busiest channel under this pattern's routes (0: not computed), and the least of them.
@@ -151,8 +171,11 @@ func RunTraffic(cfg TrafficConfig) (*TrafficResult, error) {
 		return nil, &TrafficInputError{err}
 	}
 	fc := probe.Config()
+	if cfg.Fabric.Router == fabric.BookSimIQ {
+		fc = cfg.Fabric // the probe's may have one VC more (its dateline wants an even count)
+	}
 	res := &TrafficResult{Topology: topo.String(), Pattern: pat.String(), Nodes: topo.Nodes(), PacketFlits: cfg.PacketFlits,
-		ClockNs: fc.ClockPeriod.Nanoseconds(), FlitBytes: fc.FlitBytes, Seed: cfg.Seed}
+		ClockNs: fc.ClockPeriod.Nanoseconds(), FlitBytes: fc.FlitBytes, Seed: cfg.Seed, Router: fc.Router.String()}
 	b, err := probe.Bounds(pat)
 	if err != nil {
 		return nil, err
@@ -165,7 +188,12 @@ func RunTraffic(cfg TrafficConfig) (*TrafficResult, error) {
 		return nil, err
 	}
 	res.MinRouters, res.MaxRouters, res.MeanRouters = h.Min, h.Max, h.Mean
-	if err := zeroLoad(topo, fc, pat, cfg.PacketFlits, res); err != nil {
+	if fc.Router == fabric.BookSimIQ {
+		err = zeroLoadIQ(topo, fc, pat, cfg.PacketFlits, res)
+	} else {
+		err = zeroLoad(topo, fc, pat, cfg.PacketFlits, res)
+	}
+	if err != nil {
 		return nil, err
 	}
 
@@ -176,7 +204,11 @@ func RunTraffic(cfg TrafficConfig) (*TrafficResult, error) {
 	var events, flitHops uint64
 	var simulated netsim.Time
 	for _, load := range cfg.Loads {
-		row, ev, fh, end, err := trafficPoint(topo, fc, pat, cfg, load)
+		point := trafficPoint
+		if fc.Router == fabric.BookSimIQ {
+			point = trafficPointIQ
+		}
+		row, ev, fh, end, err := point(topo, fc, pat, cfg, load)
 		if err != nil {
 			return nil, err
 		}
@@ -204,14 +236,27 @@ func trafficCheck(cfg TrafficConfig) (fabric.Topology, *fabric.Network, fabric.P
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	probe, err := fabric.New(&netsim.Engine{}, topo, cfg.Fabric)
+	// The probe (bounds, routes) is the event model's; the booksim router's own network
+	// is built per load.
+	pc := cfg.Fabric
+	pc.Router = fabric.NSIMRouter
+	if cfg.Fabric.Router == fabric.BookSimIQ {
+		pc.VCs += pc.VCs % 2 // the probe's dateline wants an even count; its routes are the same
+		if _, err := fabric.NewIQ(topo, cfg.Fabric, cfg.Seed); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := fabric.DeadlockCheck(topo, cfg.Fabric); err != nil && !cfg.AllowDeadlock {
+			return nil, nil, nil, fmt.Errorf("%w (--allow-deadlock runs it anyway and reports a deadlock as one)", err)
+		}
+	}
+	probe, err := fabric.New(&netsim.Engine{}, topo, pc)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := fabric.CheckPattern(cfg.Pattern, topo); err != nil {
-		return nil, nil, nil, err
+	pat, err := fabric.ParsePatternFor(cfg.Fabric.Router, cfg.Pattern, topo)
+	if err == nil {
+		err = fabric.CheckPattern(pat, topo)
 	}
-	pat, err := fabric.ParsePattern(cfg.Pattern, topo)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -231,6 +276,12 @@ func trafficCheck(cfg TrafficConfig) (fabric.Topology, *fabric.Network, fabric.P
 			cfg.WarmupCycles, cfg.MeasureCycles, cfg.DrainCycles)
 	}
 	fc := probe.Config()
+	if cfg.Fabric.Router == fabric.BookSimIQ { // wormhole: a packet may be larger than a buffer
+		if cfg.PacketFlits < 1 || cfg.PacketFlits > 1<<16 {
+			return nil, nil, nil, fmt.Errorf("%d-flit packets: want 1 to %d", cfg.PacketFlits, 1<<16)
+		}
+		return topo, probe, pat, nil
+	}
 	if m := min(fc.BufferFlits, fc.EjectBufferFlits); cfg.PacketFlits < 1 || cfg.PacketFlits > m {
 		return nil, nil, nil, fmt.Errorf("%d-flit packets: want 1 to %d (a buffer holds a packet whole)", cfg.PacketFlits, m)
 	}
@@ -376,7 +427,11 @@ func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cf
 	from, to := netsim.Time(cfg.WarmupCycles)*c, netsim.Time(cfg.WarmupCycles+cfg.MeasureCycles)*c
 	syn.Measure(from, to)
 	syn.Start(0)
+	n.CountLinks()
+	eng.Run(from) // (two runs are one: events fire in the same order)
+	links0 := n.LinkFlits()
 	eng.Run(to)
+	links1 := n.LinkFlits()
 	// Drain: keep the load on until the window's packets are all out, or the limit. (The
 	// clock here, not the engine's, which stays at its last event's time.)
 	end, limit := to, to+netsim.Time(cfg.DrainCycles)*c
@@ -410,8 +465,104 @@ func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cf
 	case row.Accepted < 0.95*row.Generated:
 		row.Saturated, row.Why = true, fmt.Sprintf("accepted %.3f < 95%% of generated %.3f", row.Accepted, row.Generated)
 	}
+	if row.Saturated || row.Accepted < 0.95*load {
+		row.Busiest = n.Busiest(links0, links1, w.Cycles, 3)
+	}
 	row.Events = eng.Fired()
 	return row, eng.Fired(), n.Stats().FlitHops, end, nil
+}
+
+// zeroLoadIQ sends lone packets through the booksim router over the pattern's pairs (as
+// zeroLoad does) and compares each latency with the closed form fabric.IQZeroLoad.
+func zeroLoadIQ(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flits int, res *TrafficResult) error {
+	n, err := fabric.NewIQ(topo, fc, res.Seed)
+	if err != nil {
+		return err
+	}
+	var pairs [][2]int
+	if perm, ok := pat.(fabric.Permutation); ok {
+		for s := range topo.Nodes() {
+			pairs = append(pairs, [2]int{s, perm.Perm(s)})
+		}
+	} else {
+		for d := range topo.Nodes() {
+			pairs = append(pairs, [2]int{0, d})
+		}
+	}
+	by := map[int]*ZeroLoadRow{}
+	var sumWant, sumGot float64
+	res.ZeroLoadExact = true
+	c := fc.ClockPeriod.Nanoseconds()
+	for _, pr := range pairs {
+		got, routers, err := n.Lone(pr[0], pr[1], flits)
+		if err != nil {
+			return err
+		}
+		want, err := n.ZeroLoad(pr[0], pr[1], flits)
+		if err != nil {
+			return err
+		}
+		r := by[routers]
+		if r == nil {
+			r = &ZeroLoadRow{Routers: routers, Exact: true}
+			by[routers] = r
+		}
+		r.Pairs++
+		r.ClosedNs += float64(want) * c
+		r.SimNs += float64(got) * c
+		sumWant += float64(want)
+		sumGot += float64(got)
+		if got != want {
+			res.ZeroLoadExact, r.Exact = false, false
+		}
+	}
+	for h := 0; len(res.ZeroLoadByRouters) < len(by); h++ {
+		if r := by[h]; r != nil {
+			r.ClosedNs /= float64(r.Pairs)
+			r.SimNs /= float64(r.Pairs)
+			res.ZeroLoadByRouters = append(res.ZeroLoadByRouters, *r)
+		}
+	}
+	k := float64(len(pairs))
+	res.ZeroLoadPairs = len(pairs)
+	res.ZeroLoadCycles = sumWant / k
+	res.ZeroLoadNs = sumWant / k * c
+	res.ZeroLoadSimNs = sumGot / k * c
+	return nil
+}
+
+// trafficPointIQ runs one offered load on the booksim router, measured as BookSim2
+// measures it; a load is saturated when BookSim2 would call the run unstable (or it
+// deadlocked).
+func trafficPointIQ(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cfg TrafficConfig, load float64) (TrafficRow, uint64, uint64, netsim.Time, error) {
+	row := TrafficRow{Topology: topo.String(), Pattern: pat.String(), PacketFlits: cfg.PacketFlits, Offered: load, OfferedGBps: fc.GBps(load)}
+	n, err := fabric.NewIQ(topo, fc, cfg.Seed)
+	if err != nil {
+		return row, 0, 0, 0, err
+	}
+	m := cfg.IQ
+	m.WatchDeadlock = m.WatchDeadlock || cfg.AllowDeadlock
+	r, err := fabric.RunIQ(n, pat, load, cfg.PacketFlits, m)
+	if err != nil {
+		return row, 0, 0, 0, err
+	}
+	c := fc.ClockPeriod.Nanoseconds()
+	row.Generated, row.Accepted, row.AcceptedGBps = r.Injected, r.Accepted, fc.GBps(r.Accepted)
+	row.Latency, row.LatencyNs = r.PacketLatency, r.PacketLatency*c
+	row.MinLatency, row.MaxLatency, row.MaxLatencyNs = r.PacketLatencyMin, r.PacketLatencyMax, r.PacketLatencyMax*c
+	row.NetworkLatency, row.NetworkLatencyMin, row.NetworkLatencyMax = r.NetworkLatency, r.NetworkLatencyMin, r.NetworkLatencyMax
+	row.MeanHops = r.Hops
+	row.Tagged, row.Arrived = uint64(r.Packets), uint64(r.Packets)
+	row.Deadlock = r.Deadlock
+	row.Saturated, row.Why = !r.Stable, r.Why
+	if row.Accepted < 0.95*load || row.Saturated {
+		row.Busiest = r.Busiest
+		if !row.Saturated {
+			row.Saturated, row.Why = true, fmt.Sprintf("accepted %.3f < 95%% of offered %.3f", row.Accepted, load)
+		}
+	}
+	row.Events = uint64(r.Cycles)
+	return row, uint64(r.Cycles), uint64(r.FlitHops), netsim.Time(r.Cycles) * fc.ClockPeriod, nil
 }
 
 // WriteTable prints the sweep.
@@ -467,6 +618,13 @@ func (r *TrafficResult) WriteTable(w io.Writer) error {
 	for _, row := range r.Rows {
 		if row.Saturated {
 			fmt.Fprintf(w, "saturated at %.3f: %s\n", row.Offered, row.Why)
+		}
+		if len(row.Busiest) > 0 {
+			var b []string
+			for _, l := range row.Busiest {
+				b = append(b, fmt.Sprintf("%s %.3f", l.Link, l.Utilisation))
+			}
+			fmt.Fprintf(w, "capped at %.3f by the busiest links (flits/cycle): %s\n", row.Offered, strings.Join(b, ", "))
 		}
 	}
 	_, err := fmt.Fprintf(w, "speed: %.2f M events/s, %.2f M flit-hops/s (%.1f CPU s for %.1f us simulated)\n",

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 // quickTraffic is a sweep small enough for a test: short windows, every load run.
@@ -186,9 +189,26 @@ func TestTrafficCommand(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(svg), "<svg")
 
-	// BookSim-style knobs in cycles are accepted.
-	code, _, stderr = run(append(small, "--preset", "booksim", "--routing-delay", "2c", "--switch-latency", "1c")...)
+	// The booksim router takes its delays in cycles, and prints BookSim2's statistics.
+	code, js, stderr = run("--preset", "booksim", "--topology", "crossbar:4", "--load", "0.1", "--routing-delay", "2c", "--switch-latency", "1c", "--json")
 	require.Equal(t, 0, code, stderr)
+	var bk TrafficResult
+	require.NoError(t, json.Unmarshal([]byte(js), &bk))
+	require.Equal(t, "booksim-iq", bk.Router)
+	require.Len(t, bk.Rows, 1)
+	// crossbar: 2 channels of 2 cycles each, one router of 2+1+1+1-1 cycles, and the 3
+	// flits of a 4-flit packet behind its head: 4 + 4 + 3.
+	require.Equal(t, 11.0, bk.ZeroLoadCycles)
+	require.True(t, bk.ZeroLoadExact)
+	r := bk.Rows[0]
+	require.False(t, r.Saturated)
+	require.InDelta(t, 0.1, r.Accepted, 0.02)
+	require.GreaterOrEqual(t, r.MinLatency, 11.0)
+	require.GreaterOrEqual(t, r.Latency, r.MinLatency)
+	require.GreaterOrEqual(t, r.MaxLatency, r.Latency)
+	require.Greater(t, r.NetworkLatency, 0.0)
+	require.LessOrEqual(t, r.NetworkLatency, r.Latency)
+	require.Equal(t, 1.0, r.MeanHops)
 
 	for _, c := range []struct {
 		args []string
@@ -202,6 +222,11 @@ func TestTrafficCommand(t *testing.T) {
 		{[]string{"--preset", "ns3"}, `--preset "ns3"`},
 		{[]string{"--plot", "x.pdf"}, "want .svg or .png"},
 		{[]string{"--arbiter", "lottery"}, "unknown arbiter"},
+		{[]string{"--preset", "booksim", "--warmup", "100"}, "--warmup does not apply to --preset booksim"},
+		{[]string{"--preset", "booksim", "--arbiter", "rr"}, "separable input-first"},
+		{[]string{"--allow-deadlock"}, "--allow-deadlock applies to --preset booksim"},
+		{[]string{"--preset", "booksim", "--topology", "torus:8x8", "--vcs", "1"}, "torus:8x8 with 1 VC can deadlock"},
+		{[]string{"--preset", "booksim", "--pattern", "transpose"}, "not an even power of two"},
 	} {
 		code, _, stderr := run(c.args...)
 		require.Equal(t, 2, code, "%v: %s", c.args, stderr)
@@ -230,4 +255,58 @@ func TestTrafficDrainLimit(t *testing.T) {
 	}
 	require.True(t, res.Rows[0].Saturated)
 	require.Contains(t, res.Rows[0].Why, "still inside after a 333-cycle drain")
+}
+
+// Past saturation a row names what caps it: the busiest links inside the network, nearly
+// full, the injection links left out.
+func TestTrafficCappedBy(t *testing.T) {
+	for _, preset := range []string{"nsim", "booksim"} {
+		cfg := DefaultTraffic()
+		cfg.Topology, cfg.Loads, cfg.PacketFlits = "torus:8x8", []float64{0.2, 0.9}, 4
+		cfg.WarmupCycles, cfg.MeasureCycles, cfg.DrainCycles = 500, 1000, 2000
+		cfg.AllLoads = true
+		if preset == "booksim" {
+			cfg.Fabric = fabric.BookSimConfig(4 * netsim.Nanosecond)
+		}
+		res, err := RunTraffic(cfg)
+		require.NoError(t, err, preset)
+		require.Len(t, res.Rows, 2, preset)
+		require.False(t, res.Rows[0].Saturated, preset)
+		require.Empty(t, res.Rows[0].Busiest, "%s: a stable load names no cap", preset)
+		hot := res.Rows[1]
+		require.True(t, hot.Saturated, preset)
+		require.Len(t, hot.Busiest, 3, preset)
+		for i, l := range hot.Busiest {
+			require.Contains(t, l.Link, "router ", preset)
+			require.NotContains(t, l.Link, "node 0 -> ", preset)
+			require.Greater(t, l.Utilisation, 0.5, "%s: %+v", preset, l)
+			if i > 0 {
+				require.LessOrEqual(t, l.Utilisation, hot.Busiest[i-1].Utilisation, preset)
+			}
+		}
+		var b strings.Builder
+		require.NoError(t, res.WriteTable(&b))
+		require.Contains(t, b.String(), "capped at 0.900 by the busiest links", preset)
+	}
+}
+
+// A topology, routing and VC count that can deadlock is refused at set-up; with
+// AllowDeadlock it runs, and the row says it deadlocked (and with the VCs asked for: one).
+func TestTrafficAllowDeadlock(t *testing.T) {
+	cfg := DefaultTraffic()
+	cfg.Topology, cfg.Pattern, cfg.Loads, cfg.PacketFlits = "torus:8", "tornado", []float64{1}, 16
+	cfg.Fabric = fabric.BookSimConfig(4 * netsim.Nanosecond)
+	cfg.Fabric.VCs, cfg.Fabric.BufferFlits = 1, 2
+	_, err := RunTraffic(cfg)
+	var ie *TrafficInputError
+	require.ErrorAs(t, err, &ie)
+	require.ErrorContains(t, err, "torus:8 with 1 VC can deadlock")
+	cfg.AllowDeadlock = true
+	res, err := RunTraffic(cfg)
+	require.NoError(t, err)
+	require.Len(t, res.Rows, 1)
+	r := res.Rows[0]
+	require.True(t, r.Deadlock, "%+v", r)
+	require.True(t, r.Saturated)
+	require.Contains(t, r.Why, "deadlock: 128 flits in the network and none moved")
 }

@@ -30,7 +30,8 @@ func runTraffic(args []string) error {
 	int64Var(fs, &cfg.MeasureCycles, "measure", 1, maxCycles, "measurement window, router cycles")
 	int64Var(fs, &cfg.DrainCycles, "drain", 0, maxCycles, "longest wait for the window's packets after it, router cycles (past it: saturated)")
 	fs.BoolVar(&cfg.AllLoads, "all-loads", false, "go on past the first saturated load")
-	preset := fs.String("preset", "nsim", "starting point of the knobs below: nsim (seed 003 Table 1, seed 002 torus latencies), seed002 (16 GB/s torus links and switch), booksim (BookSim2's defaults in cycles)")
+	fs.BoolVar(&cfg.AllowDeadlock, "allow-deadlock", false, "run a topology, routing and VC count that can deadlock (booksim router), and report a deadlock as one")
+	preset := fs.String("preset", "nsim", "starting point of the knobs below: nsim (seed 003 Table 1, seed 002 torus latencies), seed002 (16 GB/s torus links and switch), booksim (BookSim2's input-queued router cycle by cycle, measured as BookSim2 measures: docs/network.md)")
 	clock := fs.String("clock", "", "router cycle (e.g. 4ns): the unit of loads and of delays given in cycles (c)")
 	var flitBytes, vcs, buf, eject int
 	var linkBW, switchBW, torusBW float64
@@ -67,6 +68,18 @@ func runTraffic(args []string) error {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
 	var err error
+	if *preset == "booksim" {
+		for _, f := range []string{"warmup", "measure", "drain"} {
+			if set[f] {
+				return badUsage(fs, fmt.Errorf("--%s does not apply to --preset booksim: it measures as BookSim2 does (3 warm-up periods of 1000 cycles, up to 10 sample periods, the convergence test, the drain)", f))
+			}
+		}
+		if set["arbiter"] {
+			return badUsage(fs, fmt.Errorf("--arbiter does not apply to --preset booksim: its allocators are BookSim2's separable input-first with round-robin arbiters"))
+		}
+	} else if set["allow-deadlock"] {
+		return badUsage(fs, fmt.Errorf("--allow-deadlock applies to --preset booksim"))
+	}
 	c := &cfg.Fabric
 	switch *preset {
 	case "nsim":
@@ -137,7 +150,11 @@ func runTraffic(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := fabric.CheckPattern(cfg.Pattern, topo); err != nil {
+	pat, err := fabric.ParsePatternFor(c.Router, cfg.Pattern, topo)
+	if err == nil {
+		err = fabric.CheckPattern(pat, topo)
+	}
+	if err != nil {
 		return badUsage(fs, fmt.Errorf("--pattern: %w", err))
 	}
 	if err := plotOut.check(fs); err != nil {

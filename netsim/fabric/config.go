@@ -107,6 +107,9 @@ type Config struct {
 	// NoDateline turns off the torus's dateline virtual channels: a packet may take any
 	// virtual channel on any link. This can deadlock; it exists to show that the dateline matters.
 	NoDateline bool
+	// Router is the router model: NSIMRouter (New, the default) or BookSimIQ (NewIQ, the
+	// cycle-by-cycle BookSim2 router that lhsim traffic --preset booksim runs).
+	Router RouterModel
 }
 
 // DefaultConfig is NSIM-ACE's set-up from seed 003 Table 1, with seed 002's torus latencies.
@@ -149,13 +152,17 @@ func Seed002Torus() Config {
 	return c
 }
 
-// BookSimConfig is BookSim2's default input-queued router in cycles (booksim_config.cpp:
-// routing_delay, vc_alloc_delay, sw_alloc_delay and st_final_delay 1 cycle each, channels of
-// latency 1, vc_buf_size 8) with one flit per cycle per link, on a clock of the given period.
-// BookSim2 counts a channel's latency including the flit's cycle on it; here the flit time is
-// separate, so the cable is 0 and each link still costs one cycle.
+// BookSimConfig is the booksim router (Router BookSimIQ: BookSim2's input-queued router,
+// NewIQ) on a clock of the given period: routing_delay, vc_alloc_delay, sw_alloc_delay and
+// st_final_delay one cycle each and one flit per cycle per link (booksim_config.cpp), 4 VCs
+// of 16 flits (num_vcs = 4, vc_buf_size = 16, the set-up of the comparison in
+// docs/network.md; BookSim2's own defaults are 16 x 8). A BookSim2 channel of latency L
+// delivers a flit L+1 cycles after it was sent; here the flit's cycle is the 1 and the
+// flight time the rest: node and fat-tree channels have latency 1 (cable 0), torus channels
+// 2 (kncube.cpp with use_noc_latency = 1, BookSim2's default: one cycle of flight).
 func BookSimConfig(clock netsim.Time) Config {
 	c := DefaultConfig()
+	c.Router = BookSimIQ
 	c.ClockPeriod = clock
 	c.FlitBytes = 16
 	bw := float64(c.FlitBytes) / clock.Nanoseconds() // one flit per cycle
@@ -163,9 +170,10 @@ func BookSimConfig(clock netsim.Time) Config {
 	c.RoutingDelay, c.VCAllocDelay, c.SwitchAllocDelay = clock, clock, clock
 	c.SwitchLatency = clock
 	c.CableLatency = 0
-	c.TorusLinkLatency = nil
-	c.BufferFlits = 8
-	c.EjectBufferFlits = 8
+	c.TorusLinkLatency = []netsim.Time{clock}
+	c.VCs = 4
+	c.BufferFlits = 16
+	c.EjectBufferFlits = 16
 	return c
 }
 
@@ -277,6 +285,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxPacketBytes < 0 {
 		bad("MaxPacketBytes %d is negative", c.MaxPacketBytes)
+	}
+	if c.Router > BookSimIQ {
+		bad("unknown Router %d", c.Router)
 	}
 	if c.Arbiter > OldestFirst {
 		bad("unknown Arbiter %d", c.Arbiter)

@@ -47,6 +47,14 @@
 //
 // Network.ZeroLoadLatency, Path and Hops (routers crossed), Topology.Bisection and
 // Network.Bounds (throughput bounds of a traffic pattern), Pattern (uniform, transpose,
-// tornado, neighbor) and Synthetic (Bernoulli traffic with a measurement window), which
-// lhsim traffic and the 4,096-node benchmark use.
+// tornado, neighbor, bitcomp, shuffle) and Synthetic (Bernoulli traffic with a measurement
+// window), which lhsim traffic and the 4,096-node benchmark use.
+//
+// # The booksim router
+//
+// Config.Router = BookSimIQ (BookSimConfig) is another model: BookSim2's input-queued
+// router flit by flit and cycle by cycle (NewIQ), its terminals and its measurement (RunIQ,
+// IQMeasure), its patterns (ParseBookSimPattern), a lone packet's latency and its closed form
+// (IQNet.Lone, IQNet.ZeroLoad) and DeadlockCheck; lhsim traffic --preset booksim runs it.
+// New refuses it.
 package fabric

@@ -109,7 +109,8 @@ func (s *sink) release(now netsim.Time) {
 // then the F flits of the packet at the last link). Default flit: 16 B = 4.0 ns at 4.0 GB/s.
 func TestZeroLoadLatencyClosedForm(t *testing.T) {
 	const f, ps, sw, cable = 4 * ns, 12 * ns, 128 * ns, 600
-	bk := BookSimConfig(ns) // 1 ns cycles: every stage and link one cycle
+	bk := BookSimConfig(ns) // 1 ns cycles: every stage and link one cycle, on the event model
+	bk.Router, bk.TorusLinkLatency = NSIMRouter, nil
 	cases := []struct {
 		topo     string
 		cfg      Config

@@ -3,6 +3,7 @@ package fabric
 import (
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/lhsim/lhsim/netsim"
 )
@@ -200,6 +201,50 @@ type Network struct {
 
 	seq   uint64
 	stats Stats
+
+	linkFlits []uint64 // out port -> flits sent on its link, when CountLinks asked for it
+}
+
+// CountLinks makes the network count the flits each link carries from now on (LinkFlits,
+// Busiest); off by default, it costs nothing then.
+func (n *Network) CountLinks() {
+	if n.linkFlits == nil {
+		n.linkFlits = make([]uint64, len(n.out))
+	}
+}
+
+// LinkFlits is a copy of the per-link flit counts (nil unless CountLinks was called).
+func (n *Network) LinkFlits() []uint64 { return append([]uint64(nil), n.linkFlits...) }
+
+// Busiest is the k links that carried the most flits between two LinkFlits snapshots, with
+// their utilisation in flits per cycle over the cycles between them. Injection links are
+// left out: they carry what the sources offer, the cap is downstream of them.
+func (n *Network) Busiest(from, to []uint64, cycles float64, k int) []LinkUse {
+	type use struct {
+		o     int
+		flits uint64
+	}
+	var all []use
+	for o := range min(len(from), len(to)) {
+		if d := to[o] - from[o]; d > 0 && n.out[o].owner >= 0 {
+			all = append(all, use{o, d})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].flits > all[j].flits })
+	var out []LinkUse
+	for i := 0; i < len(all) && i < k; i++ {
+		op := &n.out[all[i].o]
+		var name string
+		if op.owner < 0 {
+			name = fmt.Sprintf("node %d -> router %d", -1-op.owner, n.in[op.down].router)
+		} else if op.down < 0 {
+			name = fmt.Sprintf("router %d port %d -> node %d", op.owner, all[i].o-int(n.portBase[op.owner]), -1-op.down)
+		} else {
+			name = fmt.Sprintf("router %d port %d -> router %d", op.owner, all[i].o-int(n.portBase[op.owner]), n.in[op.down].router)
+		}
+		out = append(out, LinkUse{name, float64(all[i].flits) / cycles})
+	}
+	return out
 }
 
 // New builds topo with cfg on eng.
@@ -209,6 +254,9 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadConfig, err)
+	}
+	if cfg.Router != NSIMRouter {
+		return nil, fmt.Errorf("%w: Router %v is run by NewIQ, not New", ErrBadConfig, cfg.Router)
 	}
 	if _, ok := topo.(*Torus); ok && !cfg.NoDateline && cfg.VCs%2 != 0 {
 		return nil, fmt.Errorf("%w: the torus's dateline needs an even number of VCs, not %d", ErrBadConfig, cfg.VCs)
@@ -619,6 +667,9 @@ func (n *Network) send(o, w int, p *Packet, now netsim.Time, in int) netsim.Time
 	op.busyUntil = end
 	n.ovc[o*n.v+w].free -= p.Flits
 	n.stats.FlitHops += uint64(p.Flits)
+	if n.linkFlits != nil {
+		n.linkFlits[o] += uint64(p.Flits)
+	}
 	if in != noPort {
 		p.Hops++
 	}

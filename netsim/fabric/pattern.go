@@ -21,7 +21,7 @@ type Permutation interface {
 }
 
 // Patterns are the names ParsePattern reads.
-var Patterns = []string{"uniform", "transpose", "tornado", "neighbor"}
+var Patterns = []string{"uniform", "transpose", "tornado", "neighbor", "bitcomp", "shuffle"}
 
 // ParsePattern reads a pattern for topo. Coordinates are topo.Radix()'s digits.
 //
@@ -32,6 +32,8 @@ var Patterns = []string{"uniform", "transpose", "tornado", "neighbor"}
 //   - tornado: each coordinate moved ceil(k/2)-1 forward: nearly half way round every ring,
 //     all in one direction (the torus's adversary).
 //   - neighbor: each coordinate moved 1 forward.
+//   - bitcomp: the node number's bits complemented (BookSim2's bitcomp; 2^m nodes).
+//   - shuffle: the node number's bits rotated left by one (BookSim2's shuffle; 2^m nodes).
 func ParsePattern(name string, topo Topology) (Pattern, error) {
 	radix := topo.Radix()
 	n := topo.Nodes()
@@ -74,18 +76,16 @@ func ParsePattern(name string, topo Topology) (Pattern, error) {
 				c[i] = (c[i] + 1) % radix[i]
 			}
 		}), nil
+	case "bitcomp", "shuffle":
+		return bitPattern(strings.ToLower(strings.TrimSpace(name)), topo)
 	}
 	return nil, fmt.Errorf("unknown pattern %q (want one of %s)", name, strings.Join(Patterns, ", "))
 }
 
-// CheckPattern parses name on topo and refuses a pattern under which no packet would cross
-// the network: a permutation that sends every node to itself (tornado on radix 2, transpose
-// of one node). Its throughput bound would be infinite and its latency that of no hop.
-func CheckPattern(name string, topo Topology) error {
-	pat, err := ParsePattern(name, topo)
-	if err != nil {
-		return err
-	}
+// CheckPattern refuses a pattern under which no packet would cross the network: a
+// permutation that sends every node to itself (tornado on radix 2, transpose of one node).
+// Its throughput bound would be infinite and its latency that of no hop.
+func CheckPattern(pat Pattern, topo Topology) error {
 	if p, ok := pat.(Permutation); ok {
 		for i := range topo.Nodes() {
 			if p.Perm(i) != i {
@@ -96,6 +96,69 @@ func CheckPattern(name string, topo Topology) error {
 	}
 	return nil
 }
+
+// ParsePatternFor reads a pattern as router r draws it: BookSim2's for its router
+// (ParseBookSimPattern), lhsim's otherwise (ParsePattern).
+func ParsePatternFor(r RouterModel, name string, topo Topology) (Pattern, error) {
+	if r == BookSimIQ {
+		return ParseBookSimPattern(name, topo)
+	}
+	return ParsePattern(name, topo)
+}
+
+// bitPattern is one of BookSim2's bit permutations (traffic.cpp), which need 2^m nodes.
+func bitPattern(name string, topo Topology) (Pattern, error) {
+	n := topo.Nodes()
+	if n < 2 || n&(n-1) != 0 {
+		return nil, fmt.Errorf("pattern %s on %v: %d nodes is not a power of two", name, topo, n)
+	}
+	p := &perm{name: name, to: make([]int, n)}
+	for src := range n {
+		switch name {
+		case "bitcomp": // BitCompTrafficPattern::dest
+			p.to[src] = ^src & (n - 1)
+		case "shuffle": // ShuffleTrafficPattern::dest
+			sh := src << 1
+			p.to[src] = sh & (n - 1)
+			if sh&n != 0 {
+				p.to[src] |= 1
+			}
+		case "transpose": // TransposeTrafficPattern::dest: the high and low halves of the bits swapped
+			shift := 0
+			for m := n; m > 1; m >>= 1 {
+				shift++
+			}
+			if shift%2 != 0 {
+				return nil, fmt.Errorf("pattern transpose (BookSim2's) on %v: %d nodes is not an even power of two", topo, n)
+			}
+			shift /= 2
+			lo := 1<<shift - 1
+			p.to[src] = (src>>shift)&lo | (src<<shift)&(lo<<shift)
+		}
+	}
+	return p, nil
+}
+
+// ParseBookSimPattern reads a pattern as BookSim2 draws it (traffic.cpp), for the booksim
+// router: uniform is UniformRandomTrafficPattern, any node including the source itself
+// (RandomInt(nodes-1)); transpose swaps the high and low halves of the node number's bits
+// (an even power of two nodes); tornado, neighbor, bitcomp and shuffle are as ParsePattern
+// has them (tornado and neighbor move each digit of the topology's radix, as BookSim2's
+// do on its k-ary n-cube).
+func ParseBookSimPattern(name string, topo Topology) (Pattern, error) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "uniform", "uniform-random", "random":
+		return uniformSelf{topo.Nodes()}, nil
+	case "transpose":
+		return bitPattern("transpose", topo)
+	}
+	return ParsePattern(name, topo)
+}
+
+type uniformSelf struct{ n int }
+
+func (u uniformSelf) String() string                   { return "uniform" }
+func (u uniformSelf) Dest(src int, rng *rand.Rand) int { return rng.IntN(u.n) }
 
 type uniform struct{ n int }
 
