@@ -9,6 +9,7 @@ import (
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/goal"
 	"github.com/lhsim/lhsim/netsim/lhsnic"
+	"github.com/lhsim/lhsim/netsim/timeline"
 )
 
 func rtlNote(nodes []int) string {
@@ -72,7 +73,13 @@ func runGoalPacket(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 		}
 		rtl = append(rtl, node)
 	}
-	res, err := goal.RunPacket(s, c, cfg.LogGP.S, goal.Options{Stats: true})
+	opt := goal.Options{Stats: true}
+	if cfg.Timeline != nil {
+		net := timeline.NewNet(cfg.Timeline, c.Size())
+		c.Observe(net)
+		opt.Tracer = newGoalTracer(s, net)
+	}
+	res, err := goal.RunPacket(s, c, cfg.LogGP.S, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -90,6 +90,7 @@ type Cluster struct {
 	nodes []*node
 	msgs  []*message // every put, get and send, by Packet.ID
 	err   error      // the first bad call, which stops the run
+	obs   Observer   // Observe's, or nil
 }
 
 // New builds a cluster of one node per endpoint of net.

@@ -34,6 +34,7 @@ func (c *Cluster) PostSend(now netsim.Time, src, dst, size, tag int, delivered f
 	m.packets = max(1, (size+payload-1)/payload)
 	id := uint64(len(c.msgs))
 	c.msgs = append(c.msgs, m)
+	c.issued(id, m)
 	n := c.nodes[src]
 	// The DMA engine is a FIFO: the message has it from start to the end of its last packet,
 	// as sendData reserves it, but the packets are made one after another.
@@ -82,5 +83,26 @@ func (i pacedInjector) Fire(now netsim.Time, _ int64) {
 	}
 	if s.sent < s.m.packets {
 		s.next()
+	}
+}
+
+// Observer sees each put, get and send at the NICs as the run goes (a timeline: experiment's
+// --timeline); ids are Packet.IDs, one per message. With none set nothing is called.
+type Observer interface {
+	// Issued: a message of size bytes with tag from src to dst is handed to src's NIC now
+	// (for a get: the request; its data goes dst to src). kind is "put", "get" or "send".
+	Issued(now netsim.Time, id uint64, kind string, src, dst, size, tag int)
+	// Arrived: the message's first data packet reached the receiving NIC (node) now.
+	Arrived(now netsim.Time, id uint64, node int)
+	// Landed: the whole message is in node's memory, or node's receive path has taken it.
+	Landed(now netsim.Time, id uint64, node int)
+}
+
+// Observe sets the observer of the runs that follow (nil: none).
+func (c *Cluster) Observe(o Observer) { c.obs = o }
+
+func (c *Cluster) issued(id uint64, m *message) {
+	if c.obs != nil {
+		c.obs.Issued(m.issuedAt, id, kindName(m.kind), m.src, m.dst, m.size, m.tag)
 	}
 }

@@ -161,6 +161,7 @@ func (r *Rank) issue(kind uint8, dst, size, tag int) (uint64, *message) {
 	m.packets = (size + payload - 1) / payload
 	id := uint64(len(c.msgs))
 	c.msgs = append(c.msgs, m)
+	c.issued(id, m)
 	return id, m
 }
 
