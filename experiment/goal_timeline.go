@@ -96,7 +96,7 @@ func (t *goalTracer) Sending(rank int, op uint32, now netsim.Time) {
 }
 
 func (t *goalTracer) Posted(rank int, op uint32, now netsim.Time) {
-	t.recv[t.id(rank, op)] = postedRecv{at: now, lane: t.lanes[rank].Take()}
+	t.recv[t.id(rank, op)] = postedRecv{at: now, lane: t.lanes[rank].Take(now)}
 }
 
 func (t *goalTracer) Arrived(rank int, src, sendOp uint32, now netsim.Time, matched bool) {
@@ -104,6 +104,7 @@ func (t *goalTracer) Arrived(rank int, src, sendOp uint32, now netsim.Time, matc
 		return
 	}
 	t.net.Node(rank)
+	t.w.Thread(rank, timeline.TidMatch, "NIC matcher")
 	name := "unexpected"
 	if matched {
 		name = "matched"
@@ -116,7 +117,7 @@ func (t *goalTracer) Matched(rank int, recvOp, src, sendOp uint32, now netsim.Ti
 	k := t.id(rank, recvOp)
 	p := t.recv[k]
 	delete(t.recv, k)
-	t.lanes[rank].Free(p.lane)
+	t.lanes[rank].Free(p.lane, now)
 	if !t.w.Keep(rank) {
 		return
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/lhsnic"
+	"github.com/lhsim/lhsim/netsim/timeline"
 	"github.com/lhsim/lhsim/plugin"
 	"github.com/lhsim/lhsim/waves"
 )
@@ -78,6 +79,8 @@ type IncastConfig struct {
 	TraceNode int
 	Fabric    fabric.Config
 	Cluster   cluster.Config
+	// Timeline, when set, records the LHS-on and LHS-off runs (docs/timeline.md).
+	Timeline *timeline.Writer
 }
 
 // DefaultIncast is 15 senders to one RTL receiver on a 16-port crossbar, 100 messages each,
@@ -442,7 +445,7 @@ func RunIncast(cfg IncastConfig) (*IncastResult, error) {
 		}
 	}
 	if cfg.Speed {
-		cfg.Trace = ""
+		cfg.Trace, cfg.Timeline = "", nil
 		kinds := []string{nicRTL, nicRTLPlugin, nicGo, nicTLM}
 		if cfg.Host == HostMPI {
 			kinds = kinds[:3] // a TLM node has no host bus
@@ -477,6 +480,11 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 		return run, err
 	}
 	eng, net := c.Network().Engine(), c.Network()
+	if lhs {
+		machineTimeline(cfg.Timeline, c, 0, "LHS on")
+	} else {
+		machineTimeline(cfg.Timeline, c, 1, "LHS off")
+	}
 	lookahead, err := lhsnic.Lookahead(net)
 	if err != nil {
 		return run, err

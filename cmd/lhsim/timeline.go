@@ -148,3 +148,12 @@ func (t *timelineFlags) close() error {
 	t.w = nil
 	return nil
 }
+
+// checkLocal is check on a command that can also run as a Slurm sweep: the timeline is
+// written by this process, so it refuses --slurm.
+func (t *timelineFlags) checkLocal(fs *flag.FlagSet, slurm bool) error {
+	if t.file != "" && slurm {
+		return badUsage(fs, errors.New("--timeline records the runs of this process; leave out --slurm"))
+	}
+	return t.check(fs)
+}

@@ -38,3 +38,27 @@ func TestGoalTimelineCommand(t *testing.T) {
 		require.Equal(t, 2, code, "%v: %s", bad, stderr)
 	}
 }
+
+// barrier, alltoall and incast take --timeline too: each writes a file that passes the
+// checks; with --slurm (runs in other processes) it is refused.
+func TestNetworkTimelines(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"barrier", "--topology", "crossbar:8", "--processes", "4", "--node-latency", "1"},
+		{"alltoall", "--torus", "torus:4x4x4", "--sizes", "8", "--schemes", "proposed"},
+		{"incast", "--topology", "crossbar:4", "--messages", "5", "--post-at", "5", "--rtl-nodes", "", "--speed=false"},
+	} {
+		f := filepath.Join(dir, args[0]+".json")
+		code, _, stderr := run(t, nil, append(args, "--timeline", f, "--json")...)
+		require.Equal(t, 0, code, "%v: %s", args, stderr)
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		evs, err := timeline.Parse(b)
+		require.NoError(t, err, args[0])
+		require.NoError(t, timeline.Validate(evs, false), args[0])
+		require.Greater(t, len(evs), 20, args[0])
+	}
+	code, _, stderr := run(t, nil, "barrier", "--topology", "crossbar:8", "--slurm", "--timeline", filepath.Join(dir, "x.json"))
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "leave out --slurm")
+}

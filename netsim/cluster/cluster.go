@@ -91,6 +91,7 @@ type Cluster struct {
 	msgs  []*message // every put, get and send, by Packet.ID
 	err   error      // the first bad call, which stops the run
 	obs   Observer   // Observe's, or nil
+	ops   OpObserver // obs, when it is one
 }
 
 // New builds a cluster of one node per endpoint of net.

@@ -37,6 +37,7 @@ type message struct {
 	issuedAt netsim.Time
 	deliver  func(netsim.Time) // PostSend's: called when it has landed, instead of the rank's Recv
 	seen     bool              // its first data packet has reached the receiving NIC (Observer)
+	id       uint64            // its Packet.ID
 }
 
 // node is one machine: its NIC (a fabric.Endpoint) and its host running a rank.

@@ -156,7 +156,7 @@ func (r *Rank) checkPeer(call string, peer, size int) {
 // issue registers a message and returns its id.
 func (r *Rank) issue(kind uint8, dst, size, tag int) (uint64, *message) {
 	c := r.n.c
-	m := &message{kind: kind, src: r.ID(), dst: dst, size: size, tag: tag, issuedAt: r.Now()}
+	m := &message{kind: kind, src: r.ID(), dst: dst, size: size, tag: tag, issuedAt: r.Now(), id: uint64(len(c.msgs))}
 	payload := c.cfg.MTU - c.cfg.HeaderBytes
 	m.packets = (size + payload - 1) / payload
 	id := uint64(len(c.msgs))
@@ -170,10 +170,12 @@ func (r *Rank) issue(kind uint8, dst, size, tag int) (uint64, *message) {
 // Complete(handle) returns once the control packet is back.
 func (r *Rank) Put(dst, size, tag int) *Handle {
 	r.checkPeer("put", dst, size)
+	t0 := r.Now()
 	r.sleep(r.n.c.cfg.NodeLatency, fmt.Sprintf("Put(to %d, %d bytes, tag %d): node latency", dst, size, tag))
 	id, m := r.issue(msgPut, dst, size, tag)
 	m.handle = &Handle{id: id}
 	r.n.sendData(r.Now(), id, m, r.ID(), dst)
+	r.n.c.op(r, "put", t0, dst, tag, size, int64(id))
 	return m.handle
 }
 
@@ -181,18 +183,22 @@ func (r *Rank) Put(dst, size, tag int) *Handle {
 // whose NIC sends the data back. Complete(handle) returns once it is in memory here.
 func (r *Rank) Get(src, size int) *Handle {
 	r.checkPeer("get", src, size)
+	t0 := r.Now()
 	r.sleep(r.n.c.cfg.NodeLatency, fmt.Sprintf("Get(from %d, %d bytes): node latency", src, size))
 	id, m := r.issue(msgGet, src, size, 0)
 	m.handle = &Handle{id: id}
 	r.n.sendHeader(r.Now(), id, kindGetReq, src)
+	r.n.c.op(r, "get", t0, src, 0, size, int64(id))
 	return m.handle
 }
 
 // Poll waits until a put with tag has landed in this rank's memory and takes it
 // (MGEN_rdma_poll): each landed put satisfies one Poll.
 func (r *Rank) Poll(tag int) {
+	t0 := r.Now()
 	r.block(fmt.Sprintf("Poll(tag %d)", tag), func() bool { return r.arrived[tag] > 0 })
 	r.arrived[tag]--
+	r.n.c.op(r, "poll", t0, -1, tag, 0, -1)
 }
 
 // Complete waits until the put or get h has completed (MGEN_acp_complete).
@@ -204,7 +210,9 @@ func (r *Rank) Complete(h *Handle) {
 	if m.src != r.ID() {
 		r.bad("Complete of rank %d's operation", m.src)
 	}
+	t0 := r.Now()
 	r.block(fmt.Sprintf("Complete(%s to %d, tag %d)", kindName(m.kind), m.dst, m.tag), func() bool { return h.done })
+	r.n.c.op(r, "complete", t0, m.dst, m.tag, m.size, int64(h.id))
 }
 
 func kindName(k uint8) string {
@@ -222,7 +230,9 @@ func (r *Rank) Comp(d netsim.Time) {
 	if d < 0 {
 		r.bad("Comp(%v): negative time", d)
 	}
+	t0 := r.Now()
 	r.sleep(d, fmt.Sprintf("Comp(%v)", d))
+	r.n.c.op(r, "calc", t0, -1, -1, 0, -1)
 }
 
 // Send sends an MPI eager message of size bytes with tag to rank dst: it costs the node
@@ -232,9 +242,11 @@ func (r *Rank) Send(dst, tag, size int) {
 	if tag < 0 {
 		r.bad("send with tag %d: want >= 0", tag)
 	}
+	t0 := r.Now()
 	r.sleep(r.n.c.cfg.NodeLatency, fmt.Sprintf("Send(to %d, tag %d, %d bytes): node latency", dst, tag, size))
 	id, m := r.issue(msgSend, dst, size, tag)
 	r.n.sendData(r.Now(), id, m, r.ID(), dst)
+	r.n.c.op(r, "send", t0, dst, tag, size, int64(id))
 }
 
 // Recv waits for a message from src (or AnySource) with tag (or AnyTag) and takes the oldest
@@ -254,9 +266,11 @@ func (r *Rank) Recv(src, tag int) Status {
 		}
 		return false
 	}
+	t0 := r.Now()
 	r.block(fmt.Sprintf("Recv(from %d, tag %d)", src, tag), match)
 	m := r.unexpected[found]
 	r.unexpected = append(r.unexpected[:found], r.unexpected[found+1:]...)
+	r.n.c.op(r, "recv", t0, m.src, m.tag, m.size, int64(m.id))
 	return Status{Source: m.src, Tag: m.tag, Size: m.size}
 }
 
@@ -294,7 +308,11 @@ func (r *Rank) Signal(dst, tag int) {
 // WaitSignal waits until a sync packet with tag has arrived and takes the oldest: its sender
 // and its arrival time (which may be before now, if the rank was busy when it came).
 func (r *Rank) WaitSignal(tag int) Signal {
+	t0 := r.Now()
 	r.block(fmt.Sprintf("WaitSignal(tag %d)", tag), func() bool { return len(r.signals[tag]) > 0 })
+	if c := r.n.c; c.ops != nil {
+		c.op(r, "wait signal", t0, r.signals[tag][0].Src, tag, 0, -1)
+	}
 	s := r.signals[tag][0]
 	r.signals[tag] = r.signals[tag][1:]
 	return s

@@ -15,23 +15,28 @@ const (
 
 // Lanes gives overlapping slices of one kind their own tracks: a slice takes the lowest
 // track free when it starts and gives it back when it ends, so the slices on a track
-// follow one another.
-type Lanes struct{ busy []bool }
+// follow one another. A slice's end may be told before the engine reaches it (a receive
+// path that runs ahead): a lane is free from the end it was given back with.
+type Lanes struct {
+	busy []bool
+	end  []netsim.Time
+}
 
-// Take is the lane of a slice that starts now.
-func (l *Lanes) Take() int {
+// Take is the lane of a slice that starts at start.
+func (l *Lanes) Take(start netsim.Time) int {
 	for i, b := range l.busy {
-		if !b {
+		if !b && l.end[i] <= start {
 			l.busy[i] = true
 			return i
 		}
 	}
 	l.busy = append(l.busy, true)
+	l.end = append(l.end, 0)
 	return len(l.busy) - 1
 }
 
-// Free gives lane i back.
-func (l *Lanes) Free(i int) { l.busy[i] = false }
+// Free gives lane i back from end on.
+func (l *Lanes) Free(i int, end netsim.Time) { l.busy[i], l.end[i] = false, end }
 
 // Net records a cluster's messages (it is a cluster.Observer): on the receiving node's
 // process, a slice per message on the NIC's receive path from its first packet's arrival to
@@ -48,6 +53,12 @@ type Net struct {
 	HaveFlow bool
 	// NodeName names a node's process (default "node N").
 	NodeName func(node int) string
+	// PidBase is added to a node's number to make its pid (several machines in one file).
+	PidBase int
+	// RunsName names the machine's runs process (Run).
+	RunsName  string
+	runsNamed bool
+	next      uint64 // the last flow id given
 }
 
 type netMsg struct {
@@ -74,8 +85,7 @@ func (t *Net) Node(node int) {
 	if t.NodeName != nil {
 		name = t.NodeName(node)
 	}
-	t.W.Process(node, name)
-	t.W.Thread(node, TidMatch, "NIC matcher")
+	t.W.Process(t.PidBase+node, name)
 }
 
 func itoa(i int) string { return string(appendInt(nil, i)) }
@@ -98,12 +108,13 @@ func appendInt(b []byte, i int) []byte {
 	return append(b, d[k:]...)
 }
 
-// MsgFlow is the flow id of message id.
+// MsgFlow is the flow id of message id: the order in which it was issued (from 1), or the
+// Flow set before it.
 func (t *Net) MsgFlow(id uint64) uint64 {
 	if id < uint64(len(t.msgs)) {
 		return t.msgs[id].flow
 	}
-	return id + 1
+	return 0
 }
 
 // Issued implements cluster.Observer.
@@ -111,7 +122,8 @@ func (t *Net) Issued(now netsim.Time, id uint64, kind string, src, dst, size, ta
 	for uint64(len(t.msgs)) <= id {
 		t.msgs = append(t.msgs, netMsg{})
 	}
-	f := id + 1
+	t.next++
+	f := uint64(t.PidBase)<<20 + t.next // unique among the machines of a file
 	if t.HaveFlow {
 		f, t.HaveFlow = t.Flow, false
 	}
@@ -125,7 +137,7 @@ func (t *Net) Arrived(now netsim.Time, id uint64, node int) {
 	}
 	m := &t.msgs[id]
 	m.arr = now
-	m.lane = t.rx[node].Take()
+	m.lane = t.rx[node].Take(now)
 }
 
 // Landed implements cluster.Observer: the receive-path slice and its flow step.
@@ -137,17 +149,80 @@ func (t *Net) Landed(now netsim.Time, id uint64, node int) {
 	if m.lane < 0 {
 		return
 	}
-	t.rx[node].Free(m.lane)
 	tid := TidRx + m.lane
+	t.rx[node].Free(m.lane, now)
+	m.lane = -1
+	pid := t.PidBase + node
+	if !t.W.Keep(pid) {
+		return
+	}
 	t.Node(node)
-	t.W.Thread(node, tid, "NIC rx "+itoa(m.lane))
+	t.W.Thread(pid, tid, "NIC rx "+itoa(m.lane))
 	peer := m.src
 	if m.kind == "get" {
 		peer = m.dst
 	}
-	t.W.Slice(node, tid, m.kind+" in", m.arr, now, I("peer", int64(peer)), I("tag", int64(m.tag)), I("size", int64(m.size)), I("msg", int64(m.flow)))
-	t.W.Flow(FlowStep, node, tid, m.flow, Mid(m.arr, now))
+	t.W.Slice(pid, tid, m.kind+" in", m.arr, now, I("peer", int64(peer)), I("tag", int64(m.tag)), I("size", int64(m.size)), I("msg", int64(m.flow)))
+	// A send's flow goes on to the recv that takes it; a put's or a get's ends here.
+	ph := byte(FlowFinish)
+	if m.kind == "send" {
+		ph = FlowStep
+	}
+	t.W.Flow(ph, pid, tid, m.flow, Mid(m.arr, now))
+}
+
+// Op implements cluster.OpObserver: a rank's call as a slice on its rank track, with its
+// message's flow starting (put, get, send) or finishing (recv) there.
+func (t *Net) Op(rank int, name string, start, end netsim.Time, peer, tag, size int, msg int64) {
+	pid := t.PidBase + rank
+	if !t.W.Keep(pid) {
+		return
+	}
+	t.Node(rank)
+	t.W.Thread(pid, TidCPU, "rank")
+	args := make([]Arg, 0, 4)
+	if peer >= 0 {
+		args = append(args, I("peer", int64(peer)))
+	}
+	if tag >= 0 {
+		args = append(args, I("tag", int64(tag)))
+	}
+	if size > 0 {
+		args = append(args, I("size", int64(size)))
+	}
+	var f uint64
+	if msg >= 0 {
+		f = t.MsgFlow(uint64(msg))
+		args = append(args, I("msg", int64(f)))
+	}
+	t.W.Slice(pid, TidCPU, name, start, end, args...)
+	switch {
+	case f == 0:
+	case name == "put" || name == "get" || name == "send":
+		t.W.Flow(FlowStart, pid, TidCPU, f, Mid(start, end))
+	case name == "recv":
+		t.W.Flow(FlowFinish, pid, TidCPU, f, end)
+	}
 }
 
 // Mid is the middle of [a, b], where a flow point sits inside its slice.
 func Mid(a, b netsim.Time) netsim.Time { return a + (b-a)/2 }
+
+// MachinePids is how many pids each machine in a file has: machine k's node n is pid
+// k*MachinePids + n, and its last pid holds the runs.
+const MachinePids = 1 << 20
+
+// Run is one run of a sweep on the machine (a barrier of p processes, an all-to-all) as a
+// slice on the machine's "runs" process.
+func (t *Net) Run(name string, start, end netsim.Time, args ...Arg) {
+	pid := t.PidBase + MachinePids - 1
+	if !t.W.Keep(pid) {
+		return
+	}
+	if !t.runsNamed {
+		t.runsNamed = true
+		t.W.Process(pid, t.RunsName)
+		t.W.Thread(pid, 0, "runs")
+	}
+	t.W.Slice(pid, 0, name, start, end, args...)
+}
