@@ -76,6 +76,7 @@ func runGoalPacket(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 	opt := goal.Options{Stats: true}
 	if cfg.Timeline != nil {
 		net := timeline.NewNet(cfg.Timeline, c.Size())
+		net.SampleLinks(c.Network())
 		c.Observe(net)
 		opt.Tracer = newGoalTracer(s, net)
 	}

@@ -47,6 +47,9 @@ func runTimeline(t *testing.T, src string, opt timeline.Options) ([]timeline.Eve
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
+	if opt.Links == 0 {
+		opt.Links, opt.Sample = 4, netsim.Microsecond
+	}
 	w := timeline.New(&buf, opt)
 	cfg := GoalConfig{Network: "packet", LogGP: goal.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig(), Timeline: w}
 	cfg.LogGP.S = 4096
@@ -146,6 +149,26 @@ func TestGoalTimeline(t *testing.T) {
 			counted = true
 		}
 	}
+	// Link counters: the busiest links' utilisation, named by their ends, at most 4 busy in
+	// a span, and the first message's injection link busy in the first.
+	busy := map[float64]int{}
+	var inj bool
+	for _, e := range evs {
+		if e.Ph == "C" && strings.HasPrefix(e.Name, "link ") && num(e, "percent") > 0 {
+			busy[*e.Ts]++
+			if e.Name == "link n0>r0" && *e.Ts < 2 {
+				inj = true
+			}
+		}
+	}
+	for ts, n := range busy {
+		if n > 4 {
+			t.Errorf("%d links shown busy in the span at %g µs, over the 4 asked for", n, ts)
+		}
+	}
+	if len(busy) == 0 || !inj {
+		t.Errorf("link counters: %v spans with busy links; rank 0's injection link in the first: %v", len(busy), inj)
+	}
 	if !unexpected || !counted {
 		t.Errorf("rank 1: unexpected instant %v, queue counter at 1: %v", unexpected, counted)
 	}
@@ -160,7 +183,7 @@ func TestGoalTimelineFilters(t *testing.T) {
 		t.Fatal("no events for rank 3")
 	}
 	for _, e := range evs {
-		if *e.Pid != 3 {
+		if *e.Pid != 3 && *e.Pid != timeline.MachinePids-2 { // rank 3 and the links
 			t.Fatalf("rank filter 3: event on pid %d: %+v", *e.Pid, e)
 		}
 	}
@@ -214,5 +237,28 @@ func TestGoalTimelineDeterministic(t *testing.T) {
 	}
 	if !bytes.Equal(out[0].Bytes(), out[1].Bytes()) || out[0].Len() == 0 {
 		t.Fatalf("two runs wrote %d and %d bytes, not the same", out[0].Len(), out[1].Len())
+	}
+}
+
+// TestGoalTimelineSameRun: recording (with the link samples) changes no rank's end.
+func TestGoalTimelineSameRun(t *testing.T) {
+	var buf bytes.Buffer
+	var ends [2][]GoalRankResult
+	for i, w := range []*timeline.Writer{nil, timeline.New(&buf, timeline.Options{Links: 8, Sample: 100 * netsim.Nanosecond})} {
+		s, err := goal.Parse(strings.NewReader(timelineGoal))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := GoalConfig{Network: "packet", LogGP: goal.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig(), Timeline: w}
+		r, err := RunGoalSchedule(cfg, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ends[i] = r.PerRank
+	}
+	for i := range ends[0] {
+		if ends[0][i].DoneNs != ends[1][i].DoneNs {
+			t.Fatalf("rank %d done at %g ns without the timeline, %g with", i, ends[0][i].DoneNs, ends[1][i].DoneNs)
+		}
 	}
 }

@@ -17,6 +17,7 @@ func machineTimeline(w *timeline.Writer, c *cluster.Cluster, k int, name string)
 	net.PidBase = k * timeline.MachinePids
 	net.NodeName = func(n int) string { return fmt.Sprintf("%s node %d", name, n) }
 	net.RunsName = name + " runs"
+	net.SampleLinks(c.Network())
 	c.Observe(net)
 	return net
 }

@@ -17,6 +17,8 @@ type timelineFlags struct {
 	ranks  string
 	window string
 	maxMiB int
+	links  int
+	sample netsim.Time
 	keep   func(int) bool
 	from   netsim.Time
 	to     netsim.Time
@@ -26,10 +28,12 @@ type timelineFlags struct {
 }
 
 func addTimelineFlags(fs *flag.FlagSet) *timelineFlags {
-	t := &timelineFlags{maxMiB: 1024, cmd: fs.Name()}
+	t := &timelineFlags{maxMiB: 1024, cmd: fs.Name(), links: 8, sample: netsim.Microsecond}
 	fs.StringVar(&t.file, "timeline", "", "write the run as a timeline in the Trace Event Format to this .json file, for ui.perfetto.dev or chrome://tracing (docs/timeline.md)")
 	fs.StringVar(&t.ranks, "timeline-ranks", "", "timeline: only these ranks (nodes), e.g. 0-3,17 (default: all)")
 	fs.StringVar(&t.window, "timeline-window", "", "timeline: only events that overlap FROM:TO, in µs of simulated time (either may be left out)")
+	intVar(fs, &t.links, "timeline-links", 0, 1<<16, "timeline: a utilisation counter for each of this many busiest links of each span (0: none)")
+	timeVar(fs, &t.sample, "timeline-sample", delayUS, "timeline: the links' sampling span in µs (0: no link counters)")
 	intVar(fs, &t.maxMiB, "timeline-max", 1, 1<<20, "timeline: stop writing events once the file reaches this many MiB")
 	return t
 }
@@ -124,7 +128,7 @@ func (t *timelineFlags) open() (*timeline.Writer, error) {
 		return nil, err
 	}
 	t.f = f
-	t.w = timeline.New(f, timeline.Options{Ranks: t.keep, From: t.from, To: t.to, MaxBytes: int64(t.maxMiB) << 20,
+	t.w = timeline.New(f, timeline.Options{Ranks: t.keep, From: t.from, To: t.to, MaxBytes: int64(t.maxMiB) << 20, Links: t.links, Sample: t.sample,
 		OnCap: func(at netsim.Time) {
 			fmt.Fprintf(os.Stderr, "lhsim %s: timeline %s reached --timeline-max %d MiB at %.3f µs of simulated time: the events after are left out (narrow it with --timeline-ranks or --timeline-window)\n",
 				t.cmd, t.file, t.maxMiB, at.Microseconds())

@@ -51,6 +51,7 @@ func Validate(evs []Event, partial bool) error {
 	type span struct{ a, b float64 }
 	slices := map[Track][]span{}
 	last := map[Track]float64{}
+	lastC := map[string]float64{}
 	type point struct {
 		ph string
 		tr Track
@@ -72,20 +73,23 @@ func Validate(evs []Event, partial bool) error {
 			return fmt.Errorf("event %d (%s %s): no ts", i, e.Ph, e.Name)
 		}
 		ts := *e.Ts
-		key := tr
-		if e.Ph == "C" {
-			key = Track{tr.Pid, -1 - len(e.Name)} // counters: per process and name
+		if e.Ph == "C" { // a counter's track is its process's and its name's
+			key := fmt.Sprint(tr.Pid, " ", e.Name)
+			if ts+eps < lastC[key] {
+				return fmt.Errorf("event %d: counter %s of pid %d at %g µs: time goes back from %g µs", i, e.Name, tr.Pid, ts, lastC[key])
+			}
+			lastC[key] = ts
 			for k, v := range e.Args {
 				if _, ok := v.(float64); !ok {
 					return fmt.Errorf("event %d: counter %s series %s is not a number", i, e.Name, k)
 				}
 			}
 		}
-		if e.Ph != "s" && e.Ph != "t" && e.Ph != "f" {
-			if ts+eps < last[key] {
-				return fmt.Errorf("event %d (%s %s) at %g µs on pid %d tid %d: time goes back from %g µs", i, e.Ph, e.Name, ts, tr.Pid, tr.Tid, last[key])
+		if e.Ph == "X" || e.Ph == "i" {
+			if ts+eps < last[tr] {
+				return fmt.Errorf("event %d (%s %s) at %g µs on pid %d tid %d: time goes back from %g µs", i, e.Ph, e.Name, ts, tr.Pid, tr.Tid, last[tr])
 			}
-			last[key] = ts
+			last[tr] = ts
 		}
 		switch e.Ph {
 		case "X":

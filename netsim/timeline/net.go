@@ -59,6 +59,7 @@ type Net struct {
 	RunsName  string
 	runsNamed bool
 	next      uint64 // the last flow id given
+	links     *linkSampler
 }
 
 type netMsg struct {
@@ -121,6 +122,9 @@ func (t *Net) MsgFlow(id uint64) uint64 {
 func (t *Net) Issued(now netsim.Time, id uint64, kind string, src, dst, size, tag int) {
 	for uint64(len(t.msgs)) <= id {
 		t.msgs = append(t.msgs, netMsg{})
+	}
+	if t.links != nil {
+		t.links.start(now)
 	}
 	t.next++
 	f := uint64(t.PidBase)<<20 + t.next // unique among the machines of a file

@@ -21,15 +21,20 @@ import (
 
 // Options choose what is written. The zero value writes everything.
 type Options struct {
-	// Ranks, when not nil, keeps the processes (pids) it returns true for; events of the
-	// others are left out (a flow that crosses out of them loses its other end).
-	Ranks func(pid int) bool
+	// Ranks, when not nil, keeps the nodes it returns true for (pid modulo MachinePids;
+	// every machine's runs and links are kept); events of the others are left out (a flow
+	// that crosses out of them loses its other end).
+	Ranks func(node int) bool
 	// From and To keep the events that overlap [From, To] (To 0: no end).
 	From, To netsim.Time
 	// MaxBytes stops writing events once the file would pass it (0: no cap); OnCap is
 	// called once, with the simulated time of the first event left out.
 	MaxBytes int64
 	OnCap    func(at netsim.Time)
+	// Links is how many of the busiest links get a utilisation counter, sampled every
+	// Sample (either 0: none).
+	Links  int
+	Sample netsim.Time
 	// FlushBytes is how much is gathered before a write to the file (0: 64 KiB).
 	FlushBytes int
 }
@@ -76,7 +81,11 @@ func New(w io.Writer, opt Options) *Writer {
 
 // Keep reports whether events of pid are written (the rank filter).
 func (t *Writer) Keep(pid int) bool {
-	return t != nil && !t.capped && (t.opt.Ranks == nil || t.opt.Ranks(pid))
+	if t == nil || t.capped {
+		return false
+	}
+	n := pid % MachinePids
+	return t.opt.Ranks == nil || n >= MachinePids-2 || t.opt.Ranks(n)
 }
 
 func (t *Writer) inWindow(start, end netsim.Time) bool {
