@@ -18,7 +18,7 @@ type goalTracer struct {
 	net   *timeline.Net
 	base  []uint64
 	lanes []timeline.Lanes
-	recv  map[uint64]postedRecv
+	recv  []postedRecv // by id
 }
 
 type postedRecv struct {
@@ -27,12 +27,13 @@ type postedRecv struct {
 }
 
 func newGoalTracer(s *goal.Schedule, net *timeline.Net) *goalTracer {
-	t := &goalTracer{s: s, w: net.W, net: net, base: make([]uint64, len(s.Ranks)), lanes: make([]timeline.Lanes, len(s.Ranks)), recv: map[uint64]postedRecv{}}
+	t := &goalTracer{s: s, w: net.W, net: net, base: make([]uint64, len(s.Ranks)), lanes: make([]timeline.Lanes, len(s.Ranks))}
 	var n uint64
 	for i := range s.Ranks {
 		t.base[i] = n
 		n += uint64(len(s.Ranks[i].Ops))
 	}
+	t.recv = make([]postedRecv, n+1)
 	net.NodeName = func(node int) string { return "rank " + itoa(node) }
 	return t
 }
@@ -80,7 +81,7 @@ func (t *goalTracer) Busy(rank int, op uint32, start, end netsim.Time) {
 	o := &t.s.Ranks[rank].Ops[op]
 	t.net.Node(rank)
 	tid := timeline.TidCPU + int(o.CPU)
-	t.w.Thread(rank, tid, "cpu "+itoa(int(o.CPU)))
+	t.w.ThreadN(rank, tid, "cpu", int(o.CPU))
 	line := timeline.I("line", int64(o.Line))
 	if o.Kind == goal.Calc {
 		t.w.Slice(rank, tid, "calc", start, end, timeline.I("ns", int64(o.Size)), line)
@@ -116,7 +117,6 @@ func (t *goalTracer) Arrived(rank int, src, sendOp uint32, now netsim.Time, matc
 func (t *goalTracer) Matched(rank int, recvOp, src, sendOp uint32, now netsim.Time) {
 	k := t.id(rank, recvOp)
 	p := t.recv[k]
-	delete(t.recv, k)
 	t.lanes[rank].Free(p.lane, now)
 	if !t.w.Keep(rank) {
 		return
@@ -125,7 +125,7 @@ func (t *goalTracer) Matched(rank int, recvOp, src, sendOp uint32, now netsim.Ti
 	so := &t.s.Ranks[src].Ops[sendOp]
 	tid := timeline.TidRecv + p.lane
 	t.net.Node(rank)
-	t.w.Thread(rank, tid, "recv "+itoa(p.lane))
+	t.w.ThreadN(rank, tid, "recv", p.lane)
 	id := t.id(int(src), sendOp)
 	t.w.Slice(rank, tid, "recv", p.at, now, timeline.I("peer", int64(src)), timeline.I("tag", int64(so.Tag)), timeline.I("size", int64(so.Size)), timeline.I("msg", int64(id)), timeline.I("line", int64(o.Line)))
 	t.w.Flow(timeline.FlowFinish, rank, tid, id, now)

@@ -169,6 +169,18 @@ func TestGoalTimeline(t *testing.T) {
 	if len(busy) == 0 || !inj {
 		t.Errorf("link counters: %v spans with busy links; rank 0's injection link in the first: %v", len(busy), inj)
 	}
+	// Tracks are named by what they hold, a lane by its number.
+	names := map[string]bool{}
+	for _, e := range evs {
+		if e.Ph == "M" && e.Name == "thread_name" && *e.Pid == 2 {
+			names[e.Args["name"].(string)] = true
+		}
+	}
+	for _, n := range []string{"recv 0", "NIC rx 0", "NIC matcher"} { // rank 2 only receives
+		if !names[n] {
+			t.Errorf("rank 2's tracks %v: no %q", names, n)
+		}
+	}
 	if !unexpected || !counted {
 		t.Errorf("rank 1: unexpected instant %v, queue counter at 1: %v", unexpected, counted)
 	}

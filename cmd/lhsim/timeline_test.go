@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -61,4 +63,38 @@ func TestNetworkTimelines(t *testing.T) {
 	code, _, stderr := run(t, nil, "barrier", "--topology", "crossbar:8", "--slurm", "--timeline", filepath.Join(dir, "x.json"))
 	require.Equal(t, 2, code, stderr)
 	require.Contains(t, stderr, "leave out --slurm")
+}
+
+// docs/timeline.md's example and its figure: the lines it shows are what the commands say,
+// and the 256-rank allreduce writes the events it states, under 200 bytes each.
+func TestTimelineDoc(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/timeline.md")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	require.NoError(t, os.Chdir(dir))
+	defer os.Chdir(wd)
+	code, _, stderr := run(t, nil, "goal", "gen", "allreduce_recdoub", "--ranks", "8", "--size", "4096", "--out", "ar8.goal")
+	require.Equal(t, 0, code, stderr)
+	code, _, stderr = run(t, nil, "goal", "--schedule", "ar8.goal", "--timeline", "ar8.json")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, string(doc), strings.TrimSpace(stderr))
+	code, _, stderr = run(t, nil, "goal", "gen", "allreduce_recdoub", "--ranks", "256", "--size", "1024", "--out", "ar256.goal")
+	require.Equal(t, 0, code, stderr)
+	code, _, stderr = run(t, nil, "goal", "--schedule", "ar256.goal", "--topology", "torus:8x8x8", "--json", "--timeline", "ar256.json")
+	require.Equal(t, 0, code, stderr)
+	var events, size int
+	_, err = fmt.Sscanf(strings.TrimSpace(stderr), "lhsim goal: timeline ar256.json: %d events, %d bytes", &events, &size)
+	require.NoError(t, err, stderr)
+	require.Contains(t, string(doc), fmt.Sprintf("writes %s events, %.1f MB, %.1f bytes per event", commas(events), float64(size)/1e6, float64(size)/float64(events)))
+	require.Less(t, float64(size)/float64(events), 200.0)
+}
+
+func commas(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

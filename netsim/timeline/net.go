@@ -161,7 +161,7 @@ func (t *Net) Landed(now netsim.Time, id uint64, node int) {
 		return
 	}
 	t.Node(node)
-	t.W.Thread(pid, tid, "NIC rx "+itoa(m.lane))
+	t.W.ThreadN(pid, tid, "NIC rx", tid-TidRx)
 	peer := m.src
 	if m.kind == "get" {
 		peer = m.dst

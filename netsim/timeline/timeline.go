@@ -143,7 +143,7 @@ func (t *Writer) head(ph byte, name string, pid, tid int) {
 	t.buf = append(t.buf, `{"ph":"`...)
 	t.buf = append(t.buf, ph)
 	t.buf = append(t.buf, `","name":`...)
-	t.buf = strconv.AppendQuote(t.buf, name)
+	t.buf = appendQuote(t.buf, name)
 	t.buf = append(t.buf, `,"pid":`...)
 	t.buf = strconv.AppendInt(t.buf, int64(pid), 10)
 	t.buf = append(t.buf, `,"tid":`...)
@@ -190,10 +190,10 @@ func (t *Writer) args(args []Arg) {
 		if i > 0 {
 			t.buf = append(t.buf, ',')
 		}
-		t.buf = strconv.AppendQuote(t.buf, a.Key)
+		t.buf = appendQuote(t.buf, a.Key)
 		t.buf = append(t.buf, ':')
 		if a.IsStr {
-			t.buf = strconv.AppendQuote(t.buf, a.Str)
+			t.buf = appendQuote(t.buf, a.Str)
 		} else {
 			t.buf = strconv.AppendInt(t.buf, a.Int, 10)
 		}
@@ -221,10 +221,19 @@ func (t *Writer) Process(pid int, name string) {
 // Thread names track tid of pid, the first time it is called for them (thread_name and
 // thread_sort_index: tracks in tid order).
 func (t *Writer) Thread(pid, tid int, name string) {
+	t.ThreadN(pid, tid, name, -1)
+}
+
+// ThreadN is Thread with the name prefix+" "+n (n >= 0), made only the first time.
+func (t *Writer) ThreadN(pid, tid int, prefix string, n int) {
 	if !t.Keep(pid) || t.threads[[2]int{pid, tid}] {
 		return
 	}
 	t.threads[[2]int{pid, tid}] = true
+	name := prefix
+	if n >= 0 {
+		name += " " + strconv.Itoa(n)
+	}
 	if !t.begin(pid, 0, 0, true) {
 		return
 	}
@@ -319,4 +328,17 @@ func (t *Writer) Close() error {
 		return fmt.Errorf("timeline: %w", err)
 	}
 	return nil
+}
+
+// appendQuote is strconv.AppendQuote with a fast path for the plain ASCII this package's
+// callers use.
+func appendQuote(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
