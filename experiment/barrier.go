@@ -36,6 +36,8 @@ type BarrierConfig struct {
 	TorusSeed002 bool           // torus links as seed 002 (16 GB/s; X/Y/Z latencies are the default anyway)
 	// Timeline, when set, records every run (docs/timeline.md); the caller closes it.
 	Timeline *timeline.Writer
+	// Progress, when set, is told after each barrier (done of total).
+	Progress func(done, total int)
 }
 
 // DefaultBarrier is seed 003's sweep: the 64-node crossbar and fat tree, and a 4,096-node torus.
@@ -107,6 +109,26 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 	}
 	res := &BarrierResult{}
 	start := time.Now()
+	total, done := 0, 0
+	if cfg.Progress != nil {
+		for _, ts := range cfg.Topologies {
+			topo, err := fabric.ParseTopology(ts)
+			if err != nil {
+				return nil, err
+			}
+			ps := cfg.Processes
+			if len(ps) == 0 {
+				ps = processCounts(topo.Nodes())
+			}
+			for _, alg := range cfg.Algorithms {
+				for _, p := range ps {
+					if alg != collective.Ring || p <= cfg.RingMax {
+						total += len(cfg.NodeLatency)
+					}
+				}
+			}
+		}
+	}
 	for k, ts := range cfg.Topologies {
 		topo, err := fabric.ParseTopology(ts)
 		if err != nil {
@@ -148,6 +170,9 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 					sim, err := collective.Run(c, alg, p)
 					if err != nil {
 						return nil, fmt.Errorf("%s: %w", ts, err)
+					}
+					if done++; cfg.Progress != nil {
+						cfg.Progress(done, total)
 					}
 					if tl != nil {
 						tl.Run(fmt.Sprintf("%s barrier, %d processes", alg, p), t0, eng.Now(), timeline.I("node_latency_ns", int64(nl/netsim.Nanosecond)))

@@ -75,10 +75,20 @@ func runBarrier(args []string) error {
 	if cfg.Timeline, err = tl.open(); err != nil {
 		return err
 	}
+	var pr *progress
+	if !sl.Enabled && sl.Task == "" {
+		cfg.Progress = func(done, total int) {
+			if pr == nil {
+				pr = newProgress(out.json, "barrier", int64(total), "barriers")
+			}
+			pr.set(int64(done), "")
+		}
+	}
 	res, err := sweep(sl, fs, "barrier", out.json, cfg, cfg.Parts(), experiment.RunBarrier,
 		func(parts []*experiment.BarrierResult) (*experiment.BarrierResult, error) {
 			return experiment.MergeBarrier(parts), nil
 		})
+	pr.finish(err == nil)
 	if terr := tl.close(); terr != nil && err == nil {
 		err = terr
 	}

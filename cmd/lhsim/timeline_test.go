@@ -98,3 +98,17 @@ func commas(n int) string {
 	}
 	return s
 }
+
+// Progress without a terminal: a line every LHSIM_PROGRESS_EVERY on stderr (here every
+// barrier), with what is left; none with --json.
+func TestProgressLines(t *testing.T) {
+	env := []string{"LHSIM_PROGRESS_EVERY=0"}
+	code, _, stderr := run(t, env, "barrier", "--topology", "crossbar:8", "--processes", "4,8", "--node-latency", "1")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "lhsim barrier: 1/6 barriers, ")
+	require.Contains(t, stderr, "to go")
+	require.Contains(t, stderr, "lhsim barrier: 6/6 barriers, ")
+	code, _, stderr = run(t, env, "barrier", "--topology", "crossbar:8", "--processes", "4,8", "--node-latency", "1", "--json")
+	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, stderr, "barriers")
+}
