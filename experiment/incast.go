@@ -480,10 +480,11 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 		return run, err
 	}
 	eng, net := c.Network().Engine(), c.Network()
+	var tl *timeline.Net
 	if lhs {
-		machineTimeline(cfg.Timeline, c, 0, "LHS on")
+		tl = machineTimeline(cfg.Timeline, c, 0, "LHS on")
 	} else {
-		machineTimeline(cfg.Timeline, c, 1, "LHS off")
+		tl = machineTimeline(cfg.Timeline, c, 1, "LHS off")
 	}
 	lookahead, err := lhsnic.Lookahead(net)
 	if err != nil {
@@ -551,6 +552,10 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 			return run, err
 		}
 		nodes = append(nodes, node)
+		if tl != nil {
+			r := r
+			node.OnCommit = func(cm lhsnic.Commit, board uint64) { tl.Commit(r, cm.Time, cm.Cycle, board, cm.Size) }
+		}
 		if ev != nil {
 			node.Local().OnCycle(ev.Observe)
 		}

@@ -26,6 +26,24 @@ func TestGoalTimelineCommand(t *testing.T) {
 	evs, err := timeline.Parse(b)
 	require.NoError(t, err)
 	require.NoError(t, timeline.Validate(evs, false))
+	// An RTL receive path on node 1: its one message's commit, with its cycles.
+	code, _, stderr = run(t, nil, "goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal", "--topology", "crossbar:4", "--rtl-nodes", "1", "--timeline", f)
+	require.Equal(t, 0, code, stderr)
+	b, err = os.ReadFile(f)
+	require.NoError(t, err)
+	evs, err = timeline.Parse(b)
+	require.NoError(t, err)
+	require.NoError(t, timeline.Validate(evs, false))
+	var commits []timeline.Event
+	for _, e := range evs {
+		if e.Name == "LH commit" {
+			commits = append(commits, e)
+		}
+	}
+	require.Len(t, commits, 1)
+	require.Equal(t, 1, *commits[0].Pid)
+	require.Equal(t, 1024.0, commits[0].Args["size"])
+	require.Greater(t, commits[0].Args["cycle"], 0.0)
 	code, _, stderr = run(t, nil, "goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal", "--timeline", f, "--timeline-ranks", "1", "--timeline-window", "0.5:3")
 	require.Equal(t, 0, code, stderr)
 	for _, bad := range [][]string{
@@ -111,4 +129,50 @@ func TestProgressLines(t *testing.T) {
 	code, _, stderr = run(t, env, "barrier", "--topology", "crossbar:8", "--processes", "4,8", "--node-latency", "1", "--json")
 	require.Equal(t, 0, code, stderr)
 	require.NotContains(t, stderr, "barriers")
+}
+
+// On an RTL receiver each commit carries its cycle in the waveform: the first one is where
+// incast's own save file marks the first LH entry committed, and lhsim trace --at that cycle
+// writes a save file whose cursor is there.
+func TestTimelineRTLCycles(t *testing.T) {
+	dir := t.TempDir()
+	fst, tl := filepath.Join(dir, "inc.fst"), filepath.Join(dir, "inc.json")
+	code, _, stderr := run(t, nil, "incast", "--topology", "crossbar:4", "--messages", "5", "--post-at", "5", "--speed=false", "--trace", "0", "--trace-file", fst, "--timeline", tl)
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(tl)
+	require.NoError(t, err)
+	evs, err := timeline.Parse(b)
+	require.NoError(t, err)
+	require.NoError(t, timeline.Validate(evs, false))
+	first := -1
+	commits := 0
+	for _, e := range evs {
+		if e.Ph == "i" && e.Name == "LH commit" && *e.Pid == 0 {
+			if first < 0 {
+				first = int(e.Args["fst_cycle"].(float64))
+			}
+			commits++
+		}
+	}
+	require.Equal(t, 3*5, commits, "receiver 0 commits each of 3 senders' 5 messages once")
+	save, err := os.ReadFile(filepath.Join(dir, "inc.gtkw"))
+	require.NoError(t, err)
+	require.Contains(t, string(save), "first LH entry committed")
+	want := fmt.Sprint((first + 4) * 10) // hw.ResetCycles, waves.CycleTime
+	var markers []string
+	for _, l := range strings.Split(string(save), "\n") {
+		if strings.HasPrefix(l, "*") {
+			markers = strings.Fields(l)[2:]
+		}
+	}
+	require.Contains(t, markers, want, "first commit at FST cycle %d", first)
+	code, out, stderr := run(t, nil, "trace", "--at", fmt.Sprint(first), "--dump", fst)
+	require.Equal(t, 0, code, stderr)
+	at := filepath.Join(dir, fmt.Sprintf("inc-cycle%d.gtkw", first))
+	require.Contains(t, out, "open with: gtkwave "+fst+" "+at)
+	g, err := os.ReadFile(at)
+	require.NoError(t, err)
+	require.Contains(t, string(g), "*-6.500000 "+want+" "+want+" ")
+	code, _, _ = run(t, nil, "trace", "--at", "5")
+	require.Equal(t, 2, code)
 }

@@ -7,6 +7,7 @@ import (
 // Track numbers (tid) inside a node's process (pid = the node's number).
 const (
 	TidCPU   = 0   // the rank's operations, tid TidCPU+c for its CPU c
+	TidRTL   = 98  // an RTL receive path's commits, with their cycles
 	TidMatch = 99  // the NIC's matcher: a message matched or queued as unexpected
 	TidRecv  = 100 // posted receives, one track per receive outstanding at once
 	TidRx    = 200 // the NIC's receive path: each message from first packet to landed
@@ -172,7 +173,13 @@ func (t *Net) Landed(now netsim.Time, id uint64, node int) {
 	if m.kind == "send" {
 		ph = FlowStep
 	}
-	t.W.Flow(ph, pid, tid, m.flow, Mid(m.arr, now))
+	// At its first packet's arrival: a receive path that runs ahead of the engine (lhsnic)
+	// may report the landing after the engine has already matched the message.
+	at := m.arr
+	if ph == FlowFinish {
+		at = Mid(m.arr, now)
+	}
+	t.W.Flow(ph, pid, tid, m.flow, at)
 }
 
 // Op implements cluster.OpObserver: a rank's call as a slice on its rank track, with its
@@ -229,4 +236,17 @@ func (t *Net) Run(name string, start, end netsim.Time, args ...Arg) {
 		t.W.Thread(pid, 0, "runs")
 	}
 	t.W.Slice(pid, 0, name, start, end, args...)
+}
+
+// Commit is an RTL receive path's commit at node (its LH entry, and the tail in the
+// SO-DIMM ring if the message was split): an instant with the device's cycle (the node's
+// clock) and the waveform's cycle (lhsnic.Node.OnCommit), where `lhsim trace --at` opens.
+func (t *Net) Commit(node int, at netsim.Time, cycle, fstCycle uint64, size int) {
+	pid := t.PidBase + node
+	if !t.W.Keep(pid) {
+		return
+	}
+	t.Node(node)
+	t.W.Thread(pid, TidRTL, "RTL receive path")
+	t.W.Instant(pid, TidRTL, "LH commit", at, I("cycle", int64(cycle)), I("fst_cycle", int64(fstCycle)), I("size", int64(size)))
 }
