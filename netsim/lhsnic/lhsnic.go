@@ -112,7 +112,7 @@ type Node struct {
 	// FST, as waves.Events' markers count.
 	OnCommit func(c Commit, board uint64)
 	ran      uint64 // cycles the device has run (Commit.Board)
-	Stalls  uint64   // cycles the input was held off (s_msg_tvalid && !s_msg_tready)
+	Stalls   uint64 // cycles the input was held off (s_msg_tvalid && !s_msg_tready)
 }
 
 type input struct {
