@@ -81,6 +81,8 @@ type IncastConfig struct {
 	Cluster   cluster.Config
 	// Timeline, when set, records the LHS-on and LHS-off runs (docs/timeline.md).
 	Timeline *timeline.Writer
+	// Progress, when set, is told after each run (done of total: LHS on, off, the speed rows).
+	Progress func(done, total int)
 }
 
 // DefaultIncast is 15 senders to one RTL receiver on a 16-port crossbar, 100 messages each,
@@ -433,11 +435,24 @@ func RunIncast(cfg IncastConfig) (*IncastResult, error) {
 	res := &IncastResult{Host: cfg.Host, Topology: cfg.Topology, Receivers: cfg.Receivers, RTLNodes: rtl, Bridge: string(cfg.Bridge), Model: cfg.Model,
 		Senders:  topo.Nodes() - cfg.Receivers,
 		PostAtUs: cfg.PostAt.Microseconds(), TraceNode: cfg.TraceNode}
+	total, done := 2, 0
+	if cfg.Speed {
+		total += 4
+		if cfg.Host == HostMPI {
+			total--
+		}
+	}
+	tick := func() {
+		if done++; cfg.Progress != nil {
+			cfg.Progress(done, total)
+		}
+	}
 	for _, lhs := range []bool{true, false} {
 		run, err := incastOnce(cfg, topo, kinds, lhs)
 		if err != nil {
 			return nil, err
 		}
+		tick()
 		if lhs {
 			res.On = run
 		} else {
@@ -456,6 +471,7 @@ func RunIncast(cfg IncastConfig) (*IncastResult, error) {
 				// binary (lhsim run outside the source tree) its row is left out, with a note.
 				if _, err := plugin.Locate(); errors.Is(err, plugin.ErrNoBinary) {
 					res.SpeedNote = "rtl-plugin row left out: no lhsim-plugin binary found; build it with make plugin (or go build ./cmd/lhsim-plugin) and put it beside lhsim or name it in LHSIM_PLUGIN"
+					tick()
 					continue
 				}
 			}
@@ -464,6 +480,7 @@ func RunIncast(cfg IncastConfig) (*IncastResult, error) {
 			if err != nil {
 				return nil, fmt.Errorf("incast: every receiver %s: %w", k, err)
 			}
+			tick()
 			res.Speed = append(res.Speed, IncastSpeed{NIC: k, MeanReceiveUs: run.MeanReceiveUs, StallCycles: run.StallCycles,
 				Same:        slices.Equal(run.Done, res.On.Done) && run.StallCycles == res.On.StallCycles,
 				WallSeconds: run.WallSeconds, EventsPerS: run.EventsPerS, SimNsPerWallS: run.SimNsPerWallS})

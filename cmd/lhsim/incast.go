@@ -101,7 +101,15 @@ func runIncast(args []string) error {
 	if cfg.Timeline, err = tl.open(); err != nil {
 		return err
 	}
+	var pr *progress
+	cfg.Progress = func(done, total int) {
+		if pr == nil {
+			pr = newProgress(out.json, "incast", int64(total), "runs")
+		}
+		pr.set(int64(done), "")
+	}
 	r, err := experiment.RunIncast(cfg)
+	pr.finish(err == nil)
 	if terr := tl.close(); terr != nil && err == nil {
 		err = terr
 	}

@@ -129,6 +129,9 @@ func TestProgressLines(t *testing.T) {
 	code, _, stderr = run(t, env, "barrier", "--topology", "crossbar:8", "--processes", "4,8", "--node-latency", "1", "--json")
 	require.Equal(t, 0, code, stderr)
 	require.NotContains(t, stderr, "barriers")
+	code, _, stderr = run(t, env, "incast", "--topology", "crossbar:4", "--messages", "5", "--post-at", "5", "--rtl-nodes", "", "--speed=false")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "lhsim incast: 1/2 runs, ")
 }
 
 // On an RTL receiver each commit carries its cycle in the waveform: the first one is where

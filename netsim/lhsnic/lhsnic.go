@@ -111,7 +111,7 @@ type Node struct {
 	// run): the waveform's cycle, at (board + hw.ResetCycles) cycle times in the device's
 	// FST, as waves.Events' markers count.
 	OnCommit func(c Commit, board uint64)
-	ran      uint64 // cycles the device has run (Commit.Board)
+	ran      uint64 // cycles the device has run (OnCommit's board cycle)
 	Stalls   uint64 // cycles the input was held off (s_msg_tvalid && !s_msg_tready)
 }
 
