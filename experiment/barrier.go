@@ -328,6 +328,7 @@ func (r *BarrierResult) WritePlot(file string) error {
 		}
 	}
 	p := logXPlot(fmt.Sprintf("Barrier time, node latency %.1f µs (cf. seed 003)", nl), "processes", "barrier time (µs)")
+	logY(p) // the ring's time grows as p², recursive doubling's as log p: one axis shows both
 	var c curves
 	for _, row := range r.Rows {
 		if row.NodeLatencyUs != nl {
