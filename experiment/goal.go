@@ -34,6 +34,9 @@ type GoalConfig struct {
 	RTLNodes []int  // packet: nodes whose receive path is the LHS RTL (netsim/lhsnic)
 	// Timeline, when set, records the packet run (docs/timeline.md); the caller closes it.
 	Timeline *timeline.Writer
+	// Progress, when set, is told every 16,384 operations a packet run starts (done of
+	// total) and at the end.
+	Progress func(done, total int64)
 }
 
 // GoalRankResult is one rank's end and matching statistics.

@@ -86,6 +86,9 @@ func runGoalPacket(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 		c.Observe(net)
 		opt.Tracer = newGoalTracer(s, net)
 	}
+	if cfg.Progress != nil {
+		opt.Tracer = &progressTracer{next: opt.Tracer, total: int64(s.NumOps), tell: cfg.Progress}
+	}
 	res, err := goal.RunPacket(s, c, cfg.LogGP.S, opt)
 	if err != nil {
 		return nil, err

@@ -138,3 +138,56 @@ func (t *goalTracer) Queues(rank int, now netsim.Time, posted, unexpected int) {
 	t.net.Node(rank)
 	t.w.Counter(rank, "queue", now, timeline.I("posted", int64(posted)), timeline.I("unexpected", int64(unexpected)))
 }
+
+// progressTracer counts the operations a packet run starts (each calc and send once at its
+// CPU time, each recv at its post) for GoalConfig.Progress, and passes every call on to next
+// (the timeline, or none).
+type progressTracer struct {
+	next        goal.Tracer
+	done, total int64
+	tell        func(done, total int64)
+}
+
+func (p *progressTracer) count() {
+	if p.done++; p.done&(1<<14-1) == 0 || p.done == p.total {
+		p.tell(p.done, p.total)
+	}
+}
+
+func (p *progressTracer) Busy(rank int, op uint32, start, end netsim.Time) {
+	p.count()
+	if p.next != nil {
+		p.next.Busy(rank, op, start, end)
+	}
+}
+
+func (p *progressTracer) Sending(rank int, op uint32, now netsim.Time) {
+	if p.next != nil {
+		p.next.Sending(rank, op, now)
+	}
+}
+
+func (p *progressTracer) Posted(rank int, op uint32, now netsim.Time) {
+	p.count()
+	if p.next != nil {
+		p.next.Posted(rank, op, now)
+	}
+}
+
+func (p *progressTracer) Arrived(rank int, src, sendOp uint32, now netsim.Time, matched bool) {
+	if p.next != nil {
+		p.next.Arrived(rank, src, sendOp, now, matched)
+	}
+}
+
+func (p *progressTracer) Matched(rank int, recvOp, src, sendOp uint32, now netsim.Time) {
+	if p.next != nil {
+		p.next.Matched(rank, recvOp, src, sendOp, now)
+	}
+}
+
+func (p *progressTracer) Queues(rank int, now netsim.Time, posted, unexpected int) {
+	if p.next != nil {
+		p.next.Queues(rank, now, posted, unexpected)
+	}
+}

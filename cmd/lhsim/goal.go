@@ -108,7 +108,15 @@ func runGoal(args []string) error {
 	if cfg.Timeline, err = tl.open(); err != nil {
 		return err
 	}
+	var pr *progress
+	if cfg.Network == "packet" {
+		pr = newProgress(out.json, "goal", int64(s.NumOps), "operations")
+		if pr != nil {
+			cfg.Progress = func(done, _ int64) { pr.set(done, "") }
+		}
+	}
 	r, err := experiment.RunGoalSchedule(cfg, s)
+	pr.finish(err == nil)
 	if terr := tl.close(); terr != nil && err == nil {
 		err = terr
 	}

@@ -132,6 +132,9 @@ func TestProgressLines(t *testing.T) {
 	code, _, stderr = run(t, env, "incast", "--topology", "crossbar:4", "--messages", "5", "--post-at", "5", "--rtl-nodes", "", "--speed=false")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stderr, "lhsim incast: 1/2 runs, ")
+	code, _, stderr = run(t, env, "goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal", "--topology", "crossbar:4")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "lhsim goal: 5/5 operations, ")
 }
 
 // On an RTL receiver each commit carries its cycle in the waveform: the first one is where
