@@ -107,6 +107,16 @@ func TestTimelineDoc(t *testing.T) {
 	require.NoError(t, err, stderr)
 	require.Contains(t, string(doc), fmt.Sprintf("writes %s events, %.1f MB, %.1f bytes per event", commas(events), float64(size)/1e6, float64(size)/float64(events)))
 	require.Less(t, float64(size)/float64(events), 200.0)
+	// The cap: a message when it is reached, and a file under it that still parses.
+	code, _, stderr = run(t, nil, "goal", "--schedule", "ar256.goal", "--topology", "torus:8x8x8", "--json", "--timeline", "capped.json", "--timeline-max", "1")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "lhsim goal: timeline capped.json reached --timeline-max 1 MiB at ")
+	b, err := os.ReadFile("capped.json")
+	require.NoError(t, err)
+	require.LessOrEqual(t, len(b), 1<<20)
+	evs, err := timeline.Parse(b)
+	require.NoError(t, err)
+	require.NoError(t, timeline.Validate(evs, true))
 }
 
 func commas(n int) string {
