@@ -19,6 +19,7 @@ import (
 	"github.com/lhsim/lhsim/netsim/alltoall"
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/timeline"
 )
 
 // AlltoallConfig is what the user chose.
@@ -51,6 +52,8 @@ type AlltoallConfig struct {
 	Cluster cluster.Config
 	// Progress, when set, is told after each run (done of total).
 	Progress func(done, total int)
+	// Timeline, when set, records every run, a machine each (docs/timeline.md).
+	Timeline *timeline.Writer
 }
 
 // DefaultAlltoall is seed 002's machine.
@@ -258,11 +261,16 @@ func RunAlltoall(cfg AlltoallConfig) (*AlltoallResult, error) {
 					if err != nil {
 						return nil, err
 					}
+					name := fmt.Sprintf("%s %d B%s, links %s", sc, size, map[bool]string{true: " uneven"}[uneven], lat.name)
+					tl := machineTimeline(cfg.Timeline, c, done, name)
 					t0 := time.Now()
 					r, err := alltoall.RunWith(c, sched, sc, alltoall.Sizes{BytesPerPair: size, Uneven: uneven},
 						alltoall.Options{PaperRule: cfg.PaperSyncRule})
 					if err != nil {
 						return nil, err
+					}
+					if tl != nil {
+						tl.Run(name, 0, c.Engine().Now())
 					}
 					row := AlltoallRow{Scheme: string(sc), BytesPerPair: size, Uneven: uneven, LinkLatencyNs: lat.name,
 						TotalUs: r.Total.Microseconds(), LateSteps: r.Late, Events: r.Events, WallS: time.Since(t0).Seconds()}

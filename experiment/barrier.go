@@ -18,6 +18,7 @@ import (
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/collective"
 	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/timeline"
 )
 
 // BarrierConfig is what the user chose.
@@ -33,6 +34,10 @@ type BarrierConfig struct {
 	Fabric       fabric.Config
 	Cluster      cluster.Config // its NodeLatency is replaced by each of NodeLatency
 	TorusSeed002 bool           // torus links as seed 002 (16 GB/s; X/Y/Z latencies are the default anyway)
+	// Timeline, when set, records every run (docs/timeline.md); the caller closes it.
+	Timeline *timeline.Writer
+	// Progress, when set, is told after each barrier (done of total).
+	Progress func(done, total int)
 }
 
 // DefaultBarrier is seed 003's sweep: the 64-node crossbar and fat tree, and a 4,096-node torus.
@@ -104,7 +109,27 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 	}
 	res := &BarrierResult{}
 	start := time.Now()
-	for _, ts := range cfg.Topologies {
+	total, done := 0, 0
+	if cfg.Progress != nil {
+		for _, ts := range cfg.Topologies {
+			topo, err := fabric.ParseTopology(ts)
+			if err != nil {
+				return nil, err
+			}
+			ps := cfg.Processes
+			if len(ps) == 0 {
+				ps = processCounts(topo.Nodes())
+			}
+			for _, alg := range cfg.Algorithms {
+				for _, p := range ps {
+					if alg != collective.Ring || p <= cfg.RingMax {
+						total += len(cfg.NodeLatency)
+					}
+				}
+			}
+		}
+	}
+	for k, ts := range cfg.Topologies {
 		topo, err := fabric.ParseTopology(ts)
 		if err != nil {
 			return nil, err
@@ -117,6 +142,7 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 			return nil, err
 		}
 		eng := c.Network().Engine()
+		tl := machineTimeline(cfg.Timeline, c, k, ts)
 		ps := cfg.Processes
 		if len(ps) == 0 {
 			ps = processCounts(topo.Nodes())
@@ -140,9 +166,16 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 					if alg == collective.Ring && p > cfg.RingMax {
 						continue
 					}
+					t0 := eng.Now()
 					sim, err := collective.Run(c, alg, p)
 					if err != nil {
 						return nil, fmt.Errorf("%s: %w", ts, err)
+					}
+					if done++; cfg.Progress != nil {
+						cfg.Progress(done, total)
+					}
+					if tl != nil {
+						tl.Run(fmt.Sprintf("%s barrier, %d processes", alg, p), t0, eng.Now(), timeline.I("node_latency_ns", int64(nl/netsim.Nanosecond)))
 					}
 					model, err := collective.Model(c, alg, p)
 					if err != nil {
@@ -295,6 +328,7 @@ func (r *BarrierResult) WritePlot(file string) error {
 		}
 	}
 	p := logXPlot(fmt.Sprintf("Barrier time, node latency %.1f µs (cf. seed 003)", nl), "processes", "barrier time (µs)")
+	logY(p) // the ring's time grows as p², recursive doubling's as log p: one axis shows both
 	var c curves
 	for _, row := range r.Rows {
 		if row.NodeLatencyUs != nl {

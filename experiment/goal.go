@@ -6,6 +6,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"github.com/lhsim/lhsim/netsim/timeline"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,6 +32,11 @@ type GoalConfig struct {
 	MaxBytes uint64 // memory a schedule may take; 0: no bound
 	StdSort  bool   // loggp: LogGOPSim's order of operations freed together (goal.Options)
 	RTLNodes []int  // packet: nodes whose receive path is the LHS RTL (netsim/lhsnic)
+	// Timeline, when set, records the packet run (docs/timeline.md); the caller closes it.
+	Timeline *timeline.Writer
+	// Progress, when set, is told every 16,384 operations a packet run starts (done of
+	// total) and at the end.
+	Progress func(done, total int64)
 }
 
 // GoalRankResult is one rank's end and matching statistics.

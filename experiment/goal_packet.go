@@ -9,6 +9,7 @@ import (
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/goal"
 	"github.com/lhsim/lhsim/netsim/lhsnic"
+	"github.com/lhsim/lhsim/netsim/timeline"
 )
 
 func rtlNote(nodes []int) string {
@@ -56,6 +57,7 @@ func runGoalPacket(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 		return nil, err
 	}
 	var rtl []*lhsnic.Node
+	var rtlAt []int
 	for _, n := range cfg.RTLNodes {
 		if n < 0 || n >= topo.Nodes() {
 			return nil, fmt.Errorf("goal: RTL receive path on node %d: %s has nodes 0 to %d", n, cfg.Topology, topo.Nodes()-1)
@@ -71,8 +73,23 @@ func runGoalPacket(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 			return nil, err
 		}
 		rtl = append(rtl, node)
+		rtlAt = append(rtlAt, n)
 	}
-	res, err := goal.RunPacket(s, c, cfg.LogGP.S, goal.Options{Stats: true})
+	opt := goal.Options{Stats: true}
+	if cfg.Timeline != nil {
+		net := timeline.NewNet(cfg.Timeline, c.Size())
+		net.SampleLinks(c.Network())
+		for i, node := range rtl {
+			n := rtlAt[i]
+			node.OnCommit = func(cm lhsnic.Commit, board uint64) { net.Commit(n, cm.Time, cm.Cycle, board, cm.Size) }
+		}
+		c.Observe(net)
+		opt.Tracer = newGoalTracer(s, net)
+	}
+	if cfg.Progress != nil {
+		opt.Tracer = &progressTracer{next: opt.Tracer, total: int64(s.NumOps), tell: cfg.Progress}
+	}
+	res, err := goal.RunPacket(s, c, cfg.LogGP.S, opt)
 	if err != nil {
 		return nil, err
 	}

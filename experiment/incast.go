@@ -30,6 +30,7 @@ import (
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/lhsnic"
+	"github.com/lhsim/lhsim/netsim/timeline"
 	"github.com/lhsim/lhsim/plugin"
 	"github.com/lhsim/lhsim/waves"
 )
@@ -78,6 +79,10 @@ type IncastConfig struct {
 	TraceNode int
 	Fabric    fabric.Config
 	Cluster   cluster.Config
+	// Timeline, when set, records the LHS-on and LHS-off runs (docs/timeline.md).
+	Timeline *timeline.Writer
+	// Progress, when set, is told after each run (done of total: LHS on, off, the speed rows).
+	Progress func(done, total int)
 }
 
 // DefaultIncast is 15 senders to one RTL receiver on a 16-port crossbar, 100 messages each,
@@ -430,11 +435,24 @@ func RunIncast(cfg IncastConfig) (*IncastResult, error) {
 	res := &IncastResult{Host: cfg.Host, Topology: cfg.Topology, Receivers: cfg.Receivers, RTLNodes: rtl, Bridge: string(cfg.Bridge), Model: cfg.Model,
 		Senders:  topo.Nodes() - cfg.Receivers,
 		PostAtUs: cfg.PostAt.Microseconds(), TraceNode: cfg.TraceNode}
+	total, done := 2, 0
+	if cfg.Speed {
+		total += 4
+		if cfg.Host == HostMPI {
+			total--
+		}
+	}
+	tick := func() {
+		if done++; cfg.Progress != nil {
+			cfg.Progress(done, total)
+		}
+	}
 	for _, lhs := range []bool{true, false} {
 		run, err := incastOnce(cfg, topo, kinds, lhs)
 		if err != nil {
 			return nil, err
 		}
+		tick()
 		if lhs {
 			res.On = run
 		} else {
@@ -442,7 +460,7 @@ func RunIncast(cfg IncastConfig) (*IncastResult, error) {
 		}
 	}
 	if cfg.Speed {
-		cfg.Trace = ""
+		cfg.Trace, cfg.Timeline = "", nil
 		kinds := []string{nicRTL, nicRTLPlugin, nicGo, nicTLM}
 		if cfg.Host == HostMPI {
 			kinds = kinds[:3] // a TLM node has no host bus
@@ -453,6 +471,7 @@ func RunIncast(cfg IncastConfig) (*IncastResult, error) {
 				// binary (lhsim run outside the source tree) its row is left out, with a note.
 				if _, err := plugin.Locate(); errors.Is(err, plugin.ErrNoBinary) {
 					res.SpeedNote = "rtl-plugin row left out: no lhsim-plugin binary found; build it with make plugin (or go build ./cmd/lhsim-plugin) and put it beside lhsim or name it in LHSIM_PLUGIN"
+					tick()
 					continue
 				}
 			}
@@ -461,6 +480,7 @@ func RunIncast(cfg IncastConfig) (*IncastResult, error) {
 			if err != nil {
 				return nil, fmt.Errorf("incast: every receiver %s: %w", k, err)
 			}
+			tick()
 			res.Speed = append(res.Speed, IncastSpeed{NIC: k, MeanReceiveUs: run.MeanReceiveUs, StallCycles: run.StallCycles,
 				Same:        slices.Equal(run.Done, res.On.Done) && run.StallCycles == res.On.StallCycles,
 				WallSeconds: run.WallSeconds, EventsPerS: run.EventsPerS, SimNsPerWallS: run.SimNsPerWallS})
@@ -477,6 +497,12 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 		return run, err
 	}
 	eng, net := c.Network().Engine(), c.Network()
+	var tl *timeline.Net
+	if lhs {
+		tl = machineTimeline(cfg.Timeline, c, 0, "LHS on")
+	} else {
+		tl = machineTimeline(cfg.Timeline, c, 1, "LHS off")
+	}
 	lookahead, err := lhsnic.Lookahead(net)
 	if err != nil {
 		return run, err
@@ -543,6 +569,10 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 			return run, err
 		}
 		nodes = append(nodes, node)
+		if tl != nil {
+			r := r
+			node.OnCommit = func(cm lhsnic.Commit, board uint64) { tl.Commit(r, cm.Time, cm.Cycle, board, cm.Size) }
+		}
 		if ev != nil {
 			node.Local().OnCycle(ev.Observe)
 		}

@@ -2,13 +2,18 @@ package experiment
 
 import (
 	"fmt"
+	"image/color"
+	"math"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // CheckPlotFile reports a plot file name the experiments' WritePlot would refuse (its kind
@@ -21,16 +26,102 @@ func CheckPlotFile(file string) error {
 	return nil
 }
 
-// logXPlot is a plot with a logarithmic X axis and the legend at the top left: the form of
-// the sweeps' figures.
+// logXPlot is a plot with a logarithmic X axis (readableLogTicks): the form of the sweeps'
+// figures. curves.draw puts its legend outside the data, at the right.
 func logXPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text, p.Y.Label.Text = x, y
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker = readableLogTicks{}
 	p.Legend.Top, p.Legend.Left = true, true
 	return p
+}
+
+// logY makes p's Y axis logarithmic (where one series dwarfs the others).
+func logY(p *plot.Plot) {
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = readableLogTicks{}
+}
+
+// readableLogTicks labels every decade in plain numbers (0.1, 1, 10, 1000, 1e+06), and 2
+// and 5 in each decade too where the axis spans less than two decades; the other integers
+// times a power of ten are unlabelled ticks.
+type readableLogTicks struct{}
+
+func (readableLogTicks) Ticks(min, max float64) []plot.Tick {
+	if min <= 0 || max <= 0 || max < min {
+		return nil
+	}
+	lo, hi := math.Floor(math.Log10(min)), math.Ceil(math.Log10(max))
+	few := hi-lo <= 2
+	var out []plot.Tick
+	for e := lo; e <= hi; e++ {
+		d := math.Pow(10, e)
+		for k := 1.0; k <= 9; k++ {
+			v := k * d
+			if v < min*(1-1e-9) || v > max*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if k == 1 || few && (k == 2 || k == 5) {
+				t.Label = strconv.FormatFloat(v, 'g', 4, 64)
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// seriesColors are 12 colours told apart on screen and in print (matplotlib's tab10, black
+// and a dark purple); seriesColor and seriesShape give series i its own pair.
+var seriesColors = []color.RGBA{
+	{0x1f, 0x77, 0xb4, 255}, {0xff, 0x7f, 0x0e, 255}, {0x2c, 0xa0, 0x2c, 255}, {0xd6, 0x27, 0x28, 255},
+	{0x94, 0x67, 0xbd, 255}, {0x8c, 0x56, 0x4b, 255}, {0xe3, 0x77, 0xc2, 255}, {0x7f, 0x7f, 0x7f, 255},
+	{0xbc, 0xbd, 0x22, 255}, {0x17, 0xbe, 0xcf, 255}, {0x00, 0x00, 0x00, 255}, {0x5e, 0x1f, 0x6e, 255},
+}
+
+func seriesColor(i int) color.Color      { return seriesColors[i%len(seriesColors)] }
+func seriesShape(i int) draw.GlyphDrawer { return plotutil.Shape(i) }
+
+// savePlot saves p at w x h with its legend outside the data, in a column at the right
+// (the file is wider by the legend's width), in the format of file's extension.
+func savePlot(p *plot.Plot, w, h vg.Length, file string) error {
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
+	leg := p.Legend
+	p.Legend = plot.NewLegend()
+	pad := vg.Points(10)
+	var legW vg.Length
+	probe := draw.New(vgCanvasProbe(w, h))
+	if r := leg.Rectangle(probe); r.Size().X > 0 {
+		legW = r.Size().X + 2*pad
+	}
+	c, err := draw.NewFormattedCanvas(w+legW, h, format)
+	if err != nil {
+		return err
+	}
+	dc := draw.New(c)
+	// A margin all round: gonum puts the title's and the tick labels' ink on the canvas's
+	// edge, where renderers cut it.
+	m := vg.Points(6)
+	p.Draw(draw.Crop(dc, m, -legW, m, -m))
+	if legW > 0 {
+		top := vg.Length(0)
+		if p.Title.Text != "" {
+			top = p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding + pad
+		}
+		leg.Top, leg.Left = true, true
+		leg.Draw(draw.Crop(dc, w+pad, -pad, 0, -top))
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // curves collects points into named curves, in the order each name first comes.
@@ -60,7 +151,7 @@ func (c *curves) draw(p *plot.Plot, file string) error {
 		if err != nil {
 			return err
 		}
-		l.Color, sc.Color, sc.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
+		l.Color, sc.Color, sc.Shape = seriesColor(i), seriesColor(i), seriesShape(i)
 		if c.dashed[name] {
 			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		}
@@ -68,5 +159,11 @@ func (c *curves) draw(p *plot.Plot, file string) error {
 		p.Legend.Add(name, l, sc)
 	}
 	p.Add(plotter.NewGrid())
-	return p.Save(8*vg.Inch, 6*vg.Inch, file)
+	return savePlot(p, 8*vg.Inch, 6*vg.Inch, file)
+}
+
+// vgCanvasProbe is a canvas to measure text on.
+func vgCanvasProbe(w, h vg.Length) vg.CanvasSizer {
+	c, _ := draw.NewFormattedCanvas(w, h, "svg")
+	return c
 }

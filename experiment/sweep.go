@@ -31,7 +31,7 @@ func (cfg BarrierConfig) Parts() []Part[BarrierConfig] {
 	for _, ts := range cfg.Topologies {
 		for _, nl := range cfg.NodeLatency {
 			c := cfg
-			c.Topologies, c.NodeLatency = []string{ts}, []netsim.Time{nl}
+			c.Topologies, c.NodeLatency, c.Progress = []string{ts}, []netsim.Time{nl}, nil
 			out = append(out, Part[BarrierConfig]{Label: fmt.Sprintf("%s node-latency %gus", ts, nl.Microseconds()), Config: c})
 		}
 	}

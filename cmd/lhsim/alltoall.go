@@ -30,6 +30,7 @@ func runAlltoall(args []string) error {
 	out := addOutputFlags(fs)
 	plotOut := addPlotFlag(fs, "draw total time against bytes per pair to this .svg or .png")
 	sl := addSlurmFlags(fs)
+	tl := addTimelineFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -67,6 +68,13 @@ func runAlltoall(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
+	if err := tl.checkLocal(fs, sl.Enabled || sl.Task != ""); err != nil {
+		return err
+	}
+	var err error
+	if cfg.Timeline, err = tl.open(); err != nil {
+		return err
+	}
 	runs := len(cfg.Sizes) * len(cfg.Schemes)
 	if cfg.Uneven {
 		runs *= 2
@@ -84,6 +92,9 @@ func runAlltoall(args []string) error {
 			return experiment.MergeAlltoall(cfg, parts)
 		})
 	pr.finish(err == nil)
+	if terr := tl.close(); terr != nil && err == nil {
+		err = terr
+	}
 	if err != nil || res == nil {
 		return err
 	}

@@ -25,6 +25,7 @@ func runBarrier(args []string) error {
 	out := addOutputFlags(fs)
 	plotOut := addPlotFlag(fs, "draw barrier time against processes (node latency 1.0 µs when swept) to this .svg or .png")
 	sl := addSlurmFlags(fs)
+	tl := addTimelineFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -67,10 +68,30 @@ func runBarrier(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
+	if err := tl.checkLocal(fs, sl.Enabled || sl.Task != ""); err != nil {
+		return err
+	}
+	var err error
+	if cfg.Timeline, err = tl.open(); err != nil {
+		return err
+	}
+	var pr *progress
+	if !sl.Enabled && sl.Task == "" {
+		cfg.Progress = func(done, total int) {
+			if pr == nil {
+				pr = newProgress(out.json, "barrier", int64(total), "barriers")
+			}
+			pr.set(int64(done), "")
+		}
+	}
 	res, err := sweep(sl, fs, "barrier", out.json, cfg, cfg.Parts(), experiment.RunBarrier,
 		func(parts []*experiment.BarrierResult) (*experiment.BarrierResult, error) {
 			return experiment.MergeBarrier(parts), nil
 		})
+	pr.finish(err == nil)
+	if terr := tl.close(); terr != nil && err == nil {
+		err = terr
+	}
 	if err != nil || res == nil {
 		return err
 	}

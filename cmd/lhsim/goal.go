@@ -47,6 +47,7 @@ func runGoal(args []string) error {
 	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (default: the memory available)")
 	out := addOutputFlags(fs)
 	plot := addPlotFlag(fs, "draw each rank's matching statistics (queue lengths, search depths) to this file (.svg or .png)")
+	tl := addTimelineFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -84,6 +85,12 @@ func runGoal(args []string) error {
 	if err := plot.check(fs); err != nil {
 		return err
 	}
+	if err := tl.check(fs); err != nil {
+		return err
+	}
+	if tl.file != "" && cfg.Network != "packet" {
+		return badUsage(fs, errMsg("--timeline records the packet network; --network loggp has none"))
+	}
 	if os.Getenv("GOGC") == "" {
 		// A schedule is a few large arrays that live through the run: collecting at 25 %
 		// growth instead of 100 % keeps the peak near them at no measurable cost.
@@ -98,7 +105,21 @@ func runGoal(args []string) error {
 		fmt.Fprintf(os.Stderr, "lhsim goal: %v\n", err)
 		return usageError{err}
 	}
+	if cfg.Timeline, err = tl.open(); err != nil {
+		return err
+	}
+	var pr *progress
+	if cfg.Network == "packet" {
+		pr = newProgress(out.json, "goal", int64(s.NumOps), "operations")
+		if pr != nil {
+			cfg.Progress = func(done, _ int64) { pr.set(done, "") }
+		}
+	}
 	r, err := experiment.RunGoalSchedule(cfg, s)
+	pr.finish(err == nil)
+	if terr := tl.close(); terr != nil && err == nil {
+		err = terr
+	}
 	if errors.Is(err, goal.ErrTooLong) {
 		fmt.Fprintf(os.Stderr, "lhsim goal: %s: %v\n", cfg.Schedule, err)
 		return usageError{err}

@@ -35,6 +35,7 @@ func runIncast(args []string) error {
 	intVar(fs, &trace, "trace", -1, maxRanks, "write receiver NODE's RTL waveform (LHS-on run) with a GTKWave save file")
 	traceFile := fs.String("trace-file", "", "the waveform's file (default build/waves/incast-nodeNODE.fst)")
 	out := addOutputFlags(fs)
+	tl := addTimelineFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -94,7 +95,24 @@ func runIncast(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
+	if err := tl.check(fs); err != nil {
+		return err
+	}
+	if cfg.Timeline, err = tl.open(); err != nil {
+		return err
+	}
+	var pr *progress
+	cfg.Progress = func(done, total int) {
+		if pr == nil {
+			pr = newProgress(out.json, "incast", int64(total), "runs")
+		}
+		pr.set(int64(done), "")
+	}
 	r, err := experiment.RunIncast(cfg)
+	pr.finish(err == nil)
+	if terr := tl.close(); terr != nil && err == nil {
+		err = terr
+	}
 	if err != nil {
 		return err
 	}

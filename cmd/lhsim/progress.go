@@ -12,14 +12,28 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 )
 
-// progress is a long command's progress bar on stderr (vbauerster/mpb), so that a long run
-// never looks like a hang. It is drawn only when stderr is a terminal and the result is not
-// JSON on stdout; otherwise newProgress returns nil, whose methods do nothing.
+// progress is a long command's progress on stderr, so that a long run never looks like a
+// hang: a bar (vbauerster/mpb) when stderr is a terminal, else a line every lineEvery (a log
+// or a pipe). With --json (quiet) newProgress returns nil, whose methods do nothing.
 type progress struct {
 	p     *mpb.Progress
 	bar   *mpb.Bar
 	extra atomic.Pointer[string]
+
+	// line mode (no terminal)
+	name, unit  string
+	total       int64
+	start, last time.Time
 }
+
+// lineEvery is how often the line mode says where a run is: 5 s, or $LHSIM_PROGRESS_EVERY
+// (a Go duration, "1s"; 0 writes a line at every step).
+var lineEvery = func() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("LHSIM_PROGRESS_EVERY")); err == nil && d >= 0 {
+		return d
+	}
+	return 5 * time.Second
+}()
 
 // progressOnTerminal reports whether stderr is a terminal: a bar written into a log or a
 // pipe would be noise.
@@ -31,8 +45,12 @@ var progressOnTerminal = func() bool {
 // newProgress starts a bar of total steps named name, counting in unit ("messages");
 // quiet (--json) or a stderr that is not a terminal gives none.
 func newProgress(quiet bool, name string, total int64, unit string) *progress {
-	if quiet || total <= 0 || !progressOnTerminal() {
+	if quiet || total <= 0 {
 		return nil
+	}
+	if !progressOnTerminal() {
+		now := time.Now()
+		return &progress{name: name, unit: unit, total: total, start: now, last: now}
 	}
 	pr := &progress{p: mpb.New(mpb.WithOutput(os.Stderr), mpb.WithWidth(36), mpb.WithRefreshRate(200*time.Millisecond))}
 	empty := ""
@@ -54,6 +72,23 @@ func (pr *progress) set(done int64, note string) {
 	if pr == nil {
 		return
 	}
+	if pr.bar == nil {
+		now := time.Now()
+		if now.Sub(pr.last) < lineEvery || (lineEvery == 0 && done == 0) {
+			return
+		}
+		pr.last = now
+		el := now.Sub(pr.start)
+		left := ""
+		if done > 0 && done < pr.total {
+			left = fmt.Sprintf(", about %v to go", (el * time.Duration(pr.total-done) / time.Duration(done)).Round(time.Second))
+		}
+		if note != "" {
+			note = " " + note
+		}
+		fmt.Fprintf(os.Stderr, "lhsim %s: %d/%d %s, %v%s%s\n", pr.name, done, pr.total, pr.unit, el.Round(time.Second), left, note)
+		return
+	}
 	pr.extra.Store(&note)
 	pr.bar.SetCurrent(done)
 }
@@ -61,7 +96,7 @@ func (pr *progress) set(done int64, note string) {
 // log prints a line above the bar (or on stderr when there is no bar).
 func (pr *progress) log(format string, args ...any) {
 	var w io.Writer = os.Stderr
-	if pr != nil {
+	if pr != nil && pr.p != nil {
 		w = pr.p
 	}
 	fmt.Fprintf(w, format+"\n", args...)
@@ -70,7 +105,7 @@ func (pr *progress) log(format string, args ...any) {
 // finish ends the bar: completed when ok (its last state stays on the screen), removed when
 // the command failed, so that the error reads cleanly.
 func (pr *progress) finish(ok bool) {
-	if pr == nil {
+	if pr == nil || pr.bar == nil {
 		return
 	}
 	if ok {
@@ -83,7 +118,7 @@ func (pr *progress) finish(ok bool) {
 
 // writer is where other lines go while the bar is drawn: above it (or stderr, without one).
 func (pr *progress) writer() io.Writer {
-	if pr == nil {
+	if pr == nil || pr.p == nil {
 		return os.Stderr
 	}
 	return pr.p

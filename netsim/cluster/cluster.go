@@ -87,6 +87,8 @@ type Cluster struct {
 	net   *fabric.Network
 	nodes []*node
 	msgs  []*message // every put, get and send, by Packet.ID
+	obs   Observer   // Observe's, or nil
+	ops   OpObserver // obs, when it is one
 }
 
 // New builds a cluster of one node per endpoint of net.

@@ -36,6 +36,8 @@ type message struct {
 	handle   *Handle
 	issuedAt netsim.Time
 	deliver  func(netsim.Time) // PostSend's: called when it has landed, instead of the rank's Recv
+	seen     bool              // its first data packet has reached the receiving NIC (Observer)
+	id       uint64            // its Packet.ID
 }
 
 // node is one machine: its NIC (a fabric.Endpoint) and its host running a rank.
@@ -152,6 +154,10 @@ func (n *node) Receive(now netsim.Time, p *fabric.Packet) {
 		n.consume(now, p)
 		n.sendData(now, p.ID, m, n.id, m.src)
 	case kindData:
+		if n.c.obs != nil && !m.seen {
+			m.seen = true
+			n.c.obs.Arrived(now, p.ID, n.id)
+		}
 		if m.kind == msgSend && n.path != nil {
 			n.toPath(now, p, m)
 			return
@@ -199,6 +205,9 @@ func (l lander) Fire(now netsim.Time, _ int64) {
 	if m.landed < m.packets {
 		return
 	}
+	if n.c.obs != nil {
+		n.c.obs.Landed(now, p.ID, n.id)
+	}
 	switch m.kind {
 	case msgPut: // landed: the target's polls see it, and the initiator is told
 		n.rank.arrivedPut(now, m)
@@ -232,6 +241,9 @@ func (n *node) toPath(now netsim.Time, p *fabric.Packet, m *message) {
 	}
 	msg := messageBytes(p.ID, m)
 	err := n.path.Arrive(now, msg, func(t netsim.Time) {
+		if n.c.obs != nil {
+			n.c.obs.Landed(t, p.ID, n.id)
+		}
 		n.consume(t, p)
 		n.landedSend(t, m)
 	})

@@ -28,11 +28,49 @@ func (c *Cluster) PostSend(now netsim.Time, src, dst, size, tag int, delivered f
 	if src < 0 || src >= len(c.nodes) || dst < 0 || dst >= len(c.nodes) || src == dst || size < 0 {
 		return fmt.Errorf("cluster: post of %d bytes from node %d to node %d on %d nodes", size, src, dst, len(c.nodes))
 	}
-	m := &message{kind: msgSend, src: src, dst: dst, size: size, tag: tag, issuedAt: now, deliver: delivered}
+	m := &message{kind: msgSend, src: src, dst: dst, size: size, tag: tag, issuedAt: now, deliver: delivered, id: uint64(len(c.msgs))}
 	payload := c.cfg.MTU - c.cfg.HeaderBytes
 	m.packets = max(1, (size+payload-1)/payload)
 	id := uint64(len(c.msgs))
 	c.msgs = append(c.msgs, m)
+	c.issued(id, m)
 	c.nodes[src].sendData(now, id, m, src, dst)
 	return nil
+}
+
+// Observer sees each put, get and send at the NICs as the run goes (a timeline: experiment's
+// --timeline); ids are Packet.IDs, one per message. With none set nothing is called.
+type Observer interface {
+	// Issued: a message of size bytes with tag from src to dst is handed to src's NIC now
+	// (for a get: the request; its data goes dst to src). kind is "put", "get" or "send".
+	Issued(now netsim.Time, id uint64, kind string, src, dst, size, tag int)
+	// Arrived: the message's first data packet reached the receiving NIC (node) now.
+	Arrived(now netsim.Time, id uint64, node int)
+	// Landed: the whole message is in node's memory, or node's receive path has taken it.
+	Landed(now netsim.Time, id uint64, node int)
+}
+
+// OpObserver is an Observer that also sees each call of a rank's program (Put, Get, Send,
+// Recv, Poll, Complete, Comp, WaitSignal) from its start to its return: name is the call's
+// in lower case, peer/tag/size -1 or 0 where the call has none, msg the message's id or -1.
+type OpObserver interface {
+	Op(rank int, name string, start, end netsim.Time, peer, tag, size int, msg int64)
+}
+
+// Observe sets the observer of the runs that follow (nil: none).
+func (c *Cluster) Observe(o Observer) {
+	c.obs = o
+	c.ops, _ = o.(OpObserver)
+}
+
+func (c *Cluster) op(r *Rank, name string, start netsim.Time, peer, tag, size int, msg int64) {
+	if c.ops != nil {
+		c.ops.Op(r.ID(), name, start, r.Now(), peer, tag, size, msg)
+	}
+}
+
+func (c *Cluster) issued(id uint64, m *message) {
+	if c.obs != nil {
+		c.obs.Issued(m.issuedAt, id, kindName(m.kind), m.src, m.dst, m.size, m.tag)
+	}
 }

@@ -86,11 +86,12 @@ func (r *Rank) checkPeer(call string, peer, size int) {
 // issue registers a message and returns its id.
 func (r *Rank) issue(kind uint8, dst, size, tag int) (uint64, *message) {
 	c := r.n.c
-	m := &message{kind: kind, src: r.ID(), dst: dst, size: size, tag: tag, issuedAt: r.Now()}
+	m := &message{kind: kind, src: r.ID(), dst: dst, size: size, tag: tag, issuedAt: r.Now(), id: uint64(len(c.msgs))}
 	payload := c.cfg.MTU - c.cfg.HeaderBytes
 	m.packets = (size + payload - 1) / payload
 	id := uint64(len(c.msgs))
 	c.msgs = append(c.msgs, m)
+	c.issued(id, m)
 	return id, m
 }
 
@@ -99,10 +100,12 @@ func (r *Rank) issue(kind uint8, dst, size, tag int) (uint64, *message) {
 // Complete(handle) returns once the control packet is back.
 func (r *Rank) Put(dst, size, tag int) *Handle {
 	r.checkPeer("put", dst, size)
+	t0 := r.Now()
 	r.p.Sleep(r.n.c.cfg.NodeLatency, netsim.Because("Put(to %d, %d bytes, tag %d): node latency", int64(dst), int64(size), int64(tag)))
 	id, m := r.issue(msgPut, dst, size, tag)
 	m.handle = &Handle{id: id}
 	r.n.sendData(r.Now(), id, m, r.ID(), dst)
+	r.n.c.op(r, "put", t0, dst, tag, size, int64(id))
 	return m.handle
 }
 
@@ -110,18 +113,22 @@ func (r *Rank) Put(dst, size, tag int) *Handle {
 // whose NIC sends the data back. Complete(handle) returns once it is in memory here.
 func (r *Rank) Get(src, size int) *Handle {
 	r.checkPeer("get", src, size)
+	t0 := r.Now()
 	r.p.Sleep(r.n.c.cfg.NodeLatency, netsim.Because("Get(from %d, %d bytes): node latency", int64(src), int64(size)))
 	id, m := r.issue(msgGet, src, size, 0)
 	m.handle = &Handle{id: id}
 	r.n.sendHeader(r.Now(), id, kindGetReq, src)
+	r.n.c.op(r, "get", t0, src, 0, size, int64(id))
 	return m.handle
 }
 
 // Poll waits until a put with tag has landed in this rank's memory and takes it
 // (MGEN_rdma_poll): each landed put satisfies one Poll.
 func (r *Rank) Poll(tag int) {
+	t0 := r.Now()
 	r.p.Wait(netsim.Because("Poll(tag %d)", int64(tag)), func() bool { return r.arrived[tag] > 0 })
 	r.arrived[tag]--
+	r.n.c.op(r, "poll", t0, -1, tag, 0, -1)
 }
 
 // Complete waits until the put or get h has completed (MGEN_acp_complete).
@@ -133,7 +140,9 @@ func (r *Rank) Complete(h *Handle) {
 	if m.src != r.ID() {
 		r.bad("Complete of rank %d's operation", m.src)
 	}
+	t0 := r.Now()
 	r.p.Wait(netsim.Because("Complete("+kindName(m.kind)+" to %d, tag %d)", int64(m.dst), int64(m.tag)), func() bool { return h.done })
+	r.n.c.op(r, "complete", t0, m.dst, m.tag, m.size, int64(h.id))
 }
 
 func kindName(k uint8) string {
@@ -151,7 +160,9 @@ func (r *Rank) Comp(d netsim.Time) {
 	if d < 0 {
 		r.bad("Comp(%v): negative time", d)
 	}
+	t0 := r.Now()
 	r.p.Sleep(d, netsim.Because("Comp(%v)", int64(d)).Time(0))
+	r.n.c.op(r, "calc", t0, -1, -1, 0, -1)
 }
 
 // Send sends an MPI eager message of size bytes with tag to rank dst: it costs the node
@@ -161,9 +172,11 @@ func (r *Rank) Send(dst, tag, size int) {
 	if tag < 0 {
 		r.bad("send with tag %d: want >= 0", tag)
 	}
+	t0 := r.Now()
 	r.p.Sleep(r.n.c.cfg.NodeLatency, netsim.Because("Send(to %d, tag %d, %d bytes): node latency", int64(dst), int64(tag), int64(size)))
 	id, m := r.issue(msgSend, dst, size, tag)
 	r.n.sendData(r.Now(), id, m, r.ID(), dst)
+	r.n.c.op(r, "send", t0, dst, tag, size, int64(id))
 }
 
 // Recv waits for a message from src (or AnySource) with tag (or AnyTag) and takes the oldest
@@ -183,9 +196,11 @@ func (r *Rank) Recv(src, tag int) Status {
 		}
 		return false
 	}
+	t0 := r.Now()
 	r.p.Wait(netsim.Because("Recv(from %d, tag %d)", int64(src), int64(tag)), match)
 	m := r.unexpected[found]
 	r.unexpected = append(r.unexpected[:found], r.unexpected[found+1:]...)
+	r.n.c.op(r, "recv", t0, m.src, m.tag, m.size, int64(m.id))
 	return Status{Source: m.src, Tag: m.tag, Size: m.size}
 }
 
@@ -223,7 +238,11 @@ func (r *Rank) Signal(dst, tag int) {
 // WaitSignal waits until a sync packet with tag has arrived and takes the oldest: its sender
 // and its arrival time (which may be before now, if the rank was busy when it came).
 func (r *Rank) WaitSignal(tag int) Signal {
+	t0 := r.Now()
 	r.p.Wait(netsim.Because("WaitSignal(tag %d)", int64(tag)), func() bool { return len(r.signals[tag]) > 0 })
+	if c := r.n.c; c.ops != nil {
+		c.op(r, "wait signal", t0, r.signals[tag][0].Src, tag, 0, -1)
+	}
 	s := r.signals[tag][0]
 	r.signals[tag] = r.signals[tag][1:]
 	return s

@@ -47,6 +47,7 @@ type outPort struct {
 	busyUntil netsim.Time
 	wakeAt    netsim.Time // a wake-up is scheduled then (noWake: none)
 	reqs      []int32     // input virtual channels (in*V+vc) whose head packet wants this port
+	flits     uint64      // flits sent on its link (LinkBusy)
 }
 
 // inPort is the receiving end of a link at a router.
@@ -665,6 +666,7 @@ func (n *Network) send(o, w int, p *Packet, now netsim.Time, in int) netsim.Time
 		end = t // cut-through: the tail cannot leave before it has arrived
 	}
 	op.busyUntil = end
+	op.flits += uint64(p.Flits)
 	n.ovc[o*n.v+w].free -= p.Flits
 	n.stats.FlitHops += uint64(p.Flits)
 	if n.linkFlits != nil {

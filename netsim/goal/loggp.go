@@ -36,6 +36,8 @@ type Options struct {
 	// when many receives are posted at once: LogGOPSim then posts them in a shuffled order,
 	// and Schedgen's allreduce_ring from 16 ranks on deadlocks there (docs/goal.md).
 	StdSort bool
+	// Tracer, when set, sees a packet run's operations and matching (RunPacket only).
+	Tracer Tracer
 }
 
 // QueueStats are one rank's matching statistics with LogGOPSim's --qstat meaning: the

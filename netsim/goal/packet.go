@@ -17,6 +17,24 @@ import (
 	"github.com/lhsim/lhsim/netsim/cluster"
 )
 
+// Tracer sees a packet run as it goes (a timeline: experiment's --timeline). Ranks and
+// operations are as in the schedule; times are the engine's.
+type Tracer interface {
+	// Busy: a calc, or a send's CPU time (the node latency), holds its CPU from start to end.
+	Busy(rank int, op uint32, start, end netsim.Time)
+	// Sending: send op's message goes to the NIC now (before the NIC takes it).
+	Sending(rank int, op uint32, now netsim.Time)
+	// Posted: recv op is posted now, before it is matched against the unexpected queue.
+	Posted(rank int, op uint32, now netsim.Time)
+	// Arrived: send op of src has landed at rank now; matched says whether a posted recv
+	// took it (else it waits in the unexpected queue).
+	Arrived(rank int, src, sendOp uint32, now netsim.Time, matched bool)
+	// Matched: recv op of rank has taken send op of src now.
+	Matched(rank int, recvOp, src, sendOp uint32, now netsim.Time)
+	// Queues: rank's posted and unexpected queues have these lengths from now.
+	Queues(rank int, now netsim.Time, posted, unexpected int)
+}
+
 type pktRank struct {
 	deps       []uint32
 	started    []bool
@@ -36,6 +54,7 @@ type pktRun struct {
 	work  []pktItem
 	busy  bool
 	err   error
+	tr    Tracer
 }
 
 type pktItem struct {
@@ -56,7 +75,7 @@ func RunPacket(s *Schedule, c *cluster.Cluster, S uint64, opt Options) (*Result,
 	if opt.NewQueue == nil {
 		opt.NewQueue = NewListQueue
 	}
-	r := &pktRun{s: s, c: c, eng: c.Engine(), S: S, nl: c.Config().NodeLatency, ranks: make([]pktRank, P)}
+	r := &pktRun{s: s, c: c, eng: c.Engine(), S: S, nl: c.Config().NodeLatency, ranks: make([]pktRank, P), tr: opt.Tracer}
 	if opt.Stats {
 		r.stats = make([]QueueStats, P)
 	}
@@ -164,12 +183,18 @@ func (r *pktRun) ready(rank, op uint32) {
 		start := max(now, rk.cpu[o.CPU])
 		end := start + netsim.Time(o.Size)*netsim.Nanosecond
 		rk.cpu[o.CPU] = end
+		if r.tr != nil {
+			r.tr.Busy(int(rank), op, start, end)
+		}
 		r.eng.At(start, netsim.Func(func(netsim.Time, int64) { r.markStarted(rank, op) }), 0)
 		r.eng.At(end, netsim.Func(func(netsim.Time, int64) { r.markDone(rank, op) }), 0)
 	case Send:
 		start := max(now, rk.cpu[o.CPU])
 		end := start + r.nl
 		rk.cpu[o.CPU] = end
+		if r.tr != nil {
+			r.tr.Busy(int(rank), op, start, end)
+		}
 		r.eng.At(start, netsim.Func(func(netsim.Time, int64) { r.markStarted(rank, op) }), 0)
 		r.eng.At(end, netsim.Func(func(t netsim.Time, _ int64) { r.send(rank, op, t) }), 0)
 	}
@@ -181,6 +206,9 @@ func (r *pktRun) send(rank, op uint32, now netsim.Time) {
 	r.touch(rank, now)
 	dst := o.Peer
 	arrive := func(t netsim.Time) { r.arrive(dst, rank, op, t) }
+	if r.tr != nil {
+		r.tr.Sending(int(rank), op, now)
+	}
 	if dst == rank {
 		r.eng.At(now+r.c.Config().DMATime(int(o.Size)), netsim.Func(func(t netsim.Time, _ int64) { arrive(t) }), 0)
 	} else if err := r.c.PostSend(now, int(rank), int(dst), int(o.Size), int(o.Tag), arrive); err != nil {
@@ -213,10 +241,18 @@ func (r *pktRun) arrive(dst, src, sendOp uint32, now netsim.Time) {
 			bump(&r.stats[dst].PostedMisses, n)
 		}
 		rk.uq.Push(Entry{Src: src, Tag: so.Tag, Op: sendOp, Line: so.Line, At: uint64(now)})
+		if r.tr != nil {
+			r.tr.Arrived(int(dst), src, sendOp, now, false)
+			r.tr.Queues(int(dst), now, rk.posted.Len(), rk.uq.Len())
+		}
 		return
 	}
 	if r.stats != nil {
 		bump(&r.stats[dst].PostedHits, depth)
+	}
+	if r.tr != nil {
+		r.tr.Arrived(int(dst), src, sendOp, now, true)
+		r.tr.Queues(int(dst), now, rk.posted.Len(), rk.uq.Len())
 	}
 	r.matched(dst, m.Op, src, sendOp)
 }
@@ -226,6 +262,9 @@ func (r *pktRun) post(rank, op uint32) {
 	rk := &r.ranks[rank]
 	o := &r.s.Ranks[rank].Ops[op]
 	r.markStarted(rank, op)
+	if r.tr != nil {
+		r.tr.Posted(int(rank), op, r.eng.Now())
+	}
 	n := rk.uq.Len()
 	if r.stats != nil {
 		r.stats[rank].UnexpectedMax = max(r.stats[rank].UnexpectedMax, n)
@@ -236,10 +275,16 @@ func (r *pktRun) post(rank, op uint32) {
 			bump(&r.stats[rank].UnexpectedMisses, n)
 		}
 		rk.posted.Push(Entry{Src: o.Peer, Tag: o.Tag, Op: op, Line: o.Line, At: uint64(r.eng.Now())})
+		if r.tr != nil {
+			r.tr.Queues(int(rank), r.eng.Now(), rk.posted.Len(), rk.uq.Len())
+		}
 		return
 	}
 	if r.stats != nil {
 		bump(&r.stats[rank].UnexpectedHits, depth)
+	}
+	if r.tr != nil {
+		r.tr.Queues(int(rank), r.eng.Now(), rk.posted.Len(), rk.uq.Len())
 	}
 	r.matched(rank, op, m.Src, m.Op)
 }
@@ -248,6 +293,9 @@ func (r *pktRun) post(rank, op uint32) {
 func (r *pktRun) matched(rank, recvOp, src, sendOp uint32) {
 	if so := &r.s.Ranks[src].Ops[sendOp]; so.Size > r.S {
 		r.markDone(src, sendOp)
+	}
+	if r.tr != nil {
+		r.tr.Matched(int(rank), recvOp, src, sendOp, r.eng.Now())
 	}
 	r.markDone(rank, recvOp)
 }

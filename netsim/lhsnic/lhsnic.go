@@ -106,7 +106,13 @@ type Node struct {
 	splitPos uint32
 
 	Commits []Commit // every commit, in order
-	Stalls  uint64   // cycles the input was held off (s_msg_tvalid && !s_msg_tready)
+	// OnCommit, when set, is told of each commit as it is taken (a timeline), with its
+	// cycle as the device counts the cycles it ran (the idle cycles the node skips are not
+	// run): the waveform's cycle, at (board + hw.ResetCycles) cycle times in the device's
+	// FST, as waves.Events' markers count.
+	OnCommit func(c Commit, board uint64)
+	ran      uint64 // cycles the device has run (OnCommit's board cycle)
+	Stalls   uint64 // cycles the input was held off (s_msg_tvalid && !s_msg_tready)
 }
 
 type input struct {
@@ -389,7 +395,8 @@ func (n *Node) step(k uint64) uint64 {
 		n.fail(err)
 		return max(k, 1)
 	}
-	first := n.next
+	first, ran := n.next, n.ran
+	n.ran += uint64(st.Cycles)
 	n.st, n.settle = st, st.Settle
 	n.next += uint64(st.Cycles)
 	if st.Cycles > 0 {
@@ -401,7 +408,7 @@ func (n *Node) step(k uint64) uint64 {
 			n.bus.event(first+e.Cycle, e.Flags)
 		}
 		if e.Flags&drivers.EvCommit != 0 || !n.cfg.LHS && e.Flags&drivers.EvMsgDone != 0 {
-			n.committed(first + e.Cycle)
+			n.committed(first+e.Cycle, ran+e.Cycle)
 		}
 	}
 	if len(st.Reads) > 0 && n.bus != nil {
@@ -421,7 +428,7 @@ func (n *Node) step(k uint64) uint64 {
 }
 
 // committed takes the commit (ev_commit; ev_msg_done with LHS off) in device cycle c.
-func (n *Node) committed(c uint64) {
+func (n *Node) committed(c, board uint64) {
 	if len(n.order) == 0 {
 		n.fail(fmt.Errorf("a commit in cycle %d with no message waiting for one", c))
 		return
@@ -431,6 +438,9 @@ func (n *Node) committed(c uint64) {
 	size := len(msg)
 	cm := Commit{Cycle: c, Time: n.start(c), Size: size}
 	n.Commits = append(n.Commits, cm)
+	if n.OnCommit != nil {
+		n.OnCommit(cm, board)
+	}
 	if n.bus != nil {
 		n.bus.committed(n.start(c + 1)) // LH_PROD (MSG_COUNT) reads it from the next cycle
 		return

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lhsim/lhsim/netsim/timeline"
+)
+
+// lhsim goal --timeline writes a file that parses and passes the format's checks, says on
+// stderr what it wrote, keeps stdout's JSON clean; bad filters exit 2.
+func TestGoalTimelineCommand(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "t.json")
+	code, out, stderr := run(t, nil, "goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal", "--topology", "crossbar:4", "--timeline", f, "--json")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "timeline "+f+": ")
+	require.NotContains(t, out, "timeline")
+	b, err := os.ReadFile(f)
+	require.NoError(t, err)
+	evs, err := timeline.Parse(b)
+	require.NoError(t, err)
+	require.NoError(t, timeline.Validate(evs, false))
+	// An RTL receive path on node 1: its one message's commit, with its cycles.
+	code, _, stderr = run(t, nil, "goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal", "--topology", "crossbar:4", "--rtl-nodes", "1", "--timeline", f)
+	require.Equal(t, 0, code, stderr)
+	b, err = os.ReadFile(f)
+	require.NoError(t, err)
+	evs, err = timeline.Parse(b)
+	require.NoError(t, err)
+	require.NoError(t, timeline.Validate(evs, false))
+	var commits []timeline.Event
+	for _, e := range evs {
+		if e.Name == "LH commit" {
+			commits = append(commits, e)
+		}
+	}
+	require.Len(t, commits, 1)
+	require.Equal(t, 1, *commits[0].Pid)
+	require.Equal(t, 1024.0, commits[0].Args["size"])
+	require.Greater(t, commits[0].Args["cycle"], 0.0)
+	code, _, stderr = run(t, nil, "goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal", "--timeline", f, "--timeline-ranks", "1", "--timeline-window", "0.5:3")
+	require.Equal(t, 0, code, stderr)
+	for _, bad := range [][]string{
+		{"--timeline", f, "--timeline-ranks", "3-1"},
+		{"--timeline", f, "--timeline-window", "5:2"},
+		{"--timeline", f, "--timeline-window", "x"},
+		{"--timeline-ranks", "1"},
+		{"--timeline", f, "--network", "loggp"},
+		{"--timeline", dir},
+	} {
+		code, _, stderr = run(t, nil, append([]string{"goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal"}, bad...)...)
+		require.Equal(t, 2, code, "%v: %s", bad, stderr)
+	}
+}
+
+// barrier, alltoall and incast take --timeline too: each writes a file that passes the
+// checks; with --slurm (runs in other processes) it is refused.
+func TestNetworkTimelines(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"barrier", "--topology", "crossbar:8", "--processes", "4", "--node-latency", "1"},
+		{"alltoall", "--torus", "torus:4x4x4", "--sizes", "8", "--schemes", "proposed"},
+		{"incast", "--topology", "crossbar:4", "--messages", "5", "--post-at", "5", "--rtl-nodes", "", "--speed=false"},
+	} {
+		f := filepath.Join(dir, args[0]+".json")
+		code, _, stderr := run(t, nil, append(args, "--timeline", f, "--json")...)
+		require.Equal(t, 0, code, "%v: %s", args, stderr)
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		evs, err := timeline.Parse(b)
+		require.NoError(t, err, args[0])
+		require.NoError(t, timeline.Validate(evs, false), args[0])
+		require.Greater(t, len(evs), 20, args[0])
+	}
+	code, _, stderr := run(t, nil, "barrier", "--topology", "crossbar:8", "--slurm", "--timeline", filepath.Join(dir, "x.json"))
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "leave out --slurm")
+}
+
+// docs/timeline.md's example and its figure: the lines it shows are what the commands say,
+// and the 256-rank allreduce writes the events it states, under 200 bytes each.
+func TestTimelineDoc(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/timeline.md")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	require.NoError(t, os.Chdir(dir))
+	defer os.Chdir(wd)
+	code, _, stderr := run(t, nil, "goal", "gen", "allreduce_recdoub", "--ranks", "8", "--size", "4096", "--out", "ar8.goal")
+	require.Equal(t, 0, code, stderr)
+	code, _, stderr = run(t, nil, "goal", "--schedule", "ar8.goal", "--timeline", "ar8.json")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, string(doc), strings.TrimSpace(stderr))
+	code, _, stderr = run(t, nil, "goal", "gen", "allreduce_recdoub", "--ranks", "256", "--size", "1024", "--out", "ar256.goal")
+	require.Equal(t, 0, code, stderr)
+	code, _, stderr = run(t, nil, "goal", "--schedule", "ar256.goal", "--topology", "torus:8x8x8", "--json", "--timeline", "ar256.json")
+	require.Equal(t, 0, code, stderr)
+	var events, size int
+	_, err = fmt.Sscanf(strings.TrimSpace(stderr), "lhsim goal: timeline ar256.json: %d events, %d bytes", &events, &size)
+	require.NoError(t, err, stderr)
+	require.Contains(t, string(doc), fmt.Sprintf("writes %s events, %.1f MB, %.1f bytes per event", commas(events), float64(size)/1e6, float64(size)/float64(events)))
+	require.Less(t, float64(size)/float64(events), 200.0)
+	// The cap: a message when it is reached, and a file under it that still parses.
+	code, _, stderr = run(t, nil, "goal", "--schedule", "ar256.goal", "--topology", "torus:8x8x8", "--json", "--timeline", "capped.json", "--timeline-max", "1")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "lhsim goal: timeline capped.json reached --timeline-max 1 MiB at ")
+	b, err := os.ReadFile("capped.json")
+	require.NoError(t, err)
+	require.LessOrEqual(t, len(b), 1<<20)
+	evs, err := timeline.Parse(b)
+	require.NoError(t, err)
+	require.NoError(t, timeline.Validate(evs, true))
+}
+
+func commas(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// Progress without a terminal: a line every LHSIM_PROGRESS_EVERY on stderr (here every
+// barrier), with what is left; none with --json.
+func TestProgressLines(t *testing.T) {
+	env := []string{"LHSIM_PROGRESS_EVERY=0"}
+	code, _, stderr := run(t, env, "barrier", "--topology", "crossbar:8", "--processes", "4,8", "--node-latency", "1")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "lhsim barrier: 1/6 barriers, ")
+	require.Contains(t, stderr, "to go")
+	require.Contains(t, stderr, "lhsim barrier: 6/6 barriers, ")
+	code, _, stderr = run(t, env, "barrier", "--topology", "crossbar:8", "--processes", "4,8", "--node-latency", "1", "--json")
+	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, stderr, "barriers")
+	code, _, stderr = run(t, env, "incast", "--topology", "crossbar:4", "--messages", "5", "--post-at", "5", "--rtl-nodes", "", "--speed=false")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "lhsim incast: 1/2 runs, ")
+	code, _, stderr = run(t, env, "goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal", "--topology", "crossbar:4")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "lhsim goal: 5/5 operations, ")
+}
+
+// On an RTL receiver each commit carries its cycle in the waveform: the first one is where
+// incast's own save file marks the first LH entry committed, and lhsim trace --at that cycle
+// writes a save file whose cursor is there.
+func TestTimelineRTLCycles(t *testing.T) {
+	dir := t.TempDir()
+	fst, tl := filepath.Join(dir, "inc.fst"), filepath.Join(dir, "inc.json")
+	code, _, stderr := run(t, nil, "incast", "--topology", "crossbar:4", "--messages", "5", "--post-at", "5", "--speed=false", "--trace", "0", "--trace-file", fst, "--timeline", tl)
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(tl)
+	require.NoError(t, err)
+	evs, err := timeline.Parse(b)
+	require.NoError(t, err)
+	require.NoError(t, timeline.Validate(evs, false))
+	first := -1
+	commits := 0
+	for _, e := range evs {
+		if e.Ph == "i" && e.Name == "LH commit" && *e.Pid == 0 {
+			if first < 0 {
+				first = int(e.Args["fst_cycle"].(float64))
+			}
+			commits++
+		}
+	}
+	require.Equal(t, 3*5, commits, "receiver 0 commits each of 3 senders' 5 messages once")
+	save, err := os.ReadFile(filepath.Join(dir, "inc.gtkw"))
+	require.NoError(t, err)
+	require.Contains(t, string(save), "first LH entry committed")
+	want := fmt.Sprint((first + 4) * 10) // hw.ResetCycles, waves.CycleTime
+	var markers []string
+	for _, l := range strings.Split(string(save), "\n") {
+		if strings.HasPrefix(l, "*") {
+			markers = strings.Fields(l)[2:]
+		}
+	}
+	require.Contains(t, markers, want, "first commit at FST cycle %d", first)
+	code, out, stderr := run(t, nil, "trace", "--at", fmt.Sprint(first), "--dump", fst)
+	require.Equal(t, 0, code, stderr)
+	at := filepath.Join(dir, fmt.Sprintf("inc-cycle%d.gtkw", first))
+	require.Contains(t, out, "open with: gtkwave "+fst+" "+at)
+	g, err := os.ReadFile(at)
+	require.NoError(t, err)
+	require.Contains(t, string(g), "*-6.500000 "+want+" "+want+" ")
+	code, _, _ = run(t, nil, "trace", "--at", "5")
+	require.Equal(t, 2, code)
+}
