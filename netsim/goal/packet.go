@@ -23,6 +23,8 @@ type pktRank struct {
 	cpu        []netsim.Time // when each CPU is free
 	posted, uq Queue
 	end        netsim.Time
+	m          Matcher     // nil: matching takes no time
+	mfree      netsim.Time // when m has done its last step
 }
 
 type pktRun struct {
@@ -71,6 +73,13 @@ func RunPacket(s *Schedule, c *cluster.Cluster, S uint64, opt Options) (*Result,
 			rk.cpu[c] = now
 		}
 		rk.posted, rk.uq = opt.NewQueue(), opt.NewQueue()
+		if opt.NewMatcher != nil {
+			m, err := opt.NewMatcher(i)
+			if err != nil {
+				return nil, err
+			}
+			rk.m, rk.posted, rk.uq = m, m.Posted(), m.Unexpected()
+		}
 		rk.end = now
 		var free []uint32
 		for j := range ops {
@@ -203,6 +212,7 @@ func (r *pktRun) fail(err error) {
 func (r *pktRun) arrive(dst, src, sendOp uint32, now netsim.Time) {
 	rk := &r.ranks[dst]
 	so := &r.s.Ranks[src].Ops[sendOp]
+	r.begin(rk, now)
 	n := rk.posted.Len()
 	if r.stats != nil {
 		r.stats[dst].PostedMax = max(r.stats[dst].PostedMax, n)
@@ -213,12 +223,13 @@ func (r *pktRun) arrive(dst, src, sendOp uint32, now netsim.Time) {
 			bump(&r.stats[dst].PostedMisses, n)
 		}
 		rk.uq.Push(Entry{Src: src, Tag: so.Tag, Op: sendOp, Line: so.Line, At: uint64(now)})
+		r.end(rk, dst, now)
 		return
 	}
 	if r.stats != nil {
 		bump(&r.stats[dst].PostedHits, depth)
 	}
-	r.matched(dst, m.Op, src, sendOp)
+	r.matchedAt(r.end(rk, dst, now), dst, m.Op, src, sendOp)
 }
 
 // post posts a recv: matched at once against the unexpected queue, or queued.
@@ -226,6 +237,8 @@ func (r *pktRun) post(rank, op uint32) {
 	rk := &r.ranks[rank]
 	o := &r.s.Ranks[rank].Ops[op]
 	r.markStarted(rank, op)
+	now := r.eng.Now()
+	r.begin(rk, now)
 	n := rk.uq.Len()
 	if r.stats != nil {
 		r.stats[rank].UnexpectedMax = max(r.stats[rank].UnexpectedMax, n)
@@ -235,13 +248,44 @@ func (r *pktRun) post(rank, op uint32) {
 		if r.stats != nil {
 			bump(&r.stats[rank].UnexpectedMisses, n)
 		}
-		rk.posted.Push(Entry{Src: o.Peer, Tag: o.Tag, Op: op, Line: o.Line, At: uint64(r.eng.Now())})
+		rk.posted.Push(Entry{Src: o.Peer, Tag: o.Tag, Op: op, Line: o.Line, At: uint64(now)})
+		r.end(rk, rank, now)
 		return
 	}
 	if r.stats != nil {
 		bump(&r.stats[rank].UnexpectedHits, depth)
 	}
-	r.matched(rank, op, m.Src, m.Op)
+	r.matchedAt(r.end(rk, rank, now), rank, op, m.Src, m.Op)
+}
+
+// begin starts a matching step on rk's unit.
+func (r *pktRun) begin(rk *pktRank, now netsim.Time) {
+	if rk.m != nil {
+		rk.m.Begin(uint64(max(now, rk.mfree)))
+	}
+}
+
+// end ends the step and returns when its result is known: at once without a unit, else when
+// the unit, free or once done with its previous steps, has taken the step's time.
+func (r *pktRun) end(rk *pktRank, rank uint32, now netsim.Time) netsim.Time {
+	if rk.m == nil {
+		return now
+	}
+	d, err := rk.m.End()
+	if err != nil {
+		r.fail(fmt.Errorf("goal: node %d's matcher: %w", rank, err))
+	}
+	rk.mfree = max(now, rk.mfree) + netsim.Time(d)
+	return rk.mfree
+}
+
+// matchedAt completes the match at t (now or later).
+func (r *pktRun) matchedAt(t netsim.Time, rank, recvOp, src, sendOp uint32) {
+	if t <= r.eng.Now() {
+		r.matched(rank, recvOp, src, sendOp)
+		return
+	}
+	r.eng.At(t, netsim.Func(func(netsim.Time, int64) { r.matched(rank, recvOp, src, sendOp) }), 0)
 }
 
 // matched completes a recv and, for a rendezvous message, its send.
