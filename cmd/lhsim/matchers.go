@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/netsim/goal"
+	"github.com/lhsim/lhsim/netsim/match"
+)
+
+func init() {
+	register("matchers", matchersSummary, runMatchers)
+}
+
+const matchersSummary = "compare message matchers (list, bins:K, alpu:N) on GOAL workloads on the packet network, with their area"
+
+func runMatchers(args []string) error {
+	cfg := experiment.MatchersConfig{Ranks: 64, Size: 8, Seed: 1, Reports: "synth-reports"}
+	fs := newFlags("matchers", matchersSummary)
+	intVar(fs, &cfg.Ranks, "ranks", 2, 1024, "ranks of the generated workloads (64 to 1024 for the study; fewer to try it)")
+	intVar(fs, &cfg.Size, "size", 1, 1<<30, "bytes per message of the generated workloads")
+	seedVar(fs, &cfg.Seed, "seed", "random_bisect's pairing")
+	workloads := fs.String("workloads", strings.Join(experiment.MatchersWorkloads, ","), "lhsim goal gen patterns, comma-separated (\"\" with --schedule: that alone)")
+	fs.StringVar(&cfg.Schedule, "schedule", "", "also run this GOAL schedule")
+	matchers := fs.String("matchers", strings.Join(experiment.MatchersDefault, ","), "matchers, comma-separated: "+match.Usage)
+	fs.StringVar(&cfg.Reports, "reports", cfg.Reports, "the area flow's checked-in Yosys reports")
+	out := addOutputFlags(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	for _, w := range strings.Split(*workloads, ",") {
+		if w = strings.TrimSpace(w); w == "" {
+			continue
+		}
+		if !slices.Contains(goal.Patterns(), w) {
+			return badUsage(fs, fmt.Errorf("--workloads: no pattern %q; patterns: %s", w, strings.Join(goal.Patterns(), ", ")))
+		}
+		cfg.Workloads = append(cfg.Workloads, w)
+	}
+	for _, m := range strings.Split(*matchers, ",") {
+		spec, err := match.Parse(strings.TrimSpace(m))
+		if err != nil {
+			return badUsage(fs, fmt.Errorf("--matchers: %w", err))
+		}
+		cfg.Matchers = append(cfg.Matchers, spec.String())
+	}
+	if len(cfg.Workloads) == 0 && cfg.Schedule == "" {
+		return badUsage(fs, errMsg("no workload: give --workloads or --schedule"))
+	}
+	if err := out.check(fs); err != nil {
+		return err
+	}
+	r, err := experiment.RunMatchers(cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "lhsim matchers: %v\n", err)
+		return err
+	}
+	return out.write(r, r.WriteTable)
+}

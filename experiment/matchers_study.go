@@ -1,0 +1,164 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/lhsim/lhsim/area"
+	"github.com/lhsim/lhsim/netsim/cluster"
+	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/goal"
+	"github.com/lhsim/lhsim/netsim/match"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// MatchersConfig is the study lhsim matchers runs: every workload with every matcher on the
+// packet network.
+type MatchersConfig struct {
+	Ranks     int
+	Size      int      // bytes per message of the generated schedules
+	Seed      uint64   // random_bisect's pairing
+	Workloads []string // goal gen patterns
+	Schedule  string   // a user's schedule, run besides (or instead of) the patterns
+	Matchers  []string
+	Reports   string // the area flow's checked-in reports (synth-reports)
+}
+
+// MatchersWorkloads are the study's default workloads, lhsim goal gen patterns: incast
+// (every rank sends to rank 0), linear_alltoall, random_bisect and allreduce_ring.
+var MatchersWorkloads = []string{"incast", "linear_alltoall", "random_bisect", "allreduce_ring"}
+
+// MatchersDefault are the default matchers.
+var MatchersDefault = []string{"list", "bins:64", "alpu:64", "alpu:256"}
+
+// MatcherArea is a matcher's hardware from the checked-in Yosys reports: two ALPUs (posted
+// and unexpected queue) for alpu:N.
+type MatcherArea struct {
+	XC2VPSlices int `json:"xc2vp_slices"`
+	XC2VPLUTs   int `json:"xc2vp_luts"`
+	XC2VPBRAMs  int `json:"xc2vp_brams"`
+	XC7Slices   int `json:"xc7_slices"`
+	XC7LUTs     int `json:"xc7_luts"`
+	XC7BRAMs    int `json:"xc7_brams"`
+}
+
+// MatchersCell is one workload with one matcher.
+type MatchersCell struct {
+	Workload string        `json:"workload"`
+	Matcher  string        `json:"matcher"`
+	EndUs    float64       `json:"end_us"`
+	Matching *MatchSummary `json:"matching"`
+	// Area is nil for software matchers (no hardware) and for sizes without a checked-in
+	// report (synth-reports has the ALPU of 64, 128, 256 and 512 cells).
+	Area     *MatcherArea `json:"area,omitempty"`
+	Software bool         `json:"software"`
+}
+
+// MatchersResult is the study.
+type MatchersResult struct {
+	Ranks int            `json:"ranks"`
+	Size  int            `json:"size"`
+	Cells []MatchersCell `json:"cells"`
+}
+
+// matcherArea reads alpu:N's area: twice the ALPU of N cells.
+func matcherArea(s area.Summary, spec match.Spec) (*MatcherArea, error) {
+	if !spec.Hardware() {
+		return nil, nil
+	}
+	p := area.Param{Name: "CELLS", Value: spec.N}
+	v, ok1 := s.Find("alpu", area.XC2VP, p)
+	k, ok2 := s.Find("alpu", area.XC7, p)
+	if !ok1 || !ok2 {
+		return nil, nil // the table says "no report"
+	}
+	return &MatcherArea{2 * v.Slices, 2 * v.LUTs, 2 * v.BRAMs, 2 * k.Slices, 2 * k.LUTs, 2 * k.BRAMs}, nil
+}
+
+// RunMatchers runs the study.
+func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
+	sum, err := area.LoadSummary(cfg.Reports)
+	if err != nil {
+		return nil, err
+	}
+	type work struct {
+		name string
+		s    *goal.Schedule
+	}
+	var ws []work
+	for _, w := range cfg.Workloads {
+		var buf bytes.Buffer
+		if err := goal.Generate(&buf, goal.GenConfig{Pattern: w, Ranks: cfg.Ranks, Size: cfg.Size, Segment: 1024, Seed: cfg.Seed}); err != nil {
+			return nil, err
+		}
+		s, err := goal.Parse(&buf)
+		if err != nil {
+			return nil, fmt.Errorf("matchers: %s: %w", w, err)
+		}
+		ws = append(ws, work{w, s})
+	}
+	if cfg.Schedule != "" {
+		s, err := ReadGoal(cfg.Schedule, 0)
+		if err != nil {
+			return nil, err
+		}
+		ws = append(ws, work{cfg.Schedule, s})
+	}
+	res := &MatchersResult{Ranks: cfg.Ranks, Size: cfg.Size}
+	for _, w := range ws {
+		for _, m := range cfg.Matchers {
+			spec, err := match.Parse(m)
+			if err != nil {
+				return nil, err
+			}
+			a, err := matcherArea(sum, spec)
+			if err != nil {
+				return nil, err
+			}
+			gc := GoalConfig{Schedule: w.name, Network: "packet", LogGP: goal.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig(), Matcher: m}
+			r, err := RunGoalSchedule(gc, w.s)
+			if err != nil {
+				return nil, fmt.Errorf("matchers: %s with %s: %w", w.name, m, err)
+			}
+			res.Cells = append(res.Cells, MatchersCell{Workload: w.name, Matcher: m, EndUs: r.EndNs / 1000, Matching: r.Matching, Area: a, Software: !spec.Hardware()})
+		}
+	}
+	return res, nil
+}
+
+// WriteJSON writes the study.
+func (r *MatchersResult) WriteJSON(w io.Writer) error {
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	return e.Encode(r)
+}
+
+// WriteTable writes one row per cell.
+func (r *MatchersResult) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "matchers on the packet network, %d ranks, %d-byte messages (simulated; area from synth-reports, Yosys)\n", r.Ranks, r.Size)
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header("workload", "matcher", "end µs", "match ns mean", "p99", "posted max", "unexp. max", "to software", "xc2vp slices", "xc7 LUTs")
+	for _, c := range r.Cells {
+		sl, lu := "0 (software)", "0"
+		if !c.Software {
+			sl, lu = "no report", "no report"
+		}
+		if c.Area != nil {
+			sl, lu = fmt.Sprint(c.Area.XC2VPSlices), fmt.Sprint(c.Area.XC7LUTs)
+		}
+		fb := "-"
+		if !c.Software {
+			fb = fmt.Sprint(c.Matching.Fallbacks)
+		}
+		m := c.Matching
+		if err := t.Append(strings.TrimSuffix(c.Workload, ".goal"), c.Matcher, fmt.Sprintf("%.2f", c.EndUs), fmt.Sprintf("%.1f", m.MeanNs), fmt.Sprintf("%.1f", m.P99Ns),
+			fmt.Sprint(m.MaxPosted), fmt.Sprint(m.MaxUnexpected), fb, sl, lu); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
