@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/lhsim/lhsim/area"
@@ -25,7 +26,7 @@ type MatchersConfig struct {
 	Workloads []string // goal gen patterns
 	Schedule  string   // a user's schedule, run besides (or instead of) the patterns
 	Matchers  []string
-	Reports   string // the area flow's checked-in reports (synth-reports)
+	Reports   string // the area flow's checked-in reports, relative to the repository root (synth-reports)
 }
 
 // MatchersWorkloads are the study's default workloads, lhsim goal gen patterns: incast
@@ -81,7 +82,15 @@ func matcherArea(s area.Summary, spec match.Spec) (*MatcherArea, error) {
 
 // RunMatchers runs the study.
 func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
-	sum, err := area.LoadSummary(cfg.Reports)
+	dir := cfg.Reports
+	if !filepath.IsAbs(dir) {
+		root, err := area.FindRoot(".")
+		if err != nil {
+			return nil, err
+		}
+		dir = filepath.Join(root, dir)
+	}
+	sum, err := area.LoadSummary(dir)
 	if err != nil {
 		return nil, err
 	}

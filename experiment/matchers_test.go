@@ -12,7 +12,7 @@ import (
 // matching time exceeds the ALPU's and a 4-cell ALPU falls back to software.
 func TestMatchersStudy(t *testing.T) {
 	r, err := RunMatchers(MatchersConfig{Ranks: 16, Size: 8, Seed: 1, Workloads: MatchersWorkloads,
-		Matchers: []string{"list", "bins:8", "alpu:4", "alpu:64"}, Reports: "../synth-reports"})
+		Matchers: []string{"list", "bins:8", "alpu:4", "alpu:64"}, Reports: "synth-reports"})
 	if err != nil {
 		t.Fatal(err)
 	}

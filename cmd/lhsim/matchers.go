@@ -26,7 +26,7 @@ func runMatchers(args []string) error {
 	workloads := fs.String("workloads", strings.Join(experiment.MatchersWorkloads, ","), "lhsim goal gen patterns, comma-separated (\"\" with --schedule: that alone)")
 	fs.StringVar(&cfg.Schedule, "schedule", "", "also run this GOAL schedule")
 	matchers := fs.String("matchers", strings.Join(experiment.MatchersDefault, ","), "matchers, comma-separated: "+match.Usage)
-	fs.StringVar(&cfg.Reports, "reports", cfg.Reports, "the area flow's checked-in Yosys reports")
+	fs.StringVar(&cfg.Reports, "reports", cfg.Reports, "the area flow's checked-in Yosys reports, relative to the repository root")
 	out := addOutputFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err

@@ -10,7 +10,7 @@ import (
 // lhsim matchers: JSON with a cell per workload and matcher; unknown matchers and sizes out of
 // range exit 2 with the list of matchers; so does lhsim goal --matcher.
 func TestMatchersCommand(t *testing.T) {
-	code, js, stderr := run(t, nil, "matchers", "--ranks", "8", "--matchers", "list,alpu:64", "--workloads", "incast", "--reports", "../../synth-reports", "--json")
+	code, js, stderr := run(t, nil, "matchers", "--ranks", "8", "--matchers", "list,alpu:64", "--workloads", "incast", "--json")
 	require.Equal(t, 0, code, stderr)
 	for _, k := range []string{`"matcher": "list"`, `"matcher": "alpu:64"`, `"xc2vp_slices"`, `"p99_ns"`, `"software_fallbacks"`} {
 		require.Contains(t, js, k)
