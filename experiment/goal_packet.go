@@ -96,7 +96,11 @@ func runGoalPacket(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 				return nil, fmt.Errorf("goal: matcher RTL on node %d: the schedule has ranks 0 to %d", n, len(s.Ranks)-1)
 			}
 		}
-		if set, err = match.NewSet(spec, MatchConfig(cfg.MatcherRTLNodes)); err != nil {
+		mc, err := MatchConfig(spec, cfg.MatcherRTLNodes)
+		if err != nil {
+			return nil, err
+		}
+		if set, err = match.NewSet(spec, mc); err != nil {
 			return nil, err
 		}
 		defer set.Close()

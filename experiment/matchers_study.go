@@ -29,22 +29,45 @@ type MatchersConfig struct {
 	Reports   string // the area flow's checked-in reports, relative to the repository root (synth-reports)
 }
 
-// MatchersWorkloads are the study's default workloads, lhsim goal gen patterns: incast
-// (every rank sends to rank 0), linear_alltoall, random_bisect and allreduce_ring.
-var MatchersWorkloads = []string{"incast", "linear_alltoall", "random_bisect", "allreduce_ring"}
+// MatchersWorkloads are the study's default workloads: lhsim goal gen patterns (incast:
+// every rank sends to rank 0; linear_alltoall, random_bisect, allreduce_ring) and
+// alltoall_late, Schedgen's linear all-to-all whose receivers post their receives only after
+// LateNs of computation, so the messages wait in the unexpected queues.
+var MatchersWorkloads = []string{"incast", "linear_alltoall", "alltoall_late", "random_bisect", "allreduce_ring"}
+
+// LateNs is how long alltoall_late's receivers compute before posting: 50 µs, longer than
+// the 256-rank all-to-all's sends take to land (simulated), so that most messages arrive
+// unexpected.
+const LateNs = 50_000
+
+// alltoallLate writes alltoall_late: rank r sends to r+1, r+2, ... (mod n), as Schedgen's
+// linear_alltoall, and receives from r-1, r-2, ... after a calc of LateNs.
+func alltoallLate(w io.Writer, n, size int) {
+	fmt.Fprintf(w, "num_ranks %d\n", n)
+	for r := 0; r < n; r++ {
+		fmt.Fprintf(w, "rank %d {\nc: calc %d\n", r, LateNs)
+		for i := 1; i < n; i++ {
+			fmt.Fprintf(w, "s%d: send %db to %d tag 0\nr%d: recv %db from %d tag 0\nr%d requires c\n", i, size, (r+i)%n, i, size, (r-i+n)%n, i)
+		}
+		fmt.Fprintln(w, "}")
+	}
+}
 
 // MatchersDefault are the default matchers.
-var MatchersDefault = []string{"list", "bins:64", "alpu:64", "alpu:256"}
+var MatchersDefault = []string{"list", "bins:64", "alpu:64", "alpu:256", "lhs", "lhs+alpu:64"}
 
 // MatcherArea is a matcher's hardware from the checked-in Yosys reports: two ALPUs (posted
-// and unexpected queue) for alpu:N.
+// and unexpected queue) for alpu:N; for lhs, what LHS adds to the receive path (lhs_rx with
+// 512 entries, less lhs_rx with LHS=0: Table 1's increment), on xc2vp only (xc7 has no LHS=0
+// report); for lhs+alpu:N, that and one ALPU.
 type MatcherArea struct {
-	XC2VPSlices int `json:"xc2vp_slices"`
-	XC2VPLUTs   int `json:"xc2vp_luts"`
-	XC2VPBRAMs  int `json:"xc2vp_brams"`
-	XC7Slices   int `json:"xc7_slices"`
-	XC7LUTs     int `json:"xc7_luts"`
-	XC7BRAMs    int `json:"xc7_brams"`
+	XC7         bool `json:"xc7_reported"` // whether the xc7 figures are there
+	XC2VPSlices int  `json:"xc2vp_slices"`
+	XC2VPLUTs   int  `json:"xc2vp_luts"`
+	XC2VPBRAMs  int  `json:"xc2vp_brams"`
+	XC7Slices   int  `json:"xc7_slices"`
+	XC7LUTs     int  `json:"xc7_luts"`
+	XC7BRAMs    int  `json:"xc7_brams"`
 }
 
 // MatchersCell is one workload with one matcher.
@@ -68,16 +91,34 @@ type MatchersResult struct {
 
 // matcherArea reads alpu:N's area: twice the ALPU of N cells.
 func matcherArea(s area.Summary, spec match.Spec) (*MatcherArea, error) {
-	if !spec.Hardware() {
+	a := &MatcherArea{XC7: true}
+	if strings.HasPrefix(spec.Kind, "lhs") {
+		e := area.Param{Name: "ENTRIES", Value: LHSMatchEntries}
+		on, ok1 := s.Find("lhs_rx", area.XC2VP, e)
+		off, ok2 := s.Find("lhs_rx", area.XC2VP, e, area.Param{Name: "LHS", Value: 0})
+		if !ok1 || !ok2 {
+			return nil, nil
+		}
+		a.XC7 = false
+		a.XC2VPSlices, a.XC2VPLUTs, a.XC2VPBRAMs = on.Slices-off.Slices, on.LUTs-off.LUTs, on.BRAMs-off.BRAMs
+	}
+	alpus := map[string]int{"alpu": 2, "lhs+alpu": 1}[spec.Kind]
+	if alpus > 0 {
+		p := area.Param{Name: "CELLS", Value: spec.N}
+		v, ok1 := s.Find("alpu", area.XC2VP, p)
+		k, ok2 := s.Find("alpu", area.XC7, p)
+		if !ok1 || !ok2 {
+			return nil, nil // the table says "no report"
+		}
+		a.XC2VPSlices += alpus * v.Slices
+		a.XC2VPLUTs += alpus * v.LUTs
+		a.XC2VPBRAMs += alpus * v.BRAMs
+		a.XC7Slices, a.XC7LUTs, a.XC7BRAMs = alpus*k.Slices, alpus*k.LUTs, alpus*k.BRAMs
+	}
+	if alpus == 0 && !strings.HasPrefix(spec.Kind, "lhs") {
 		return nil, nil
 	}
-	p := area.Param{Name: "CELLS", Value: spec.N}
-	v, ok1 := s.Find("alpu", area.XC2VP, p)
-	k, ok2 := s.Find("alpu", area.XC7, p)
-	if !ok1 || !ok2 {
-		return nil, nil // the table says "no report"
-	}
-	return &MatcherArea{2 * v.Slices, 2 * v.LUTs, 2 * v.BRAMs, 2 * k.Slices, 2 * k.LUTs, 2 * k.BRAMs}, nil
+	return a, nil
 }
 
 // RunMatchers runs the study.
@@ -101,7 +142,9 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 	var ws []work
 	for _, w := range cfg.Workloads {
 		var buf bytes.Buffer
-		if err := goal.Generate(&buf, goal.GenConfig{Pattern: w, Ranks: cfg.Ranks, Size: cfg.Size, Segment: 1024, Seed: cfg.Seed}); err != nil {
+		if w == "alltoall_late" {
+			alltoallLate(&buf, cfg.Ranks, cfg.Size)
+		} else if err := goal.Generate(&buf, goal.GenConfig{Pattern: w, Ranks: cfg.Ranks, Size: cfg.Size, Segment: 1024, Seed: cfg.Seed}); err != nil {
 			return nil, err
 		}
 		s, err := goal.Parse(&buf)
@@ -158,6 +201,12 @@ func (r *MatchersResult) WriteTable(w io.Writer) error {
 		}
 		if c.Area != nil {
 			sl, lu = fmt.Sprint(c.Area.XC2VPSlices), fmt.Sprint(c.Area.XC7LUTs)
+			if !c.Area.XC7 {
+				lu = "no report"
+				if c.Area.XC7LUTs > 0 {
+					lu = fmt.Sprintf("%d + LHS", c.Area.XC7LUTs)
+				}
+			}
 		}
 		fb := "-"
 		if !c.Software {

@@ -37,7 +37,7 @@ func (s Spec) String() string {
 }
 
 // Hardware says whether the matcher is hardware (it has an area).
-func (s Spec) Hardware() bool { return s.Kind == "alpu" }
+func (s Spec) Hardware() bool { return s.Kind != "list" && s.Kind != "bins" }
 
 // The sizes a matcher takes.
 const (
@@ -46,7 +46,7 @@ const (
 )
 
 // Usage lists the matchers, for error messages and -h.
-var Usage = fmt.Sprintf("list, bins:K (K from 1 to %d), alpu:N (N from 1 to %d)", MaxBins, MaxCells)
+var Usage = fmt.Sprintf("list, bins:K (K from 1 to %d), alpu:N (N from 1 to %d), lhs, lhs+alpu:N", MaxBins, MaxCells)
 
 // Parse reads a matcher name; the error lists the matchers.
 func Parse(s string) (Spec, error) {
@@ -54,7 +54,7 @@ func Parse(s string) (Spec, error) {
 	bad := func(why string) (Spec, error) {
 		return Spec{}, fmt.Errorf("matcher %q: %s; matchers: %s", s, why, Usage)
 	}
-	limit := map[string]int{"list": 0, "bins": MaxBins, "alpu": MaxCells}
+	limit := map[string]int{"list": 0, "bins": MaxBins, "alpu": MaxCells, "lhs": 0, "lhs+alpu": MaxCells}
 	max, known := limit[kind]
 	switch {
 	case !known:
@@ -84,8 +84,11 @@ type Config struct {
 	// HWClockHz is the clock of the hardware matchers: 100 MHz, the clock of seed 000's FPGA
 	// (section 5.1.1), at which the LHS RTL runs too (lhsnic.DefaultConfig).
 	HWClockHz int64
-	// RTLNodes run the hardware matcher's Verilated RTL beside its model (alpu only).
+	// RTLNodes run the hardware matcher's Verilated RTL beside its model (the ALPU of alpu:N
+	// and lhs+alpu:N).
 	RTLNodes []int
+	// LHS is the LHS receive path's search cost (lhs, lhs+alpu:N).
+	LHS *LHSCurve
 }
 
 // Stats are one rank's matching figures.
@@ -115,8 +118,16 @@ func NewSet(spec Spec, cfg Config) (*Set, error) {
 	if cfg.HWClockHz <= 0 {
 		return nil, fmt.Errorf("match: hardware clock %d Hz", cfg.HWClockHz)
 	}
-	if len(cfg.RTLNodes) > 0 && spec.Kind != "alpu" {
-		return nil, fmt.Errorf("match: %s has no RTL: RTL nodes are for alpu:N", spec)
+	if len(cfg.RTLNodes) > 0 && spec.Kind != "alpu" && spec.Kind != "lhs+alpu" {
+		return nil, fmt.Errorf("match: %s has no ALPU: RTL nodes are for alpu:N and lhs+alpu:N", spec)
+	}
+	if strings.HasPrefix(spec.Kind, "lhs") {
+		if cfg.LHS == nil {
+			return nil, fmt.Errorf("match: lhs needs the search rig's curve (experiment.MatchConfig)")
+		}
+		if err := cfg.LHS.check(); err != nil {
+			return nil, err
+		}
 	}
 	if len(cfg.RTLNodes) > 0 && spec.N > RTLCells {
 		return nil, fmt.Errorf("match: alpu:%d on RTL nodes: the Verilated ALPU has %d cells", spec.N, RTLCells)
@@ -150,16 +161,22 @@ func (s *Set) New(rank int) (goal.Matcher, error) {
 		p := newALPUQueue(u, cpu, c, s.Spec.N, postedBase, "posted")
 		q := newALPUQueue(u, cpu, c, s.Spec.N, unexpectedBase, "unexpected")
 		if slices.Contains(s.cfg.RTLNodes, rank) {
-			if p.rtl, err = newALPURTL(rank, s.Spec.N); err != nil {
+			if err := u.attachRTL(p, q); err != nil {
 				return nil, err
 			}
-			if q.rtl, err = newALPURTL(rank, s.Spec.N); err != nil {
-				p.rtl.close()
-				return nil, err
-			}
-			u.rtl = append(u.rtl, p.rtl, q.rtl)
 		}
 		posted, uq = p, q
+	case "lhs":
+		posted = &listQueue{newSWList(cpu, c, postedBase)}
+		uq = &lhsQueue{u: u, c: s.cfg.LHS}
+	case "lhs+alpu":
+		p := newALPUQueue(u, cpu, c, s.Spec.N, postedBase, "posted")
+		if slices.Contains(s.cfg.RTLNodes, rank) {
+			if err := u.attachRTL(p); err != nil {
+				return nil, err
+			}
+		}
+		posted, uq = p, &lhsQueue{u: u, c: s.cfg.LHS}
 	default:
 		return nil, fmt.Errorf("match: no matcher %q", s.Spec)
 	}
@@ -197,6 +214,23 @@ func (s *Set) Close() {
 		}
 		u.rtl = nil
 	}
+}
+
+// attachRTL gives each queue its Verilated ALPU.
+func (u *unit) attachRTL(qs ...*alpuQueue) error {
+	for _, q := range qs {
+		r, err := newALPURTL(u.rank, q.cells)
+		if err != nil {
+			for _, r := range u.rtl {
+				r.close()
+			}
+			u.rtl = nil
+			return err
+		}
+		q.rtl = r
+		u.rtl = append(u.rtl, r)
+	}
+	return nil
 }
 
 // unit is one rank's matcher.

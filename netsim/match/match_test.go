@@ -11,14 +11,15 @@ import (
 )
 
 func testConfig() Config {
-	return Config{Host: hostcpu.Pentium4(), Costs: Costs{EntryInstr: 36, EntryBytes: 16, CallInstr: 8, PushInstr: 44, HashInstr: 10}, HWClockHz: 100_000_000}
+	return Config{Host: hostcpu.Pentium4(), Costs: Costs{EntryInstr: 36, EntryBytes: 16, CallInstr: 8, PushInstr: 44, HashInstr: 10}, HWClockHz: 100_000_000,
+		LHS: &LHSCurve{Depths: []int{0, 4}, Ns: []float64{20, 88}, BeyondNsPerEntry: 580, Entries: 8}}
 }
 
 // Every matcher must keep MPI order: after any sequence of pushes and searches, with
 // wildcards on either side, it returns what LogGOPSim's list returns and holds the same
 // entries in the same order. Small ALPUs fill and drain many times on the way.
 func TestMatchersKeepMPIOrder(t *testing.T) {
-	for _, name := range []string{"list", "bins:1", "bins:7", "bins:64", "alpu:1", "alpu:4", "alpu:32"} {
+	for _, name := range []string{"list", "bins:1", "bins:7", "bins:64", "alpu:1", "alpu:4", "alpu:32", "lhs", "lhs+alpu:3"} {
 		for seed := uint64(1); seed <= 20; seed++ {
 			spec, err := Parse(name)
 			if err != nil {
@@ -64,7 +65,7 @@ func TestMatchersKeepMPIOrder(t *testing.T) {
 					t.Fatalf("%s seed %d step %d: queue %v, list %v", name, seed, step, q.Entries(), ref.Entries())
 				}
 			}
-			if spec.Kind == "alpu" && spec.N <= 4 {
+			if strings.Contains(spec.Kind, "alpu") && spec.N <= 4 {
 				st := set.Stats()[0]
 				if st.Fallbacks == 0 || st.Refills == 0 {
 					t.Errorf("%s seed %d: %d fallbacks, %d refills: the test never filled the ALPU", name, seed, st.Fallbacks, st.Refills)
@@ -75,13 +76,13 @@ func TestMatchersKeepMPIOrder(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	for _, ok := range []string{"list", "bins:1", "bins:65536", "alpu:1", "alpu:1024"} {
+	for _, ok := range []string{"list", "bins:1", "bins:65536", "alpu:1", "alpu:1024", "lhs", "lhs+alpu:1", "lhs+alpu:1024"} {
 		s, err := Parse(ok)
 		if err != nil || s.String() != ok {
 			t.Errorf("Parse(%q) = %v, %v", ok, s, err)
 		}
 	}
-	for _, bad := range []string{"", "lists", "list:4", "bins", "bins:0", "bins:65537", "alpu:0", "alpu:1025", "alpu:x", "alpu:-3"} {
+	for _, bad := range []string{"", "lists", "list:4", "bins", "bins:0", "bins:65537", "alpu:0", "alpu:1025", "alpu:x", "alpu:-3", "lhs:4", "lhs+alpu", "lhs+alpu:0", "alpu+lhs:4"} {
 		_, err := Parse(bad)
 		if err == nil || !strings.Contains(err.Error(), Usage) {
 			t.Errorf("Parse(%q): %v, want an error listing the matchers", bad, err)
@@ -118,5 +119,15 @@ func TestMatchingTimeGrowsWithDepthOnLists(t *testing.T) {
 	}
 	if got, want := cost("alpu:256", 200), uint64(ALPUSearchCycles*10_000); got != want {
 		t.Errorf("alpu:256 search: %d ps, want %d cycles at 100 MHz = %d ps", got, ALPUSearchCycles, want)
+	}
+}
+
+// The LHS curve: the rig's figures at its depths, linear between, the no-LHS rate past them.
+func TestLHSCurve(t *testing.T) {
+	c := testConfig().LHS
+	for ahead, want := range map[int]uint64{0: 20_000, 2: 54_000, 4: 88_000, 6: 88_000 + 2*580_000} {
+		if got := c.Ps(ahead); got != want {
+			t.Errorf("%d ahead: %d ps, want %d", ahead, got, want)
+		}
 	}
 }
