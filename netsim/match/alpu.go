@@ -19,8 +19,10 @@ const (
 
 // The ALPU's timing, from rtl/alpu.v: an insert takes effect at the clock edge that accepts it
 // (one cycle); a request is registered when accepted, compared in the next cycle and answered
-// in the one after (three cycles from driving the request to taking the response).
-// TestALPUCyclesAgainstRTL measures both on the Verilated RTL.
+// in the one after (three cycles from driving the request to taking the response). On RTL
+// nodes alpuRTL checks both on every operation (TestALPUFillsAndFallsBackInOrder runs it). The
+// single-cycle insert is also the ALPU patent's (US 8,688,903, Hemmert and Underwood: "inserts
+// to occur in a single clock cycle" when not full).
 const (
 	ALPUInsertCycles = 1
 	ALPUSearchCycles = 3

@@ -8,7 +8,10 @@
 //     and Underwood, ISC 2016), each bin a list as above;
 //   - alpu:N: an ALPU of N cells per queue (rtl/alpu.v; Underwood et al., IPDPS 2005) with a
 //     software list behind it when it is full, on chosen nodes the Verilated RTL checked
-//     cycle by cycle against the Go model.
+//     cycle by cycle against the Go model;
+//   - lhs: seed 000's LHS receive path for the unexpected queue, its searches costing what the
+//     search rig measured (LHSCurve), posted receives in the host's list;
+//   - lhs+alpu:N: LHS for the unexpected queue, an ALPU for posted receives.
 //
 // docs/matchers.md describes each and how to add one.
 package match
