@@ -27,6 +27,9 @@ type MatchersConfig struct {
 	Schedule  string   // a user's schedule, run besides (or instead of) the patterns
 	Matchers  []string
 	Reports   string // the area flow's checked-in reports, relative to the repository root (synth-reports)
+	// RTLNodes run the ALPU's Verilated RTL beside its model, checked against it, in the
+	// cells of alpu:N and lhs+alpu:N with N up to match.RTLCells.
+	RTLNodes []int
 }
 
 // MatchersWorkloads are the study's default workloads: lhsim goal gen patterns (incast:
@@ -84,9 +87,10 @@ type MatchersCell struct {
 
 // MatchersResult is the study.
 type MatchersResult struct {
-	Ranks int            `json:"ranks"`
-	Size  int            `json:"size"`
-	Cells []MatchersCell `json:"cells"`
+	Ranks    int            `json:"ranks"`
+	Size     int            `json:"size"`
+	RTLNodes []int          `json:"rtl_nodes,omitempty"`
+	Cells    []MatchersCell `json:"cells"`
 }
 
 // matcherArea reads alpu:N's area: twice the ALPU of N cells.
@@ -160,7 +164,7 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 		}
 		ws = append(ws, work{cfg.Schedule, s})
 	}
-	res := &MatchersResult{Ranks: cfg.Ranks, Size: cfg.Size}
+	res := &MatchersResult{Ranks: cfg.Ranks, Size: cfg.Size, RTLNodes: cfg.RTLNodes}
 	for _, w := range ws {
 		for _, m := range cfg.Matchers {
 			spec, err := match.Parse(m)
@@ -172,6 +176,9 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 				return nil, err
 			}
 			gc := GoalConfig{Schedule: w.name, Network: "packet", LogGP: goal.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig(), Matcher: m}
+			if strings.Contains(spec.Kind, "alpu") && spec.N <= match.RTLCells {
+				gc.MatcherRTLNodes = cfg.RTLNodes
+			}
 			r, err := RunGoalSchedule(gc, w.s)
 			if err != nil {
 				return nil, fmt.Errorf("matchers: %s with %s: %w", w.name, m, err)
@@ -194,6 +201,7 @@ func (r *MatchersResult) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "matchers on the packet network, %d ranks, %d-byte messages (simulated; area from synth-reports, Yosys)\n", r.Ranks, r.Size)
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("workload", "matcher", "end µs", "match ns mean", "p99", "posted max", "unexp. max", "to software", "xc2vp slices", "xc7 LUTs")
+	var rtl []string
 	for _, c := range r.Cells {
 		sl, lu := "0 (software)", "0"
 		if !c.Software {
@@ -213,10 +221,19 @@ func (r *MatchersResult) WriteTable(w io.Writer) error {
 			fb = fmt.Sprint(c.Matching.Fallbacks)
 		}
 		m := c.Matching
+		if c.Matching.RTLChecked > 0 {
+			rtl = append(rtl, fmt.Sprintf("%s %s: %d", strings.TrimSuffix(c.Workload, ".goal"), c.Matcher, c.Matching.RTLChecked))
+		}
 		if err := t.Append(strings.TrimSuffix(c.Workload, ".goal"), c.Matcher, fmt.Sprintf("%.2f", c.EndUs), fmt.Sprintf("%.1f", m.MeanNs), fmt.Sprintf("%.1f", m.P99Ns),
 			fmt.Sprint(m.MaxPosted), fmt.Sprint(m.MaxUnexpected), fb, sl, lu); err != nil {
 			return err
 		}
 	}
-	return t.Render()
+	if err := t.Render(); err != nil {
+		return err
+	}
+	if len(r.RTLNodes) > 0 {
+		fmt.Fprintf(w, "ALPU RTL beside its model on nodes %v, every operation the same (operations checked): %s\n", r.RTLNodes, strings.Join(rtl, ", "))
+	}
+	return nil
 }

@@ -146,7 +146,7 @@ func TestLHSMatcherGivesFigure6(t *testing.T) {
 // ALPU makes it faster than lhs, whose posted queue is the host's list.
 func TestLHSAndHybridInTheStudy(t *testing.T) {
 	r, err := RunMatchers(MatchersConfig{Ranks: 32, Size: 8, Seed: 1, Workloads: []string{"incast", "alltoall_late"},
-		Matchers: []string{"lhs", "lhs+alpu:64"}, Reports: "synth-reports"})
+		Matchers: []string{"lhs", "lhs+alpu:64"}, Reports: "synth-reports", RTLNodes: []int{0, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,6 +164,11 @@ func TestLHSAndHybridInTheStudy(t *testing.T) {
 	}
 	if a := c["incast lhs+alpu:64"].Area; a == nil || a.XC2VPSlices != on.Slices-off.Slices+a64.Slices {
 		t.Errorf("lhs+alpu:64 area %+v", a)
+	}
+	// The hybrid's ALPU ran as RTL on nodes 0 and 1 beside its model: rank 0's 31 posted
+	// receives and their 31 searches.
+	if n := c["incast lhs+alpu:64"].Matching.RTLChecked; n != 62 {
+		t.Errorf("incast lhs+alpu:64: %d operations checked on the RTL, want 62", n)
 	}
 	if h, l := c["incast lhs+alpu:64"], c["incast lhs"]; h.EndUs >= l.EndUs || h.Matching.MeanNs >= l.Matching.MeanNs {
 		t.Errorf("incast: hybrid %.2f µs %.1f ns, lhs %.2f µs %.1f ns", h.EndUs, h.Matching.MeanNs, l.EndUs, l.Matching.MeanNs)

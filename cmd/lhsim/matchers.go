@@ -27,6 +27,7 @@ func runMatchers(args []string) error {
 	fs.StringVar(&cfg.Schedule, "schedule", "", "also run this GOAL schedule")
 	matchers := fs.String("matchers", strings.Join(experiment.MatchersDefault, ","), "matchers, comma-separated: "+match.Usage)
 	fs.StringVar(&cfg.Reports, "reports", cfg.Reports, "the area flow's checked-in Yosys reports, relative to the repository root")
+	rtl := fs.String("rtl-nodes", "", "nodes whose ALPU (alpu:N, lhs+alpu:N, N up to 128) runs as Verilated RTL beside its model, checked against it (comma-separated)")
 	out := addOutputFlags(fs)
 	qplot := addPlotFlag(fs, "draw matching time against queue length per matcher to this file (.svg or .png)")
 	pplot := &plotFlag{}
@@ -55,6 +56,15 @@ func runMatchers(args []string) error {
 			return badUsage(fs, fmt.Errorf("--matchers: %w", err))
 		}
 		cfg.Matchers = append(cfg.Matchers, spec.String())
+	}
+	var err error
+	if cfg.RTLNodes, err = nodeList(*rtl); err != nil {
+		return badUsage(fs, fmt.Errorf("--rtl-nodes %q: want node numbers separated by commas", *rtl))
+	}
+	for _, n := range cfg.RTLNodes {
+		if n >= cfg.Ranks {
+			return badUsage(fs, fmt.Errorf("--rtl-nodes: node %d: the workloads have ranks 0 to %d", n, cfg.Ranks-1))
+		}
 	}
 	if len(cfg.Workloads) == 0 && cfg.Schedule == "" {
 		return badUsage(fs, errMsg("no workload: give --workloads or --schedule"))
