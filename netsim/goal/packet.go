@@ -229,7 +229,7 @@ func (r *pktRun) arrive(dst, src, sendOp uint32, now netsim.Time) {
 	if r.stats != nil {
 		bump(&r.stats[dst].PostedHits, depth)
 	}
-	r.matchedAt(r.end(rk, dst, now), dst, m.Op, src, sendOp)
+	r.complete(rk, dst, now, m.Op, src, sendOp)
 }
 
 // post posts a recv: matched at once against the unexpected queue, or queued.
@@ -255,7 +255,7 @@ func (r *pktRun) post(rank, op uint32) {
 	if r.stats != nil {
 		bump(&r.stats[rank].UnexpectedHits, depth)
 	}
-	r.matchedAt(r.end(rk, rank, now), rank, op, m.Src, m.Op)
+	r.complete(rk, rank, now, op, m.Src, m.Op)
 }
 
 // begin starts a matching step on rk's unit.
@@ -279,8 +279,14 @@ func (r *pktRun) end(rk *pktRank, rank uint32, now netsim.Time) netsim.Time {
 	return rk.mfree
 }
 
-// matchedAt completes the match at t (now or later).
-func (r *pktRun) matchedAt(t netsim.Time, rank, recvOp, src, sendOp uint32) {
+// complete completes a match found at now: at once without a matching unit (as before
+// units), else when the unit's step ends.
+func (r *pktRun) complete(rk *pktRank, rank uint32, now netsim.Time, recvOp, src, sendOp uint32) {
+	if rk.m == nil {
+		r.matched(rank, recvOp, src, sendOp)
+		return
+	}
+	t := r.end(rk, rank, now)
 	if t <= r.eng.Now() {
 		r.matched(rank, recvOp, src, sendOp)
 		return
