@@ -10,7 +10,7 @@ VLIBS := $(foreach t,$(VTOPS),build/verilator/$(t)/lib$(t).a)
 LINT_TOPS := $(basename $(notdir $(RTL)))
 
 .PHONY: all setup rtl test lint demo bench soak synth clean plugin generate
-.PHONY: waves regress coverage fuzz synth-check test-slurm formal edges goal-compare
+.PHONY: waves regress coverage fuzz synth-check test-slurm formal edges goal-compare papers
 all: rtl
 
 setup:
@@ -76,6 +76,11 @@ demo: rtl
 
 bench: rtl
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./testbench/... ./experiment/... ./netsim/...
+
+# The papers' headline figures that take minutes (Ohno et al.'s 16x16x16 all-to-all):
+# docs/alltoall.md.
+papers:
+	PAPERS=1 $(GO) test -run TestPaperHeadline -timeout 60m -v ./netsim/alltoall/
 
 soak: rtl
 	SOAK=1 $(GO) test -run TestSoak -timeout 60m -v ./testbench/

@@ -1,9 +1,10 @@
 package experiment
 
-// lhsim alltoall: seed 002's three ways of running the steps of Suh and Shin's all-to-all on
-// a torus (a barrier per step, a synchronisation only at the start, the proposal: one
-// start-time synchronisation and a computed wait per step), total time against the data size
-// per pair (seed 002 Figure 3), on the simulated machine (netsim/alltoall on netsim/cluster).
+// lhsim alltoall: the three ways Ohno et al.'s paper (seed 002) runs the steps of Suh and
+// Shin's all-to-all on a torus (its synchronisation at every step, a synchronisation only at
+// the start, the proposal: one start-time synchronisation and a computed wait per step), and a
+// fourth with a software barrier per step; total time against the data size per pair (the
+// paper's Figure 3), on the simulated machine (netsim/alltoall on netsim/cluster).
 
 import (
 	"fmt"
@@ -24,7 +25,7 @@ import (
 type AlltoallConfig struct {
 	// Torus is the machine: seed 002 section 4.3, 16x16x16.
 	Torus string
-	// Algorithm is "suh-shin" (seed 002 section 4.2) or "direct" (the pairwise baseline).
+	// Algorithm is "suh-shin" (Ohno et al.'s paper, section 4.2) or "direct" (the pairwise baseline).
 	Algorithm string
 	// Sizes are the bytes per (source, destination) pair. input: seed 002 gives Figure 3's
 	// axis no numbers; the defaults are small because every byte is simulated in packets.
@@ -40,9 +41,12 @@ type AlltoallConfig struct {
 	// EqualLatency also runs the torus with every link at the mean of the seed's X/Y/Z
 	// latencies (derived: (21+25+70)/3 ns), to show what the unequal latencies cost.
 	EqualLatency bool
-	// Fabric: seed 002 section 4.3's torus (16 GB/s links, X/Y/Z 21/25/70 ns with cables and
-	// SerDes), seed 003's router otherwise (fabric.Seed002Torus).
+	// Fabric: the paper's torus (section 4.3: 16 GB/s links, X/Y/Z 21/25/70 ns per hop, cables
+	// and SerDes included, no router pipeline on top; fabric.Seed002Torus).
 	Fabric fabric.Config
+	// PaperSyncRule runs the synchronisations with the paper's rule as written (no stamp, no
+	// margin; alltoall.Options.PaperRule) instead of the stamped rule.
+	PaperSyncRule bool
 	// Cluster: seed 003's node (DMA 2.8 GB/s, node latency 1.0 µs): seed 002 gives no node figures.
 	Cluster cluster.Config
 	// Progress, when set, is told after each run (done of total).
@@ -76,6 +80,61 @@ type AlltoallRow struct {
 	WallS         float64 `json:"wall_s"`
 }
 
+// AlltoallSaving is the proposal's saving over scheme 1 at one size.
+type AlltoallSaving struct {
+	BytesPerPair  int     `json:"bytes_per_pair"`
+	Uneven        bool    `json:"uneven"`
+	LinkLatencyNs string  `json:"link_latency_ns"`
+	SavingUs      float64 `json:"saving_us"`          // derived: sync_per_step less proposed
+	PaperUs       float64 `json:"paper_us,omitempty"` // input: the paper's, on 16x16x16 only
+}
+
+// AlltoallPaperSavingUs is the paper's saving of scheme 3 over scheme 1 on 16x16x16, read off
+// its Figure 3 (about 24 µs at every size).
+const AlltoallPaperSavingUs = 24.0
+
+// alltoallSources labels the result's figures.
+var alltoallSources = map[string]string{
+	"rows":              "simulated",
+	"savings.saving_us": "derived (two simulated rows)",
+	"savings.paper_us":  "input (read off the paper's Figure 3, 16x16x16)",
+	"steps":             "derived (the schedule)",
+	"puts":              "derived (the schedule)",
+}
+
+// fillSavings derives the savings from the rows.
+func (r *AlltoallResult) fillSavings() {
+	r.Sources = alltoallSources
+	type key struct {
+		size   int
+		uneven bool
+		lat    string
+	}
+	by := map[key]map[string]float64{}
+	var order []key
+	for _, row := range r.Rows {
+		k := key{row.BytesPerPair, row.Uneven, row.LinkLatencyNs}
+		if by[k] == nil {
+			by[k] = map[string]float64{}
+			order = append(order, k)
+		}
+		by[k][row.Scheme] = row.TotalUs
+	}
+	r.Savings = nil
+	for _, k := range order {
+		one, ok1 := by[k][string(alltoall.SyncPerStep)]
+		three, ok3 := by[k][string(alltoall.Proposed)]
+		if !ok1 || !ok3 {
+			continue
+		}
+		sv := AlltoallSaving{BytesPerPair: k.size, Uneven: k.uneven, LinkLatencyNs: k.lat, SavingUs: one - three}
+		if r.Torus == "torus:16x16x16" && !k.uneven {
+			sv.PaperUs = AlltoallPaperSavingUs
+		}
+		r.Savings = append(r.Savings, sv)
+	}
+}
+
 // AlltoallResult is the sweep.
 type AlltoallResult struct {
 	Torus     string `json:"torus"`
@@ -84,12 +143,19 @@ type AlltoallResult struct {
 	Puts      int    `json:"puts"` // transfers in all steps
 	// UnevenWeights is the uneven rows' distribution: "hash" (x0.5 to x1.5 per node) or
 	// "heavy" (every eighth node x4.0, the others x0.571).
-	UnevenWeights string        `json:"uneven_weights,omitempty"`
-	Heavy         bool          `json:"-"`
-	Rows          []AlltoallRow `json:"rows"`
-	WallS         float64       `json:"wall_s"`
-	Events        uint64        `json:"events"`
-	EventsPerS    float64       `json:"events_per_s"`
+	UnevenWeights string `json:"uneven_weights,omitempty"`
+	Heavy         bool   `json:"-"`
+	// SyncRule is how the synchronisations ran: "stamped" or "paper" (its rule as written).
+	SyncRule string        `json:"sync_rule"`
+	Rows     []AlltoallRow `json:"rows"`
+	// Savings are scheme 3's saving over scheme 1 per size (derived from two simulated rows),
+	// beside the paper's (read off its Figure 3: about 24 µs on 16x16x16, at every size).
+	Savings []AlltoallSaving `json:"savings,omitempty"`
+	// Sources says where each kind of figure comes from.
+	Sources    map[string]string `json:"sources"`
+	WallS      float64           `json:"wall_s"`
+	Events     uint64            `json:"events"`
+	EventsPerS float64           `json:"events_per_s"`
 }
 
 // Validate checks the configuration before any work.
@@ -153,7 +219,8 @@ func RunAlltoall(cfg AlltoallConfig) (*AlltoallResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &AlltoallResult{Torus: cfg.Torus, Algorithm: cfg.Algorithm, Steps: len(sched.Steps), Puts: sched.Puts(), Heavy: cfg.Heavy}
+	res := &AlltoallResult{Torus: cfg.Torus, Algorithm: cfg.Algorithm, Steps: len(sched.Steps), Puts: sched.Puts(), Heavy: cfg.Heavy,
+		SyncRule: syncRule(cfg.PaperSyncRule)}
 	if cfg.Uneven {
 		res.UnevenWeights = "hash"
 		if cfg.Heavy {
@@ -192,7 +259,8 @@ func RunAlltoall(cfg AlltoallConfig) (*AlltoallResult, error) {
 						return nil, err
 					}
 					t0 := time.Now()
-					r, err := alltoall.Run(c, sched, sc, alltoall.Sizes{BytesPerPair: size, Uneven: uneven})
+					r, err := alltoall.RunWith(c, sched, sc, alltoall.Sizes{BytesPerPair: size, Uneven: uneven},
+						alltoall.Options{PaperRule: cfg.PaperSyncRule})
 					if err != nil {
 						return nil, err
 					}
@@ -216,7 +284,15 @@ func RunAlltoall(cfg AlltoallConfig) (*AlltoallResult, error) {
 	if res.WallS > 0 {
 		res.EventsPerS = float64(res.Events) / res.WallS
 	}
+	res.fillSavings()
 	return res, nil
+}
+
+func syncRule(paper bool) string {
+	if paper {
+		return "paper"
+	}
+	return "stamped"
 }
 
 func latName(ls []netsim.Time) string {
@@ -230,7 +306,8 @@ func latName(ls []netsim.Time) string {
 // WriteTable prints one table per link latency and evenness: each scheme's total time
 // against the size per pair, and the proposal's saving over schemes 1 and 2.
 func (r *AlltoallResult) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "All-to-all (%s, %d steps, %d puts) on %s, total time in µs (simulated; savings derived)\n",
+	fmt.Fprintf(w, "All-to-all (%s, %d steps, %d puts) on %s, total time in µs (simulated; savings derived;\n"+
+		"the paper's ~24 µs saving of scheme 3 over scheme 1 on 16x16x16 is read off its Figure 3)\n",
 		r.Algorithm, r.Steps, r.Puts, r.Torus)
 	type group struct {
 		lat    string
@@ -263,7 +340,11 @@ func (r *AlltoallResult) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "\nlinks X/Y/Z %s ns, %s\n", g.lat, sizesNote)
 		t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-		t.Header("bytes/pair", "1 barrier/step", "2 sync at start", "3 proposed", "1-3", "2-3")
+		saving := "saving 1-3"
+		if r.Torus == "torus:16x16x16" && !g.uneven {
+			saving += fmt.Sprintf(" (paper ~%g)", AlltoallPaperSavingUs)
+		}
+		t.Header("bytes/pair", "1 sync/step", "2 sync at start", "3 proposed", "4 barrier/step", saving, "2-3", "4-3")
 		for _, size := range sizes {
 			m := cells[g][size]
 			cell := func(s alltoall.Scheme) string {
@@ -280,8 +361,9 @@ func (r *AlltoallResult) WriteTable(w io.Writer) error {
 				}
 				return fmt.Sprintf("%+.3f", x.TotalUs-y.TotalUs)
 			}
-			if err := t.Append(fmt.Sprint(size), cell(alltoall.BarrierPerStep), cell(alltoall.SyncAtStart), cell(alltoall.Proposed),
-				diff(alltoall.BarrierPerStep, alltoall.Proposed), diff(alltoall.SyncAtStart, alltoall.Proposed)); err != nil {
+			if err := t.Append(fmt.Sprint(size), cell(alltoall.SyncPerStep), cell(alltoall.SyncAtStart), cell(alltoall.Proposed),
+				cell(alltoall.BarrierPerStep), diff(alltoall.SyncPerStep, alltoall.Proposed),
+				diff(alltoall.SyncAtStart, alltoall.Proposed), diff(alltoall.BarrierPerStep, alltoall.Proposed)); err != nil {
 				return err
 			}
 		}
@@ -294,7 +376,7 @@ func (r *AlltoallResult) WriteTable(w io.Writer) error {
 		late += row.LateSteps
 		spread = max(spread, row.SyncSpreadNs)
 	}
-	fmt.Fprintf(w, "\nstart synchronisation: nodes left at most %.3f ns apart\n", spread)
+	fmt.Fprintf(w, "\nsynchronisation rule: %s; start synchronisation: nodes left at most %.3f ns apart\n", r.SyncRule, spread)
 	fmt.Fprintf(w, "proposed: %d (rank, step) pairs began after their computed start\n", late)
 	fmt.Fprintf(w, "%d runs, %d events, %.1f s wall, %.2g events per wall second\n", len(r.Rows), r.Events, r.WallS, r.EventsPerS)
 	return nil
@@ -310,7 +392,7 @@ func (r *AlltoallResult) WritePlot(file string) error {
 		return fmt.Errorf("alltoall: nothing to plot")
 	}
 	lat := r.Rows[0].LinkLatencyNs
-	p := logXPlot(fmt.Sprintf("All-to-all on %s, links %s ns (cf. seed 002 Figure 3; simulated)", r.Torus, lat),
+	p := logXPlot(fmt.Sprintf("All-to-all on %s, links %s ns (cf. Ohno et al.'s Figure 3; simulated)", r.Torus, lat),
 		"bytes per pair", "total time (µs)")
 	var c curves
 	for _, row := range r.Rows {

@@ -22,7 +22,7 @@ func smallAlltoall() AlltoallConfig {
 func TestAlltoallSweep(t *testing.T) {
 	r, err := RunAlltoall(smallAlltoall())
 	require.NoError(t, err)
-	require.Len(t, r.Rows, 2*2*2*3)
+	require.Len(t, r.Rows, 2*2*2*4)
 	var buf bytes.Buffer
 	require.NoError(t, json.NewEncoder(&buf).Encode(r))
 	var decoded map[string]any
@@ -40,8 +40,20 @@ func TestAlltoallSweep(t *testing.T) {
 	for k, v := range at {
 		if k[0] == "proposed" {
 			require.Less(t, v, at[[4]any{"barrier_per_step", k[1], k[2], k[3]}], "%v", k)
+			require.Less(t, v, at[[4]any{"sync_per_step", k[1], k[2], k[3]}], "%v", k)
 		}
 	}
+	// One saving per size, evenness and latency: scheme 1 less scheme 3, labelled derived;
+	// the paper's 24 µs only beside its own machine (16x16x16), not this 4x4x4.
+	require.Len(t, r.Savings, 2*2*2)
+	for _, sv := range r.Savings {
+		one := at[[4]any{"sync_per_step", sv.BytesPerPair, sv.Uneven, sv.LinkLatencyNs}]
+		three := at[[4]any{"proposed", sv.BytesPerPair, sv.Uneven, sv.LinkLatencyNs}]
+		require.Equal(t, one-three, sv.SavingUs)
+		require.Zero(t, sv.PaperUs)
+	}
+	require.Equal(t, "stamped", decoded["sync_rule"])
+	require.Contains(t, decoded["sources"], "savings.saving_us")
 	var table bytes.Buffer
 	require.NoError(t, r.WriteTable(&table))
 	require.Contains(t, table.String(), "links X/Y/Z 21/25/70 ns, uneven sizes")

@@ -113,7 +113,7 @@ func RunIBRTT(cfg IBRTTConfig) (*IBRTTResult, error) {
 
 // WriteTable prints the round trips beside Table 4.
 func (r *IBRTTResult) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "pmtest round trip, %d-byte messages, µs, beside seed 004 Table 4 (switch included)\n", r.Size)
+	fmt.Fprintf(w, "pmtest round trip, %d-byte messages, µs, beside the PM/InfiniBand-FJ paper's Table 4 (switch included)\n", r.Size)
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("chipset", "with DoWQE", "paper", "without DoWQE", "paper", "DoWQE effect", "paper")
 	for _, row := range r.Rows {
@@ -250,7 +250,7 @@ func (r *IBBandwidthResult) WriteTable(w io.Writer) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nPeaks beside seed 004 Table 5, MB/s")
+	fmt.Fprintln(w, "\nPeaks beside the PM/InfiniBand-FJ paper's Table 5, MB/s")
 	pt := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
 	pt.Header("chipset", "message simulated", "paper", "RDMA simulated", "paper")
 	for _, c := range chips {
@@ -273,7 +273,7 @@ func (r *IBBandwidthResult) WritePlot(file string) error {
 	if err := CheckPlotFile(file); err != nil {
 		return fmt.Errorf("ib bandwidth: %w", err)
 	}
-	p := logXPlot("PM/InfiniBand-FJ bandwidth, simulated (cf. seed 004 Figures 5-6)", "bytes", "MB/s")
+	p := logXPlot("PM/InfiniBand-FJ bandwidth, simulated (cf. the PM/InfiniBand-FJ paper's Figures 5-6)", "bytes", "MB/s")
 	var c curves
 	for _, row := range r.Rows {
 		c.add(chipsetLabel(row.Chipset)+" "+row.Kind, false, float64(row.Bytes), row.MBps)
@@ -376,7 +376,7 @@ func RunIBBuffers(cfg IBBuffersConfig) (*IBBuffersResult, error) {
 
 // WriteTable prints both.
 func (r *IBBuffersResult) WriteTable(w io.Writer) error {
-	fmt.Fprintln(w, "Receive-buffer memory per node (seed 004 §5.4; derived from the layout the model allocates):")
+	fmt.Fprintln(w, "Receive-buffer memory per node (the PM/InfiniBand-FJ paper §5.4; derived from the layout the model allocates):")
 	fmt.Fprintln(w, "per-peer RC: 128 buffers of 8 KB per QP, one QP per other node; SRQ: one queue of 1,024 buffers of 8 KB (the 8 MB of §6)")
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("nodes", "RC bytes", "RC", "SRQ bytes", "SRQ", "RC / SRQ")
@@ -443,7 +443,7 @@ func (r *IBBuffersResult) WritePlot(file string) error {
 	if err := CheckPlotFile(file); err != nil {
 		return fmt.Errorf("ib buffers: %w", err)
 	}
-	p := logXPlot("Receive-buffer memory per node (seed 004 §5.4)", "nodes", "bytes")
+	p := logXPlot("Receive-buffer memory per node (PM/InfiniBand-FJ paper §5.4)", "nodes", "bytes")
 	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	var c curves
 	for _, row := range r.Rows {
@@ -505,7 +505,7 @@ func RunIBCPR(cfg IBCPRConfig) (*IBCPRResult, error) {
 
 // WriteTable prints the comparison.
 func (r *IBCPRResult) WriteTable(w io.Writer) error {
-	fmt.Fprintln(w, "Checkpoint/restart of QP contexts on one HCA (seed 004 §5.5): stop, save, restore, resume of every QP, µs, simulated;")
+	fmt.Fprintln(w, "Checkpoint/restart of QP contexts on one HCA (the PM/InfiniBand-FJ paper §5.5): stop, save, restore, resume of every QP, µs, simulated;")
 	fmt.Fprintln(w, "bulk = one range command per step, per QP = one command per QP per step (command costs are assumptions: docs/ib.md)")
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("QPs", "stop bulk", "stop per QP", "save bulk", "save per QP", "all four bulk", "all four per QP", "saved (derived)", "image bytes")

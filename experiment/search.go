@@ -116,6 +116,7 @@ const (
 	CurveLHSColdAdjacent  = "lhs_cold_adjacent_only"
 	CurveLHSColdNoPrefeth = "lhs_cold_no_prefetch"
 	CurveLHSUncached      = "lhs_uncached"
+	CurveLHSInOrder       = "lhs_in_order"
 )
 
 // SearchResult is what a run measured. Times are in nanoseconds (the model's picoseconds
@@ -251,11 +252,12 @@ var searchAblationWhat = map[string]string{
 	CurveLHSColdNoPrefeth: "LHS, write-back, no prefetch, first search: one line miss per envelope",
 	CurveLHSColdAdjacent:  "LHS, write-back, adjacent-line fetch only, first search",
 	CurveLHSCold:          "LHS, write-back, adjacent-line + stream prefetch, first search",
+	CurveLHSInOrder:       "LHS, search repeated, in-order core: every load's latency on top of the loop",
 	CurveLHS:              "LHS, search repeated (the paper's method): entries in cache",
 	CurveQsNet2:           "QsNET-II: NIC thread processor, one DRAM access per list record",
 }
 
-var searchAblationOrder = []string{CurveNoLHS, CurveLHSUncached, CurveLHSColdNoPrefeth, CurveLHSColdAdjacent, CurveLHSCold, CurveLHS, CurveQsNet2}
+var searchAblationOrder = []string{CurveNoLHS, CurveLHSUncached, CurveLHSColdNoPrefeth, CurveLHSColdAdjacent, CurveLHSCold, CurveLHSInOrder, CurveLHS, CurveQsNet2}
 
 // Plan checks the configuration before any work and returns the depths the search runs and
 // the LH buffer entries they need: every mistake it finds is the user's, not the run's.
@@ -337,6 +339,7 @@ func RunSearch(cfg SearchConfig) (*SearchResult, error) {
 	res.Factors["caching_prefetch"] = res.PerMessageNs[CurveLHSColdNoPrefeth] / lhs
 	res.Factors["prefetch_cold"] = res.PerMessageNs[CurveLHSColdNoPrefeth] / res.PerMessageNs[CurveLHSCold]
 	res.Factors["cache_reuse"] = res.PerMessageNs[CurveLHSCold] / lhs
+	res.Factors["out_of_order"] = res.PerMessageNs[CurveLHSInOrder] / lhs
 	res.Factors["no_lhs_vs_lhs_cold"] = res.PerMessageNs[CurveNoLHS] / res.PerMessageNs[CurveLHSCold]
 	res.Loops = append(res.Loops, res.loopRow(cfg.Loop))
 	// The other compiled loops: the host's side of the two DIMMnet-2 rigs again (QsNET-II's

@@ -113,6 +113,7 @@ func (r *SearchResult) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "memory structure (no LHS / LHS without prefetch, first search): %.1fx   (paper: about 6x)\n", r.Factors["memory_structure"])
 	fmt.Fprintf(w, "caching and prefetch (LHS without prefetch / LHS repeated):     %.1fx   (paper: about 7x)\n", r.Factors["caching_prefetch"])
 	fmt.Fprintf(w, "  of which prefetch on a first search: %.1fx, cache reuse on a repeated search: %.1fx\n", r.Factors["prefetch_cold"], r.Factors["cache_reuse"])
+	fmt.Fprintf(w, "out-of-order overlap of the loads (LHS repeated, in-order core / out-of-order): %.1fx\n", r.Factors["out_of_order"])
 	if r.Native != nil {
 		fmt.Fprintln(w)
 		return r.Native.WriteTable(w)

@@ -65,19 +65,30 @@ func TestSearchCurvesOrdered(t *testing.T) {
 	}
 	pm := res.PerMessageNs
 	// Each ablation step removes one cost: the order must hold whatever the parameters.
-	order := []string{CurveNoLHS, CurveLHSUncached, CurveLHSColdNoPrefeth, CurveLHSColdAdjacent, CurveLHSCold, CurveLHS}
+	order := []string{CurveNoLHS, CurveLHSUncached, CurveLHSColdNoPrefeth, CurveLHSInOrder, CurveLHS}
 	for i := 1; i < len(order); i++ {
 		require.Greater(t, pm[order[i-1]], pm[order[i]], "%s slower than %s", order[i-1], order[i])
 	}
+	// A first search, prefetched or not, cannot beat the memory bus (one 64-byte line per
+	// entry); on the out-of-order core four misses in flight already fill it, so the
+	// prefetchers change it by little either way.
+	bus := float64(DefaultSearch().Host.LineTransferPs) / 1000
+	for _, k := range []string{CurveLHSColdNoPrefeth, CurveLHSColdAdjacent, CurveLHSCold} {
+		require.GreaterOrEqual(t, pm[k], 0.99*bus, k)
+		require.Less(t, pm[k], pm[CurveLHSUncached], k)
+		require.Greater(t, pm[k], pm[CurveLHSInOrder], k)
+	}
 	require.Greater(t, res.VL.DeviceCyclesEach, 30.0)
 	require.Greater(t, res.VL.HostVisibleNsEach, res.VL.DeviceNsEach)
-	// The optimized loop runs fewer instructions: every host-side curve is faster with it.
+	// The optimized loop runs fewer instructions: the curves it bounds are faster with it.
 	require.Len(t, res.Loops, len(SearchLoops))
 	o0, o2 := res.Loops[0], res.Loops[1]
 	require.Equal(t, SearchLoopO0.Name, o0.Loop, "the headline's loop comes first")
 	require.Less(t, o2.LHSNs, o0.LHSNs)
 	require.Less(t, o2.LHSColdNs, o0.LHSColdNs)
-	require.Less(t, o2.NoLHSNs, o0.NoLHSNs)
+	// Without LHS the loop's instructions hide under the window line's miss, which the next
+	// message's flush waits for: no faster with fewer instructions, and never slower.
+	require.LessOrEqual(t, o2.NoLHSNs, o0.NoLHSNs)
 	require.Equal(t, pm[CurveLHS], o0.LHSNs)
 }
 
@@ -163,15 +174,29 @@ func TestSearchHeadlineOnEveryModel(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		{"no LHS", r.PerMessageNs[CurveNoLHS], 580.76},
-		{"LHS repeated", r.PerMessageNs[CurveLHS], 18.90},
-		{"LHS first search", r.PerMessageNs[CurveLHSCold], 42.50},
-		{"no LHS, -O2 loop", r.Loops[1].NoLHSNs, 571.92},
-		{"LHS repeated, -O2 loop", r.Loops[1].LHSNs, 10.05},
+		{"no LHS", r.PerMessageNs[CurveNoLHS], 579.22},
+		{"LHS repeated", r.PerMessageNs[CurveLHS], 13.85},
+		{"LHS repeated, in-order core", r.PerMessageNs[CurveLHSInOrder], 18.90},
+		{"LHS first search", r.PerMessageNs[CurveLHSCold], 40.00},
+		{"no LHS, -O2 loop", r.Loops[1].NoLHSNs, 570.38},
+		{"LHS repeated, -O2 loop", r.Loops[1].LHSNs, 5.00},
 		{"16-byte VL, device cycles", r.VL.DeviceCyclesEach, 35},
-		{"16-byte VL at the host, ns", r.VL.HostVisibleNsEach, 566},
+		{"16-byte VL at the host, ns", r.VL.HostVisibleNsEach, 565},
 	} {
 		require.InEpsilon(t, c.want, c.got, 0.005, c.name)
+	}
+	// The paper's Figure 6 (5.1.3) and the bands: both points within 15 %, the
+	// speedup within 15 % of 43x, LHS against QsNET-II (an input) within 15 % of 6.8x.
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"no LHS against the paper's 634 ns", r.PerMessageNs[CurveNoLHS], 634},
+		{"LHS against the paper's 14.8 ns", r.PerMessageNs[CurveLHS], 14.8},
+		{"speedup against the paper's 43x", r.SpeedupLHSvsNoLHS, 43},
+		{"LHS vs QsNET-II against the paper's 6.8x", r.SpeedupLHSvsQsNet2, 6.8},
+	} {
+		require.InEpsilon(t, c.want, c.got, 0.15, c.name)
 	}
 }
 

@@ -71,7 +71,7 @@ func MergeAlltoall(cfg AlltoallConfig, parts []*AlltoallResult) (*AlltoallResult
 		return nil, fmt.Errorf("alltoall: no parts to merge")
 	}
 	res := &AlltoallResult{Torus: parts[0].Torus, Algorithm: parts[0].Algorithm, Steps: parts[0].Steps, Puts: parts[0].Puts,
-		UnevenWeights: parts[0].UnevenWeights, Heavy: parts[0].Heavy}
+		UnevenWeights: parts[0].UnevenWeights, Heavy: parts[0].Heavy, SyncRule: parts[0].SyncRule}
 	for _, p := range parts {
 		if p.Torus != res.Torus || p.Algorithm != res.Algorithm || p.Steps != res.Steps || p.Puts != res.Puts {
 			return nil, fmt.Errorf("alltoall: parts of different sweeps (%s %s %d steps, %s %s %d steps)", res.Torus, res.Algorithm, res.Steps, p.Torus, p.Algorithm, p.Steps)
@@ -96,6 +96,7 @@ func MergeAlltoall(cfg AlltoallConfig, parts []*AlltoallResult) (*AlltoallResult
 	if res.WallS > 0 {
 		res.EventsPerS = float64(res.Events) / res.WallS
 	}
+	res.fillSavings()
 	return res, nil
 }
 

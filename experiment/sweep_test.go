@@ -41,7 +41,7 @@ func TestMergeIsTheWholeSweep(t *testing.T) {
 		whole, err := RunAlltoall(cfg)
 		require.NoError(t, err)
 		parts := cfg.Parts()
-		require.Len(t, parts, 6)
+		require.Len(t, parts, 8) // 2 sizes x 4 schemes
 		merged, err := MergeAlltoall(cfg, runParts(t, parts, RunAlltoall))
 		require.NoError(t, err)
 		for _, r := range []*AlltoallResult{whole, merged} {

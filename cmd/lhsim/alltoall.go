@@ -12,20 +12,21 @@ func init() {
 	register("alltoall", alltoallSummary, runAlltoall)
 }
 
-const alltoallSummary = "Suh-Shin all-to-all on a torus: barrier per step, sync at start, or seed 002's start sync + computed waits"
+const alltoallSummary = "Suh-Shin all-to-all on a torus: Ohno et al.'s sync per step, sync at start, or their start sync + computed waits (and a software barrier per step)"
 
 func runAlltoall(args []string) error {
 	cfg := experiment.DefaultAlltoall()
 	fs := newFlags("alltoall", alltoallSummary)
-	torus := fs.String("torus", strings.TrimPrefix(cfg.Torus, "torus:"), "torus dimensions, each a multiple of 4 for suh-shin (seed 002 section 4.3: 16x16x16)")
+	torus := fs.String("torus", strings.TrimPrefix(cfg.Torus, "torus:"), "torus dimensions, each a multiple of 4 for suh-shin (Ohno et al.'s paper, section 4.3: 16x16x16)")
 	intsVar(fs, &cfg.Sizes, "sizes", []int{8, 32, 128}, 1, 1<<30, "comma-separated bytes per (source, destination) pair")
-	schemes := fs.String("schemes", "barrier_per_step,sync_at_start,proposed", "comma-separated schemes (seed 002 Figure 3)")
+	schemes := fs.String("schemes", "sync_per_step,sync_at_start,proposed,barrier_per_step", "comma-separated schemes (the first three: Ohno et al.'s Figure 3; barrier_per_step: scheme 1 with a software barrier of puts)")
 	fs.StringVar(&cfg.Algorithm, "algorithm", cfg.Algorithm, "suh-shin or direct (pairwise, n-1 steps: small tori only)")
 	fs.BoolVar(&cfg.Uneven, "uneven", false, "also run with each node's blocks scaled by 0.5 to 1.5 (fixed by --seed)")
 	fs.BoolVar(&cfg.Heavy, "heavy", false, "with --uneven: a heavy tail instead (every 8th node's blocks x4.0, the others x0.571)")
 	seedVar(fs, &cfg.Seed, "seed", "seed of the uneven sizes")
 	fs.BoolVar(&cfg.EqualLatency, "equal-latency", false, "also run with every torus link at the mean of the X/Y/Z latencies")
-	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "µs charged per put (seed 003 section 5.1; seed 002 gives none)")
+	rule := fs.String("sync-rule", "stamped", "stamped (each sync packet carries its departure cycle; a margin of one burst per dimension) or paper (Ohno et al.'s rule as written: arrival less known latency)")
+	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "µs charged per put (Susukita et al.'s NSIM-ACE paper, section 5.1; Ohno et al. give none)")
 	out := addOutputFlags(fs)
 	plotOut := addPlotFlag(fs, "draw total time against bytes per pair to this .svg or .png")
 	sl := addSlurmFlags(fs)
@@ -43,6 +44,13 @@ func runAlltoall(args []string) error {
 			return badUsage(fs, fmt.Errorf("--schemes: %w", err))
 		}
 		cfg.Schemes = append(cfg.Schemes, sc)
+	}
+	switch *rule {
+	case "stamped":
+	case "paper":
+		cfg.PaperSyncRule = true
+	default:
+		return badUsage(fs, fmt.Errorf("--sync-rule %q: want stamped or paper", *rule))
 	}
 	if cfg.Heavy && !cfg.Uneven {
 		return badUsage(fs, errMsg("--heavy is a distribution of the uneven sizes: add --uneven"))

@@ -59,25 +59,25 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{[]string{"demo", "--split-pos", "20"}, nil, "--split-pos 20: want 16, 32 or 48"},
 		{[]string{"search", "--size-pos", "5"}, nil, "--size-pos 5: want 0, 4, 8 or 12"},
 		{[]string{"run", "--bridge", "plugin"}, nil, "a run keeps its device in this process"},
-		{[]string{"regress", "--jobs", "-3"}, nil, "--jobs must be positive"},
-		{[]string{"bench", "--repeats", "0"}, nil, "--repeats must be at least 1"},
+		{[]string{"regress", "--jobs", "-3"}, nil, "--jobs -3: want 1 to 1024"},
+		{[]string{"bench", "--repeats", "0"}, nil, "--repeats 0: want 1 to 1000"},
 		{[]string{"demo", "--out", "/nonexistent/dir/x.json"}, nil, "--out: open /nonexistent/dir/x.json"},
 		{[]string{"traffic", "--topology", "torus:0"}, nil, "torus:0"},
 		{[]string{"barrier", "--topology", "ring:8"}, nil, "ring:8"},
 		// Every flag is checked before any work starts, one line per mistake.
-		{[]string{"search", "--max-depth", "-1"}, nil, "--max-depth -1: want 1 or more"},
-		{[]string{"search", "--max-depth", "0"}, nil, "needs two depths or more"},
+		{[]string{"search", "--max-depth", "-1"}, nil, "--max-depth -1: want 1 to"},
+		{[]string{"search", "--max-depth", "0"}, nil, "--max-depth 0: want 1 to"},
 		{[]string{"search", "--max-depth", "5000"}, nil, "the RTL build has 1024 (use --model go"},
-		{[]string{"search", "--depths", "4,-2"}, nil, "--depths: -2 is negative"},
-		{[]string{"search", "--sodimm-latency", "-5"}, nil, "--sodimm-latency -5: want 0"},
-		{[]string{"search", "--cpi", "0"}, nil, "--cpi 0: want a positive number"},
+		{[]string{"search", "--depths", "4,-2"}, nil, "--depths 4,-2: -2: want 0 to 1048576"},
+		{[]string{"search", "--sodimm-latency", "-5"}, nil, "--sodimm-latency -5: want 0 to"},
+		{[]string{"search", "--cpi", "0"}, nil, "--cpi 0: want 0.001 to 1000"},
 		{[]string{"search", "--plot", "x.txt"}, nil, `--plot: plot file "x.txt": want .svg or .png`},
 		{[]string{"search", "--plot", "/nonexistent/dir/x.svg"}, nil, "--plot: open /nonexistent/dir/x.svg"},
-		{[]string{"run", "--max-len", "0"}, nil, "--max-len 0: want 16..65535"},
-		{[]string{"run", "--max-len", "70000"}, nil, "--max-len 70000: want 16..65535"},
-		{[]string{"run", "--messages", "0"}, nil, "--messages must be at least 1"},
-		{[]string{"run", "--idle", "100"}, nil, "--idle 100: want 0..99"},
-		{[]string{"run", "--idle", "-1"}, nil, "--idle -1: want 0..99"},
+		{[]string{"run", "--max-len", "0"}, nil, "--max-len 0: want 16 to 65535"},
+		{[]string{"run", "--max-len", "70000"}, nil, "--max-len 70000: want 16 to 65535"},
+		{[]string{"run", "--messages", "0"}, nil, "--messages 0: want 1 to"},
+		{[]string{"run", "--idle", "100"}, nil, "--idle 100: want 0 to 99"},
+		{[]string{"run", "--idle", "-1"}, nil, "--idle -1: want 0 to 99"},
 		{[]string{"run", "--resume", "x.ckpt", "--messages", "5", "--model", "go"}, nil, "--resume takes the run from the checkpoint; leave out --messages, --model"},
 		{[]string{"run", "--resume", "/nonexistent/run.ckpt"}, nil, "--resume: stat /nonexistent/run.ckpt"},
 		{[]string{"run", "--checkpoint", "/nonexistent/dir/run.ckpt", "--checkpoint-at", "100"}, nil, "--checkpoint: checkpoint: cannot write /nonexistent/dir/run.ckpt: no such file or directory"},
@@ -215,7 +215,7 @@ func TestGoalCommand(t *testing.T) {
 	bad := dir + "/bad.goal"
 	require.NoError(t, os.WriteFile(bad, []byte("num_ranks 2\nrank 0 {\nl1: put 8b to 1 tag 0\n}\n"), 0o644))
 	code, _, stderr = run(t, nil, "goal", "--schedule", bad)
-	require.Equal(t, 2, code)
+	require.Equal(t, 2, code, "a schedule file that does not parse is an input mistake")
 	require.Equal(t, "lhsim goal: "+bad+`:3:5: expected "send", "recv" or "calc", found "put"`, strings.TrimSpace(stderr))
 	cycle := dir + "/cycle.goal"
 	require.NoError(t, os.WriteFile(cycle, []byte("num_ranks 1\nrank 0 {\na: calc 1\nb: calc 1\na requires b\nb requires a\n}\n"), 0o644))
@@ -350,11 +350,13 @@ func TestIncastTraceFlags(t *testing.T) {
 func TestAlltoallCommand(t *testing.T) {
 	code, js, stderr := run(t, nil, "alltoall", "--torus", "4x4", "--sizes", "8", "--json")
 	require.Equal(t, 0, code, stderr)
-	for _, k := range []string{`"scheme": "proposed"`, `"bytes_per_pair": 8`, `"uneven": false`, `"total_us"`, `"wall_s"`, `"events_per_s"`} {
+	for _, k := range []string{`"scheme": "proposed"`, `"scheme": "sync_per_step"`, `"bytes_per_pair": 8`, `"uneven": false`, `"total_us"`,
+		`"wall_s"`, `"events_per_s"`, `"sync_rule": "stamped"`, `"saving_us"`, `"sources"`} {
 		require.Contains(t, js, k)
 	}
 	for _, bad := range [][]string{{"--torus", "6x4"}, {"--torus", "4x4", "--sizes", "0"}, {"--torus", "4x4", "--schemes", "fast"},
-		{"--torus", "4x4", "--algorithm", "bruck"}, {"--node-latency", "-1"}, {"--plot", "a.txt"}, {"--torus", "4x4", "--heavy"}} {
+		{"--torus", "4x4", "--algorithm", "bruck"}, {"--node-latency", "-1"}, {"--plot", "a.txt"}, {"--torus", "4x4", "--heavy"},
+		{"--torus", "4x4", "--sync-rule", "fast"}} {
 		code, _, stderr := run(t, nil, append([]string{"alltoall"}, bad...)...)
 		require.Equal(t, 2, code, "%v: %s", bad, stderr)
 	}

@@ -26,7 +26,7 @@ func init() {
 	}
 }
 
-const ibSummary = "InfiniBand HCA model of PM/InfiniBand-FJ (seed 004): rtt, bandwidth, buffers, cpr, run (lhsim ib help)"
+const ibSummary = "InfiniBand HCA model of the PM/InfiniBand-FJ paper (Sumimoto et al.): rtt, bandwidth, buffers, cpr, run (lhsim ib help)"
 
 const (
 	ibRTTSummary       = "pmtest round trip with and without Data on WQE on GC-LE and E7501 (Table 4)"
@@ -151,8 +151,8 @@ func runIBBuffers(args []string) error {
 	cfg := experiment.DefaultIBBuffers()
 	fs := newFlags("ib buffers", ibBuffersSummary)
 	nodes := fs.String("nodes", "2,4,8,16,32,64,128,256,512,1024,2048,4096", "comma-separated node counts (2..4096)")
-	intVar(fs, &cfg.PerPeer, "per-peer", 1, 65536, "receive buffers per RC QP (seed 004 §5.4: at least 128)")
-	intVar(fs, &cfg.SRQDepth, "srq-depth", 1, 65536, "buffers in the shared receive queue (seed 004 §6: 8 MB of 8 KB)")
+	intVar(fs, &cfg.PerPeer, "per-peer", 1, 65536, "receive buffers per RC QP (PM/InfiniBand-FJ paper §5.4: at least 128)")
+	intVar(fs, &cfg.SRQDepth, "srq-depth", 1, 65536, "buffers in the shared receive queue (PM/InfiniBand-FJ paper §6: 8 MB of 8 KB)")
 	intVar(fs, &cfg.Senders, "senders", 1, 255, "run-dry study: nodes sending to one receiver")
 	intVar(fs, &cfg.Messages, "messages", 1, 100000, "run-dry study: messages from each sender")
 	intVar(fs, &cfg.Size, "size", 16, 8192, "run-dry study: message bytes (16..8192)")

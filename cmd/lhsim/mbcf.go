@@ -12,7 +12,7 @@ func init() {
 	register("mbcf", mbcfSummary, runMBCF)
 }
 
-const mbcfSummary = "memory-based communication (remote WRITE, READ, SWAP with protection) over 100BASE-TX and 10BASE-T: Tables 1-4 (seed 001)"
+const mbcfSummary = "memory-based communication (remote WRITE, READ, SWAP with protection) over 100BASE-TX and 10BASE-T: Tables 1-4 of Matsumoto and Hiraki's MBCF paper"
 
 func runMBCF(args []string) error {
 	cfg := experiment.DefaultMBCF()
@@ -22,9 +22,10 @@ func runMBCF(args []string) error {
 	bwSizes := fs.String("bandwidth-sizes", "4,16,64,256,1024,1408", "peak-bandwidth data sizes, bytes (1.."+strconv.Itoa(mbcf.MaxReplyData)+", the most a WRITE with a flag carries)")
 	intVar(fs, &cfg.Iterations, "iterations", 1, 1_000_000, "round trips averaged per figure")
 	intVar(fs, &cfg.Writes, "writes", 1, 1_000_000, "MBCF_WRITEs per bandwidth figure (a whole number of groups)")
-	intVar(fs, &cfg.Group, "group", 1, 1_000_000, "a completion flag every this many writes (the seed's 16)")
-	intVar(fs, &cfg.GroupsInFlight, "groups-in-flight", 1, 64, "1: wait for each group's flag before the next (the seed's plain reading); k: let k groups be on their way")
-	timeVar(fs, &cfg.TimerRead, "timer", delayUS, "µs the seed's software timer adds to round trips and send overhead (§4.1); 0 for the simulated times alone")
+	intVar(fs, &cfg.Group, "group", 1, 1_000_000, "a completion flag every this many writes (the paper's 16)")
+	intVar(fs, &cfg.GroupsInFlight, "groups-in-flight", 1, 64, "1: wait for each group's flag before the next (the paper's plain reading); k: let k groups be on their way")
+	intVar(fs, &cfg.TxRing, "tx-ring", 0, 256, "frames each adapter may hold handed over: 1 one at a time (the default reading of the paper's Figure 3), more a transmit ring (docs/mbcf.md); 0: the network's preset")
+	timeVar(fs, &cfg.TimerRead, "timer", delayUS, "µs the paper's software timer adds to round trips and send overhead (§4.1); 0 for the simulated times alone")
 	floatVar(fs, &cfg.Faults.Drop, "drop", 0, 1, "lossy link: rate of frames dropped (0 <= rate < 1)")
 	floatVar(fs, &cfg.Faults.Duplicate, "duplicate", 0, 1, "lossy link: rate of frames delivered twice")
 	floatVar(fs, &cfg.Faults.Reorder, "reorder", 0, 1, "lossy link: rate of frames held back past later ones")

@@ -26,6 +26,8 @@ func TestMBCFUsageErrors(t *testing.T) {
 		{[]string{"--writes", "30"}, "--writes 30, --group 16: want a whole number of groups"},
 		{[]string{"--groups-in-flight", "0"}, "--groups-in-flight 0: want 1 to 64"},
 		{[]string{"--timer", "-1"}, "--timer -1: negative"},
+		{[]string{"--tx-ring", "-1"}, "--tx-ring -1: want 0 to 256"},
+		{[]string{"--tx-ring", "257"}, "--tx-ring 257: want 0 to 256"},
 		{[]string{"--drop", "1"}, "drop rate 1: want 0 <= rate < 1"},
 		{[]string{"--reorder", "-0.5"}, "--reorder -0.5: want 0 to 1"},
 		{[]string{"--plot", "x.pdf"}, `--plot: plot file "x.pdf": want .svg or .png`},

@@ -2,7 +2,9 @@
 // unexpected-message queue: a CPU clock, two levels of set-associative cache with 64-byte
 // lines, the Pentium 4's adjacent-line (sector) fetch and its stream prefetcher, one memory bus
 // shared by main memory and the DIMM-slot NIC, uncached register accesses, line flushes, and
-// polling of a device status register.
+// polling of a device status register; and the out-of-order core's overlap of cacheable loads
+// with each other and with the instructions after them, bounded by its reorder buffer, load
+// buffers and outstanding-miss limit.
 //
 // It is not a processor simulator. The software above it says what it does (load these bytes,
 // run this many instructions, write this register) and the model says how long that took.
@@ -10,8 +12,9 @@
 //
 // Every default in Pentium4 comes from a stated source: the paper (Tanabe et al., "Accelerating
 // Message Passing with Switching Location to Store Heads of Messages", sections 4.2, 5.1), the
-// IA-32 Intel Architecture Optimization Reference Manual (order 248966-013, April 2006: Table 1-1
-// and chapter 6, "Hardware Prefetching of Data"), or the DDR SDRAM speed grade. The few values
+// IA-32 Intel Architecture Optimization Reference Manual (order 248966-013, April 2006: Table 1-1,
+// pp. 1-24 and 1-25 on loads and stores, and chapter 6, "Hardware Prefetching of Data"), the
+// Software Developer's Manual (vol. 1, 2.2.2), or the DDR SDRAM speed grade. The few values
 // that no source gives are marked as assumptions in their comment and in docs/search.md. The
 // NIC's own latencies (a vector load through the window memory) are not parameters here: the
 // caller measures them on the device in clock cycles and hands the time to Advance or PollUntil.
@@ -80,6 +83,28 @@ type Config struct {
 	// FlushCycles is one clflush: on the order of 12 processor cycles to get to the bus and
 	// back (Optimization Manual, text of Table 1-1).
 	FlushCycles int
+
+	// The out-of-order core. A cacheable load does not hold up the instructions after it:
+	// the front end goes on issuing at CPIMilli while the load is served, and only the
+	// core's buffers bound how far it gets ahead of a load still waiting for its data. Zero
+	// ROBEntries makes the model in order (every load waits for its data before the next
+	// instruction), as it was before issue 26.
+	//
+	// ROBEntries is the µops between allocation and retirement: "up to 126 instructions in
+	// flight" (Intel 64 and IA-32 Architectures Software Developer's Manual, vol. 1, section
+	// 2.2.2, the Intel NetBurst microarchitecture). Retirement is in order, so an instruction
+	// 126 after a load that has not returned cannot be allocated. The model counts one µop an
+	// instruction: the search loop's instructions are simple moves, compares and branches.
+	ROBEntries int
+	// LoadBuffers: a load holds a load buffer from allocation to retirement; "there are 48
+	// load buffers and 24 store buffers" (Optimization Manual, p. 1-24, "Loads and Stores").
+	LoadBuffers int
+	// MaxLoadMisses is the first-level misses served at once: "the Pentium 4 processor
+	// supports up to four (or eight for ... family 15, model 3) outstanding load misses that
+	// can be serviced either by on-chip caches or by memory" (Optimization Manual, p. 1-25).
+	// Model 2 (Northwood, the paper's 2.6 GHz part with 512 KB L2): four. A fifth miss waits
+	// for the first of them to return; the front end does not.
+	MaxLoadMisses int
 }
 
 // Pentium4 is the paper's host: Pentium 4 2.6 GHz, L2 512 KB, PC1600 DDR, DIMMnet-2 in a
@@ -107,6 +132,9 @@ func Pentium4() Config {
 		UCWritePs:          30_000,
 		UCChunkBytes:       8,
 		FlushCycles:        12,
+		ROBEntries:         126,
+		LoadBuffers:        48,
+		MaxLoadMisses:      4,
 	}
 }
 
@@ -130,6 +158,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("hostcpu: latencies must be positive")
 	case c.UCChunkBytes <= 0:
 		return fmt.Errorf("hostcpu: uncached chunk %d bytes", c.UCChunkBytes)
+	case c.ROBEntries < 0 || c.ROBEntries > 0 && (c.LoadBuffers <= 0 || c.MaxLoadMisses <= 0):
+		return fmt.Errorf("hostcpu: out-of-order core of %d µops, %d load buffers, %d outstanding misses", c.ROBEntries, c.LoadBuffers, c.MaxLoadMisses)
 	}
 	return nil
 }

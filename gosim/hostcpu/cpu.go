@@ -44,6 +44,20 @@ type CPU struct {
 	stamp   uint64
 	lineSh  uint
 	stats   Stats
+
+	// The out-of-order core (ROBEntries > 0). now is the front end: when the next
+	// instruction is allocated. seq counts the instructions allocated so far; window holds the
+	// loads not yet retired, oldest first; misses the completion times of first-level misses
+	// still outstanding.
+	seq    int64
+	window []inflight
+	misses []int64
+}
+
+// inflight is one load the out-of-order core has issued and not yet retired.
+type inflight struct {
+	seq    int64 // instructions allocated before it
+	retire int64 // when it retires: its data is back and every older load has retired
 }
 
 // New makes a CPU at time 0 with empty caches. Addresses outside every mapped region are
@@ -95,8 +109,24 @@ func (c *CPU) latency(r Region) int64 {
 	return c.cfg.MemLatencyPs
 }
 
-// Now is the current time in picoseconds.
-func (c *CPU) Now() int64 { return c.now }
+// Now is the current time in picoseconds, once everything issued so far is done: the
+// out-of-order core first waits for the loads it still has in flight (whoever reads the
+// clock has used their data), so time read twice never runs backwards.
+func (c *CPU) Now() int64 {
+	c.drain()
+	return c.now
+}
+
+// drain waits for every load in flight to retire: an uncached access, a flush or a wait for
+// something outside the model happens only when the instructions before it are done (uncached
+// accesses are never speculative).
+func (c *CPU) drain() {
+	if n := len(c.window); n > 0 && c.window[n-1].retire > c.now {
+		c.stall(c.window[n-1].retire - c.now)
+	}
+	c.window = c.window[:0]
+	c.misses = c.misses[:0]
+}
 
 // Stats returns the counters.
 func (c *CPU) Stats() Stats { return c.stats }
@@ -106,20 +136,60 @@ func (c *CPU) ResetStats() { c.stats = Stats{} }
 
 // Advance lets ps picoseconds pass (the host waits for something outside the model).
 func (c *CPU) Advance(ps int64) {
+	c.drain()
 	if ps > 0 {
 		c.now += ps
 		c.stats.DeviceWaitPs += ps
 	}
 }
 
-// Compute runs n instructions of the software at CPIMilli.
+// Compute runs n instructions of the software at CPIMilli. On the out-of-order core the
+// instruction ROBEntries after a load that has not retired waits for it: the reorder buffer
+// is full.
 func (c *CPU) Compute(instructions int) {
 	if instructions <= 0 {
 		return
 	}
-	ps := c.cfg.CyclesPs(int64(instructions) * c.cfg.CPIMilli / 1000)
+	end := c.seq + int64(instructions)
+	if c.cfg.ROBEntries > 0 {
+		c.prune()
+		rob := int64(c.cfg.ROBEntries)
+		for _, ld := range c.window {
+			k := ld.seq + rob // the first instruction that needs ld's entry
+			if k <= c.seq {
+				continue
+			}
+			if k > end {
+				break
+			}
+			c.computeN(k - 1 - c.seq)
+			if ld.retire > c.now {
+				c.stall(ld.retire - c.now)
+			}
+		}
+	}
+	c.computeN(end - c.seq)
+}
+
+func (c *CPU) computeN(n int64) {
+	if n <= 0 {
+		return
+	}
+	ps := c.cfg.CyclesPs(n * c.cfg.CPIMilli / 1000)
 	c.now += ps
 	c.stats.ComputePs += ps
+	c.seq += n
+}
+
+// prune forgets the loads that retired by now: they hold no buffer and bound nothing.
+func (c *CPU) prune() {
+	i := 0
+	for i < len(c.window) && c.window[i].retire <= c.now {
+		i++
+	}
+	if i > 0 {
+		c.window = append(c.window[:0], c.window[i:]...)
+	}
 }
 
 // Load reads n bytes at addr and returns when the data is in a register. A cacheable region
@@ -140,8 +210,54 @@ func (c *CPU) Load(addr uint64, n int) {
 	first := addr >> c.lineSh
 	last := (addr + uint64(n) - 1) >> c.lineSh
 	for l := first; l <= last; l++ {
-		c.loadLine(l)
+		if c.cfg.ROBEntries > 0 {
+			c.issueLoad(l)
+		} else {
+			c.loadLine(l)
+		}
 	}
+}
+
+// issueLoad is one load on the out-of-order core: it takes a load buffer (the front end waits
+// for one if all are held), goes to the caches when a first-level miss slot is free (the
+// front end does not wait for that), and retires when its data is back and every older load
+// has retired. The instructions after it go on at once.
+func (c *CPU) issueLoad(l uint64) {
+	c.prune()
+	if lb := c.cfg.LoadBuffers; len(c.window) >= lb {
+		if t := c.window[len(c.window)-lb].retire; t > c.now {
+			c.stall(t - c.now)
+		}
+		c.prune()
+	}
+	at := c.now
+	done, l1miss := c.access(l, at, c.missSlot)
+	retire := done
+	if n := len(c.window); n > 0 && c.window[n-1].retire > retire {
+		retire = c.window[n-1].retire
+	}
+	c.window = append(c.window, inflight{seq: c.seq, retire: retire})
+	if l1miss {
+		c.misses = append(c.misses, done)
+	}
+}
+
+// missSlot is the earliest time from at when fewer than MaxLoadMisses first-level misses are
+// outstanding.
+func (c *CPU) missSlot(at int64) int64 {
+	live := c.misses[:0]
+	for _, d := range c.misses {
+		if d > at {
+			live = append(live, d)
+		}
+	}
+	c.misses = live
+	if len(live) < c.cfg.MaxLoadMisses {
+		return at
+	}
+	sorted := append([]int64(nil), live...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	return sorted[len(sorted)-c.cfg.MaxLoadMisses]
 }
 
 // Store writes n bytes at addr. Uncached stores cost UCWritePs per chunk (they are strongly
@@ -152,6 +268,7 @@ func (c *CPU) Store(addr uint64, n int) {
 	if r.Cacheable || n <= 0 {
 		return
 	}
+	c.drain()
 	chunks := (n + c.cfg.UCChunkBytes - 1) / c.cfg.UCChunkBytes
 	for i := 0; i < chunks; i++ {
 		c.stats.UCWrites++
@@ -163,6 +280,7 @@ func (c *CPU) Store(addr uint64, n int) {
 // driver flushes an LH entry before its slot is reused, since the NIC writes the buffer behind
 // the cache's back.
 func (c *CPU) Flush(addr uint64) {
+	c.drain()
 	l := addr >> c.lineSh
 	c.l1.invalidate(l)
 	c.l2.invalidate(l)
@@ -177,6 +295,7 @@ func (c *CPU) FlushAll() {
 	c.l1.clear()
 	c.l2.clear()
 	c.streams = c.streams[:0]
+	c.drain()
 }
 
 // PollUntil models a loop of uncached reads of a device status register at addr that stops
@@ -186,6 +305,7 @@ func (c *CPU) FlushAll() {
 func (c *CPU) PollUntil(addr uint64, doneAt int64) int {
 	r := c.region(addr)
 	lat := c.latency(r)
+	c.drain()
 	polls := 0
 	for {
 		issue := c.now
@@ -200,6 +320,7 @@ func (c *CPU) PollUntil(addr uint64, doneAt int64) int {
 }
 
 func (c *CPU) ucRead(r Region) {
+	c.drain()
 	c.stats.UCReads++
 	start := c.now
 	c.stall(c.latency(r))
@@ -217,37 +338,55 @@ func (c *CPU) stall(ps int64) {
 
 func (c *CPU) cyc(n int) int64 { return c.cfg.CyclesPs(int64(n)) }
 
-// loadLine is one demand access to a cacheable line.
+// loadLine is one demand access to a cacheable line on the in-order core: the load waits for
+// its data.
 func (c *CPU) loadLine(l uint64) {
+	done, l1miss := c.access(l, c.now, nil)
+	if !l1miss {
+		c.compute(done - c.now)
+		return
+	}
+	c.stall(done - c.now)
+}
+
+// access looks line l up for a load issued at time at and returns when its data is there and
+// whether it missed the first level. slot, when not nil, delays a first-level miss until a
+// miss slot is free.
+func (c *CPU) access(l uint64, at int64, slot func(int64) int64) (done int64, l1miss bool) {
 	c.stats.Loads++
 	c.stamp++
 	if w, ok := c.l1.lookup(l); ok {
 		c.l1.touch(w, c.stamp)
 		c.stats.L1Hits++
-		c.compute(c.cyc(c.cfg.L1LatencyCycles))
-		return
+		if r := c.l1.ready[w]; r > at {
+			at = r // the line is still being filled by an earlier miss
+		}
+		return at + c.cyc(c.cfg.L1LatencyCycles), false
+	}
+	if slot != nil {
+		at = slot(at)
 	}
 	if w, ok := c.l2.lookup(l); ok {
 		c.l2.touch(w, c.stamp)
 		c.stats.L2Hits++
-		if ready := c.l2.ready[w]; ready > c.now {
+		if ready := c.l2.ready[w]; ready > at {
 			c.stats.L2InFlight++
-			c.stall(ready - c.now)
+			at = ready
 		}
-		c.stall(c.cyc(c.cfg.L2LatencyCycles))
-		c.l1.insert(l, c.now, c.stamp)
-		c.streamAccess(l, false)
-		return
+		done = at + c.cyc(c.cfg.L2LatencyCycles)
+		c.l1.insert(l, done, c.stamp)
+		c.streamAccess(l, false, at)
+		return done, true
 	}
 	c.stats.Misses++
-	done := c.fetch(l, c.now)
+	done = c.fetch(l, at)
 	c.l2.insert(l, done, c.stamp)
 	if c.cfg.AdjacentLine {
-		c.prefetch(l^1, c.now)
+		c.prefetch(l^1, at)
 	}
-	c.streamAccess(l, true)
-	c.stall(done - c.now)
-	c.l1.insert(l, c.now, c.stamp)
+	c.streamAccess(l, true, at)
+	c.l1.insert(l, done, c.stamp)
+	return done, true
 }
 
 func (c *CPU) compute(ps int64) {
@@ -292,7 +431,7 @@ type stream struct {
 }
 
 // streamAccess is called for every second-level access (demand hit or miss).
-func (c *CPU) streamAccess(l uint64, miss bool) {
+func (c *CPU) streamAccess(l uint64, miss bool, at int64) {
 	if !c.cfg.StreamPrefetch || !c.region(l<<c.lineSh).Cacheable {
 		return
 	}
@@ -347,7 +486,7 @@ func (c *CPU) streamAccess(l uint64, miss bool) {
 		from = l + 1
 	}
 	for p := from; p <= target; p++ {
-		c.prefetch(p, c.now)
+		c.prefetch(p, at)
 	}
 	if target > s.ahead {
 		s.ahead = target

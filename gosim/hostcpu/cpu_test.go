@@ -71,9 +71,11 @@ func TestAdjacentLine(t *testing.T) {
 func TestStreamPrefetch(t *testing.T) {
 	// Walk 64-byte entries upwards, with some compute between them: after the trigger, every
 	// later line of the page must come from the second level (already prefetched), never
-	// a demand miss, and the rate is bounded by the bus, not the latency.
-	run := func(stream bool) (Stats, int64) {
-		c := newCPU(t, func(cfg *Config) { cfg.StreamPrefetch = stream })
+	// a demand miss, and the rate is bounded by the bus, not the latency. On the in-order core
+	// the prefetcher is what makes the walk faster; on the out-of-order one four overlapping
+	// misses already fill the bus, and the walk without the stream is no slower.
+	run := func(stream bool, rob int) (Stats, int64) {
+		c := newCPU(t, func(cfg *Config) { cfg.StreamPrefetch = stream; cfg.ROBEntries = rob })
 		d := timed(c, func() {
 			for i := 0; i < 64; i++ { // one 4 KB page
 				c.Load(devBase+uint64(64*i), 16)
@@ -82,13 +84,112 @@ func TestStreamPrefetch(t *testing.T) {
 		})
 		return c.Stats(), d
 	}
-	on, dOn := run(true)
-	off, dOff := run(false)
-	require.Equal(t, uint64(2), on.Misses, "two misses trigger the stream; the rest is prefetched")
-	require.Equal(t, uint64(32), off.Misses, "adjacent-line only: one miss per 128-byte sector")
-	require.Less(t, dOn, dOff)
-	// Bandwidth floor: 64 lines cannot move faster than 64 line transfers.
-	require.GreaterOrEqual(t, dOn, 63*Pentium4().LineTransferPs)
+	for _, rob := range []int{0, Pentium4().ROBEntries} {
+		on, dOn := run(true, rob)
+		off, dOff := run(false, rob)
+		require.Equal(t, uint64(2), on.Misses, "two misses trigger the stream; the rest is prefetched")
+		require.Equal(t, uint64(32), off.Misses, "adjacent-line only: one miss per 128-byte sector")
+		if rob == 0 {
+			require.Less(t, dOn, dOff)
+		} else {
+			require.LessOrEqual(t, dOn, dOff)
+		}
+		// Bandwidth floor: 64 lines cannot move faster than 64 line transfers.
+		require.GreaterOrEqual(t, dOn, 63*Pentium4().LineTransferPs)
+		require.GreaterOrEqual(t, dOff, 63*Pentium4().LineTransferPs)
+	}
+}
+
+func TestOutOfOrderHidesHitLatency(t *testing.T) {
+	// Four loads from a line in the first level, then the 36 instructions of the -O0 search
+	// loop: in order each load's 2 cycles come on top; out of order they overlap the loop.
+	cfg := Pentium4()
+	for _, tc := range []struct {
+		rob  int
+		want int64
+	}{{0, cfg.CyclesPs(36) + 4*cfg.CyclesPs(2)}, {126, cfg.CyclesPs(36)}} {
+		c := newCPU(t, func(cfg *Config) { cfg.ROBEntries = tc.rob })
+		c.Load(devBase, 16)
+		c.Advance(1_000_000)
+		d := timed(c, func() {
+			for i := 0; i < 4; i++ {
+				c.Load(devBase+uint64(4*i), 4)
+			}
+			c.Compute(36)
+		})
+		require.Equal(t, tc.want, d, "ROB %d", tc.rob)
+	}
+}
+
+func TestOutOfOrderMissLimit(t *testing.T) {
+	// Independent misses to lines in different pages (no prefetch, no bus limit): they
+	// overlap MaxLoadMisses at a time.
+	for _, max := range []int{1, 4, 8} {
+		c := newCPU(t, func(cfg *Config) {
+			cfg.MaxLoadMisses = max
+			cfg.LineTransferPs = 0
+			cfg.AdjacentLine, cfg.StreamPrefetch = false, false
+		})
+		d := timed(c, func() {
+			for i := 0; i < 16; i++ {
+				c.Load(devBase+uint64(i)*8192, 4)
+			}
+		})
+		require.Equal(t, int64((16+max-1)/max)*c.Config().DeviceLatencyPs, d, "%d misses at once", max)
+	}
+}
+
+func TestOutOfOrderReorderBuffer(t *testing.T) {
+	// A miss, then 300 instructions: the 126th after the load cannot be allocated until the
+	// load retires, so 125 instructions hide under the miss and 175 come after it.
+	c := newCPU(t, nil)
+	d := timed(c, func() {
+		c.Load(devBase, 4)
+		c.Compute(300)
+	})
+	require.Equal(t, c.Config().DeviceLatencyPs+c.Config().CyclesPs(175), d)
+	// A loop shorter than the buffer hides under the miss entirely.
+	c = newCPU(t, nil)
+	d = timed(c, func() {
+		c.Load(devBase, 4)
+		c.Compute(100)
+	})
+	require.Equal(t, c.Config().DeviceLatencyPs, d)
+}
+
+func TestOutOfOrderLoadBuffers(t *testing.T) {
+	// With misses unbounded, 49 loads in a row: the 49th waits for a load buffer, which
+	// the first frees when it retires.
+	c := newCPU(t, func(cfg *Config) {
+		cfg.MaxLoadMisses = 1000
+		cfg.LineTransferPs = 0
+		cfg.AdjacentLine, cfg.StreamPrefetch = false, false
+	})
+	lat := c.Config().DeviceLatencyPs
+	d := timed(c, func() {
+		for i := 0; i < 48; i++ {
+			c.Load(devBase+uint64(i)*8192, 4)
+		}
+	})
+	require.Equal(t, lat, d, "48 loads fit the load buffers")
+	c.Advance(0)
+	d = timed(c, func() {
+		for i := 0; i < 49; i++ {
+			c.Load(0x100_0000+uint64(i)*8192, 4)
+		}
+	})
+	require.Equal(t, 2*c.Config().MemLatencyPs, d, "the 49th waits for the first to retire")
+}
+
+func TestOutOfOrderUncachedWaits(t *testing.T) {
+	// An uncached read is not speculative: it starts when the miss before it is back.
+	c := newCPU(t, nil)
+	regs := uint64(devBase + 1<<20)
+	d := timed(c, func() {
+		c.Load(devBase, 4)
+		c.Load(regs, 4)
+	})
+	require.Equal(t, 2*c.Config().DeviceLatencyPs, d)
 }
 
 func TestStreamStopsAtPage(t *testing.T) {

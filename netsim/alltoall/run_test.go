@@ -118,6 +118,8 @@ func TestSchemes(t *testing.T) {
 			require.Zero(t, got[Proposed].Late)
 			require.Len(t, got[Proposed].Waits, len(s.Steps))
 			require.Less(t, got[Proposed].Total, got[BarrierPerStep].Total)
+			require.Less(t, got[Proposed].Total, got[SyncPerStep].Total)
+			require.Less(t, got[SyncPerStep].Total, got[BarrierPerStep].Total, "a hardware sync is cheaper than a barrier of puts")
 			_, fresh := machine(t, dims...)
 			again, err := Run(fresh, s, Proposed, Sizes{BytesPerPair: 64})
 			require.NoError(t, err)
@@ -161,4 +163,55 @@ func TestRunBadInput(t *testing.T) {
 	require.ErrorContains(t, err, "a schedule of 16 nodes on a machine of 32")
 	_, err = Landing(c, 0, 1, 0)
 	require.Error(t, err)
+}
+
+// syncAlone is one synchronisation on a fresh machine, every node entering at time 0: when
+// they all leave.
+func syncAlone(t *testing.T, paper bool, dims ...int) netsim.Time {
+	topo, c := machine(t, dims...)
+	plan, err := NewSyncPlan(c)
+	require.NoError(t, err)
+	plan.Stamped = !paper
+	exit := make([]netsim.Time, topo.Nodes())
+	_, err = c.Run(topo.Nodes(), func(r *cluster.Rank) { exit[r.ID()] = plan.Run(r) })
+	require.NoError(t, err)
+	return slicesMax(exit)
+}
+
+// The paper's synchronisation on its own machine (16x16x16, fabric.Seed002Torus: 21/25/70 ns
+// a hop, nothing on top) costs the sum over the dimensions of the farthest sync packet's
+// latency (8 hops) rounded up to the 4 ns clock, plus, stamped, a margin of one burst each:
+// 1,108 ns stamped and 1,012 ns by the paper's rule, against the 8 x (21 + 25 + 70) = 928 ns
+// of the hops alone (the rest: each packet's two flits and its place in its sender's burst).
+func TestSyncCostSeed002(t *testing.T) {
+	if testing.Short() {
+		t.Skip("16x16x16")
+	}
+	require.Equal(t, 1108*netsim.Nanosecond, syncAlone(t, false, 16, 16, 16))
+	require.Equal(t, 1012*netsim.Nanosecond, syncAlone(t, true, 16, 16, 16))
+}
+
+// Scheme 1 (the paper's synchronisation after every step) against the proposal: the saving is
+// one synchronisation per step, whatever the size: on 8x8x8, 18 steps of a 560 ns sync, 10.0
+// µs (the step itself ends when the last data lands in both).
+func TestSyncPerStepSaving(t *testing.T) {
+	if testing.Short() {
+		t.Skip("8x8x8")
+	}
+	topo, _ := machine(t, 8, 8, 8)
+	s, err := SuhShin(topo, nil)
+	require.NoError(t, err)
+	one := syncAlone(t, false, 8, 8, 8)
+	require.Equal(t, 560*netsim.Nanosecond, one)
+	for _, size := range []int{8, 64} {
+		total := map[Scheme]netsim.Time{}
+		for _, sc := range []Scheme{SyncPerStep, Proposed} {
+			_, c := machine(t, 8, 8, 8)
+			r, err := Run(c, s, sc, Sizes{BytesPerPair: size})
+			require.NoError(t, err)
+			total[sc] = r.Total
+		}
+		saving := total[SyncPerStep] - total[Proposed]
+		require.InEpsilon(t, float64(netsim.Time(len(s.Steps))*one), float64(saving), 0.01, "%d bytes: saving %v", size, saving)
+	}
 }

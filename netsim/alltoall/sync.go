@@ -100,16 +100,22 @@ func (p *SyncPlan) member(node, d, r int) int {
 }
 
 // Run is the synchronisation as rank r's program runs it; it returns when r leaves it.
-func (p *SyncPlan) Run(r *cluster.Rank) netsim.Time {
+func (p *SyncPlan) Run(r *cluster.Rank) netsim.Time { return p.RunRound(r, 0) }
+
+// RunRound is the round-th synchronisation of a program that synchronises more than once
+// (scheme 1 after every step): its sync packets carry tags of their own, so that no packet
+// of one round is counted in another.
+func (p *SyncPlan) RunRound(r *cluster.Rank, round int) netsim.Time {
 	id := r.ID()
 	for d, k := range p.k {
 		if k == 1 {
 			continue
 		}
+		tag := round*len(p.k) + d
 		edge := (int64(r.Now()) + int64(p.clock) - 1) / int64(p.clock)
 		p.waitUntil(r, edge)
 		for off := 1; off < k; off++ {
-			r.Signal(p.member(id, d, off), d)
+			r.Signal(p.member(id, d, off), tag)
 		}
 		// The timer runs out at deadline (in cycles). Its own packets count too: the node
 		// knows when they reach the node farthest from it.
@@ -118,7 +124,7 @@ func (p *SyncPlan) Run(r *cluster.Rank) netsim.Time {
 			deadline += p.margin[d]
 		}
 		for range k - 1 {
-			s := r.WaitSignal(d)
+			s := r.WaitSignal(tag)
 			at := (int64(s.At) + int64(p.clock) - 1) / int64(p.clock) // the edge that sees it
 			off := (p.coord(id, d) - p.coord(s.Src, d) + k) % k
 			if p.Stamped {

@@ -70,30 +70,59 @@ type ReceivePath interface {
 // error method: the run that ends with it set fails with it.
 
 // sendData reads a message's data from host memory, a packet at a time from now, and hands
-// each to the fabric as its DMA ends. from is the node the data leaves.
+// each to the fabric as its DMA ends. from is the node the data leaves. The DMA engine is a
+// FIFO: the message has it from its start to the end of its last packet, reserved now, but
+// the packets are made one after another (one event pending a message), so a large message
+// costs no memory up front.
 func (n *node) sendData(now netsim.Time, id uint64, m *message, from, to int) {
 	cfg := n.c.cfg
 	payload := cfg.MTU - cfg.HeaderBytes
-	left := m.size
-	for k := 0; k < m.packets; k++ {
-		chunk := min(left, payload)
-		left -= chunk
-		start := max(now, n.readBusy)
-		n.readBusy = start + cfg.DMATime(chunk)
-		p := &fabric.Packet{Src: from, Dst: to, Bytes: cfg.HeaderBytes + chunk, ID: id, Tag: uint64(chunk), Kind: kindData}
-		n.c.eng.At(n.readBusy, injector{n.c, p}, 0)
+	start := max(now, n.readBusy)
+	full, rest := m.size/payload, m.size%payload
+	n.readBusy = start + netsim.Time(full)*cfg.DMATime(payload)
+	if rest > 0 || full == 0 {
+		n.readBusy += cfg.DMATime(rest)
 	}
+	s := &pacedSend{c: n.c, id: id, m: m, from: from, to: to, at: start, left: m.size}
+	s.next()
 }
 
-// injector hands one packet to the fabric when its DMA read ends.
-type injector struct {
-	c *Cluster
+// pacedSend is a message whose packets are read and injected one after another.
+type pacedSend struct {
+	c        *Cluster
+	id       uint64
+	m        *message
+	from, to int
+	at       netsim.Time // when the next packet's read begins
+	left     int
+	sent     int
+}
+
+// next schedules the next packet's injection at the end of its DMA read.
+func (s *pacedSend) next() {
+	payload := s.c.cfg.MTU - s.c.cfg.HeaderBytes
+	chunk := min(s.left, payload)
+	s.left -= chunk
+	s.at += s.c.cfg.DMATime(chunk)
+	p := &fabric.Packet{Src: s.from, Dst: s.to, Bytes: s.c.cfg.HeaderBytes + chunk, ID: s.id, Tag: uint64(chunk), Kind: kindData}
+	s.sent++
+	s.c.eng.At(s.at, pacedInjector{s, p}, 0)
+}
+
+// pacedInjector hands one packet to the fabric when its DMA read ends, then starts the next.
+type pacedInjector struct {
+	s *pacedSend
 	p *fabric.Packet
 }
 
-func (i injector) Fire(now netsim.Time, _ int64) {
-	if err := i.c.net.Inject(now, i.p); err != nil {
-		i.c.fail(fmt.Errorf("cluster: node %d: %w", i.p.Src, err))
+func (i pacedInjector) Fire(now netsim.Time, _ int64) {
+	s := i.s
+	if err := s.c.net.Inject(now, i.p); err != nil {
+		s.c.fail(fmt.Errorf("cluster: node %d: %w", s.from, err))
+		return
+	}
+	if s.sent < s.m.packets {
+		s.next()
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"fmt"
 
 	"github.com/lhsim/lhsim/netsim"
-	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 // Engine is the machine's event engine.
@@ -17,11 +16,11 @@ func (c *Cluster) Engine() *netsim.Engine { return c.eng }
 
 // Err is the first failure of the machine (a packet the fabric refused, a receive path that
 // failed), which also stopped the engine.
-func (c *Cluster) Err() error { return c.err }
+func (c *Cluster) Err() error { return c.m.Err() }
 
 // PostSend sends an MPI message of size bytes (0: a header alone) with tag from node src to
 // node dst, its DMA read starting at now: the NIC reads it after the transfers queued before
-// it, a packet at a time, and hands each packet to the fabric as its read ends. delivered(t)
+// it, a packet at a time (sendData), and hands each packet to the fabric as its read ends. delivered(t)
 // is called at the time t the last byte is in dst's memory (or dst's receive path has taken
 // the message); no Recv sees it. src and dst differ: a node does not use the network for its
 // own memory.
@@ -34,53 +33,6 @@ func (c *Cluster) PostSend(now netsim.Time, src, dst, size, tag int, delivered f
 	m.packets = max(1, (size+payload-1)/payload)
 	id := uint64(len(c.msgs))
 	c.msgs = append(c.msgs, m)
-	n := c.nodes[src]
-	// The DMA engine is a FIFO: the message has it from start to the end of its last packet,
-	// as sendData reserves it, but the packets are made one after another.
-	start := max(now, n.readBusy)
-	s := &pacedSend{c: c, id: id, m: m, at: start, left: size}
-	full, rest := size/payload, size%payload
-	n.readBusy = start + netsim.Time(full)*c.cfg.DMATime(payload)
-	if rest > 0 || full == 0 {
-		n.readBusy += c.cfg.DMATime(rest)
-	}
-	s.next()
+	c.nodes[src].sendData(now, id, m, src, dst)
 	return nil
-}
-
-// pacedSend is a message whose packets are read and injected one after another.
-type pacedSend struct {
-	c    *Cluster
-	id   uint64
-	m    *message
-	at   netsim.Time // when the next packet's read begins
-	left int
-	sent int
-}
-
-// next schedules the next packet's injection at the end of its DMA read.
-func (s *pacedSend) next() {
-	payload := s.c.cfg.MTU - s.c.cfg.HeaderBytes
-	chunk := min(s.left, payload)
-	s.left -= chunk
-	s.at += s.c.cfg.DMATime(chunk)
-	p := &fabric.Packet{Src: s.m.src, Dst: s.m.dst, Bytes: s.c.cfg.HeaderBytes + chunk, ID: s.id, Tag: uint64(chunk), Kind: kindData}
-	s.sent++
-	s.c.eng.At(s.at, pacedInjector{s, p}, 0)
-}
-
-type pacedInjector struct {
-	s *pacedSend
-	p *fabric.Packet
-}
-
-func (i pacedInjector) Fire(now netsim.Time, _ int64) {
-	s := i.s
-	if err := s.c.net.Inject(now, i.p); err != nil {
-		s.c.fail(fmt.Errorf("cluster: node %d: %w", s.m.src, err))
-		return
-	}
-	if s.sent < s.m.packets {
-		s.next()
-	}
 }

@@ -131,13 +131,21 @@ func DefaultConfig() Config {
 	}
 }
 
-// Seed002Torus is the torus of seed 002 section 4.3: 16 GB/s links with X/Y/Z latencies
-// of 21/25/70 ns that include cables and SerDes. Seed 002 gives no router figures; the
-// router keeps seed 003's pipeline and switch latency unless the caller changes them.
+// Seed002Torus is the torus of Ohno et al.'s paper (seed 002) section 4.3: 16 GB/s links
+// with X/Y/Z latencies of 21/25/70 ns. The paper states those latencies include the cables and
+// SerDes and every communication circuit between the nodes (ノード間のケーブルや SerDes など
+// 各通信回路を含めた通信レイテンシ): node to node, one hop. So a hop costs its link's figure and nothing more: the
+// router adds no pipeline or switch latency of its own, and a node's own link to its router
+// no cable time (seed 003's 3 x 4 ns, 128 ns and 0.6 ns are another machine's). The paper
+// gives one link rate, 16 GB/s; the nodes' links to their routers take it too (seed 003's 4
+// GB/s is the other machine's). The clock stays seed 003's 4 ns, the grid of the
+// synchronisation's timers.
 func Seed002Torus() Config {
 	c := DefaultConfig()
-	c.TorusLinkBandwidth = 16
-	c.SwitchBandwidth = 16 // a torus router must not be slower than its links
+	c.LinkBandwidth, c.SwitchBandwidth, c.TorusLinkBandwidth = 16, 16, 16
+	c.RoutingDelay, c.VCAllocDelay, c.SwitchAllocDelay = 0, 0, 0
+	c.SwitchLatency = 0
+	c.CableLatency = 0
 	return c
 }
 

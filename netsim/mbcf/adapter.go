@@ -5,16 +5,19 @@ import (
 	"github.com/lhsim/lhsim/netsim/ether"
 )
 
-// adapter is a node's Ethernet adapter. Transmit: one frame at a time, TxStart after the
-// kernel hands it over, then the hub; TxDone after its last bit the transmit-complete
-// interrupt runs and hands over the next. Receive: the FCS is checked in hardware (a bad
+// adapter is a node's Ethernet adapter. Transmit: the kernel hands frames over into a ring of
+// TxRing; the adapter sends them in order, one on its way at a time (TxStart after it takes
+// it, then the hub) and takes the next when the last has left; TxDone after a frame's last
+// bit the transmit-complete interrupt reclaims it (with a ring of 1 that is what hands over
+// the next). Receive: the FCS is checked in hardware (a bad
 // frame is counted and dropped), the frame waits in the receive ring (full: dropped, counted
 // as an overrun), is copied to host memory (store-and-forward at RxDMAByte a byte, or at the
 // wire's pace), and RxDone later the receive interrupt routine is queued on the CPU.
 type adapter struct {
 	n       *Node
-	txq     []txItem // the first is in the adapter while busy
-	busy    bool
+	txq     []txItem    // handed over, not yet reclaimed; the first started ones are in the adapter
+	started int         // frames of txq the adapter has taken (sent or on their way)
+	busy    bool        // a frame is on its way to the wire
 	rxWait  int         // frames in the ring not yet taken by the kernel
 	dmaFree netsim.Time // when the receive DMA is free
 }
@@ -32,14 +35,21 @@ func (a *adapter) send(now netsim.Time, it txItem) {
 		it.out.queued++
 	}
 	a.txq = append(a.txq, it)
-	if !a.busy {
-		a.kick(now)
+	a.next(now)
+}
+
+// next starts the next frame if the adapter is free and the ring holds one it has not taken.
+func (a *adapter) next(now netsim.Time) {
+	if a.busy || a.started >= len(a.txq) || a.started >= max(1, a.n.s.cfg.Adapter.TxRing) {
+		return
 	}
+	a.kick(now)
 }
 
 func (a *adapter) kick(now netsim.Time) {
 	a.busy = true
-	it := a.txq[0]
+	it := a.txq[a.started]
+	a.started++
 	cfg := a.n.s.cfg
 	a.eng().At(now+cfg.Adapter.TxStart, netsim.Func(func(t netsim.Time, _ int64) {
 		if err := a.n.s.hub.Send(t, a.n.port, it.frame, func(t netsim.Time, err error) { a.sent(t, it, err) }); err != nil {
@@ -57,22 +67,19 @@ func (a *adapter) sent(t netsim.Time, it txItem, err error) {
 	if it.out != nil {
 		it.out.left = t
 	}
+	a.busy = false
+	a.next(t)
 	cfg := n.s.cfg
 	a.eng().At(t+cfg.Adapter.TxDone, netsim.Func(func(t netsim.Time, _ int64) {
 		n.cpu.submit(t, job{what: "transmit-complete interrupt", run: func(now netsim.Time) (netsim.Time, func(netsim.Time)) {
 			a.txq[0] = txItem{}
 			a.txq = a.txq[1:]
+			a.started--
 			if it.out != nil {
 				it.out.queued--
 				n.armRTO(now, it.out)
 			}
-			return cfg.Host.TxDoneIRQ, func(now netsim.Time) {
-				if len(a.txq) > 0 {
-					a.kick(now)
-				} else {
-					a.busy = false
-				}
-			}
+			return cfg.Host.TxDoneIRQ, a.next
 		}})
 	}), 0)
 }

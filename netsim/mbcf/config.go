@@ -51,9 +51,11 @@ type Host struct {
 }
 
 // Adapter is a node's Ethernet adapter: how long a frame takes from the kernel's hand-over to
-// the wire, and from the wire to the receive interrupt. The adapter sends one frame at a time:
-// the next is handed over by the transmit-complete interrupt (TxDoneIRQ), as Figure 3's
-// third supervisor period shows the driver doing.
+// the wire, and from the wire to the receive interrupt. The kernel hands frames over into a
+// transmit ring of TxRing descriptors; the adapter takes the next as soon as the last has left,
+// and the transmit-complete interrupt (TxDoneIRQ, Figure 3's third supervisor period) reclaims
+// each frame's descriptor. With TxRing 1 the adapter holds one frame at a time and the
+// interrupt hands over the next.
 type Adapter struct {
 	Name string
 	// TxStart: hand-over to first bit (descriptor and data DMA ahead of the wire).
@@ -66,6 +68,14 @@ type Adapter struct {
 	// RxRing is the frames that may wait for the receive routine; one more is dropped
 	// (overrun) and the protocol recovers it. Assumption: 64.
 	RxRing int
+	// TxRing is the frames handed over and not yet reclaimed by the transmit-complete
+	// interrupt; 0 or 1: one frame at a time, the presets' reading of Figure 3 (the driver's
+	// interrupt hands over the next). The paper's own Table 4 does not settle it: its 64-byte
+	// writes went every 15.9 µs (4.03 MB/s), flag checks included, while one frame at a time
+	// costs 2.36 + 10.24 + 2.36 + 1.0 = 15.96 µs a frame before any flag; but with a ring its
+	// 4- and 16-byte writes come out about 30 % faster than it measured (docs/mbcf.md, `lhsim
+	// mbcf --tx-ring 64`).
+	TxRing int
 }
 
 // Protocol is MBCF's reliability: sequence numbers, cumulative acknowledgements and copies
@@ -230,6 +240,8 @@ func (c Config) Validate() error {
 	switch {
 	case a.RxRing < 1:
 		return fmt.Errorf("mbcf: receive ring of %d frames: want >= 1", a.RxRing)
+	case a.TxRing < 0:
+		return fmt.Errorf("mbcf: transmit ring of %d frames: want >= 0", a.TxRing)
 	case p.Window < 1 || p.Window > 127:
 		return fmt.Errorf("mbcf: window of %d packets: want 1..127 (8-bit sequence numbers)", p.Window)
 	case p.AckEvery < 1 || p.AckEvery > p.Window:
