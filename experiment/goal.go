@@ -37,6 +37,11 @@ type GoalConfig struct {
 	// Progress, when set, is told every 16,384 operations a packet run starts (done of
 	// total) and at the end.
 	Progress func(done, total int64)
+	// Matcher is the packet network's matcher (netsim/match: list, bins:K, alpu:N); "": none,
+	// matching takes no time.
+	Matcher string
+	// MatcherRTLNodes run the matcher's RTL beside its model (alpu:N).
+	MatcherRTLNodes []int
 }
 
 // GoalRankResult is one rank's end and matching statistics.
@@ -53,6 +58,7 @@ type GoalResult struct {
 	Schedule  string           `json:"schedule"`
 	Network   string           `json:"network"`
 	Params    string           `json:"params"`
+	Matching  *MatchSummary    `json:"matching,omitempty"`
 	Ranks     int              `json:"ranks"`
 	Ops       int              `json:"operations"`
 	EndNs     float64          `json:"end_ns"`
@@ -137,6 +143,9 @@ func (r *GoalResult) unmatched(u []goal.Unmatched, notRun []int) error {
 func (r *GoalResult) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %d ranks, %d operations, network %s (%s): last rank done at %.3f µs (%d events)\n",
 		r.Schedule, r.Ranks, r.Ops, r.Network, r.Params, r.EndNs/1000, r.Events)
+	if r.Matching != nil {
+		fmt.Fprintln(w, r.Matching)
+	}
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("rank", "done at µs", "posted max", "unexpected max", "max search depth")
 	rows := r.PerRank

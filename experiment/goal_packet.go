@@ -9,8 +9,20 @@ import (
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/goal"
 	"github.com/lhsim/lhsim/netsim/lhsnic"
+	"github.com/lhsim/lhsim/netsim/match"
 	"github.com/lhsim/lhsim/netsim/timeline"
 )
+
+func matcherNote(cfg GoalConfig) string {
+	if cfg.Matcher == "" {
+		return ""
+	}
+	n := ", matcher " + cfg.Matcher
+	if len(cfg.MatcherRTLNodes) > 0 {
+		n += fmt.Sprintf(" (RTL on nodes %s)", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(cfg.MatcherRTLNodes)), ","), "[]"))
+	}
+	return n
+}
 
 func rtlNote(nodes []int) string {
 	if len(nodes) == 0 {
@@ -89,6 +101,27 @@ func runGoalPacket(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 	if cfg.Progress != nil {
 		opt.Tracer = &progressTracer{next: opt.Tracer, total: int64(s.NumOps), tell: cfg.Progress}
 	}
+	var set *match.Set
+	if cfg.Matcher != "" {
+		spec, err := match.Parse(cfg.Matcher)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range cfg.MatcherRTLNodes {
+			if n < 0 || n >= len(s.Ranks) {
+				return nil, fmt.Errorf("goal: matcher RTL on node %d: the schedule has ranks 0 to %d", n, len(s.Ranks)-1)
+			}
+		}
+		mc, err := MatchConfig(spec, cfg.MatcherRTLNodes)
+		if err != nil {
+			return nil, err
+		}
+		if set, err = match.NewSet(spec, mc); err != nil {
+			return nil, err
+		}
+		defer set.Close()
+		opt.NewMatcher = set.New
+	}
 	res, err := goal.RunPacket(s, c, cfg.LogGP.S, opt)
 	if err != nil {
 		return nil, err
@@ -99,7 +132,10 @@ func runGoalPacket(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 		}
 	}
 	r := &GoalResult{Schedule: cfg.Schedule, Network: "packet", Ranks: len(s.Ranks), Ops: s.NumOps, EndNs: float64(res.End) / 1000, Events: res.Events,
-		Params: fmt.Sprintf("%s, node latency %.3f µs, S=%d B%s", cfg.Topology, cfg.Cluster.NodeLatency.Microseconds(), cfg.LogGP.S, rtlNote(cfg.RTLNodes))}
+		Params: fmt.Sprintf("%s, node latency %.3f µs, S=%d B%s%s", cfg.Topology, cfg.Cluster.NodeLatency.Microseconds(), cfg.LogGP.S, rtlNote(cfg.RTLNodes), matcherNote(cfg))}
+	if set != nil {
+		r.Matching = summarizeMatch(set)
+	}
 	for i, f := range res.Finished {
 		r.PerRank = append(r.PerRank, GoalRankResult{Rank: i, DoneNs: float64(f) / 1000, Match: &res.Match[i], MaxDepth: res.Match[i].MaxDepth(), NotStarted: res.NotRun[i]})
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/goal"
+	"github.com/lhsim/lhsim/netsim/match"
 )
 
 func init() {
@@ -43,6 +44,8 @@ func runGoal(args []string) error {
 	cfg.Cluster.NodeLatency = netsim.Microsecond
 	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "packet: node latency in µs (seed 003 section 5.1)")
 	rtl := fs.String("rtl-nodes", "", "packet: nodes whose receive path is the LHS RTL (comma-separated), the receive path of the others being the DMA to memory")
+	fs.StringVar(&cfg.Matcher, "matcher", "", "packet: the receive path's message matcher on every node: "+match.Usage+" (docs/matchers.md; default: none, matching takes no time)")
+	mrtl := fs.String("matcher-rtl-nodes", "", "packet: nodes whose matcher runs as RTL beside its Go model, checked against it (alpu:N and lhs+alpu:N, N up to 128)")
 	var mem uint64
 	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (default: the memory available)")
 	out := addOutputFlags(fs)
@@ -71,6 +74,23 @@ func runGoal(args []string) error {
 			return badUsage(fs, fmt.Errorf("--rtl-nodes %q: want node numbers separated by commas", *rtl))
 		}
 		cfg.RTLNodes = append(cfg.RTLNodes, n)
+	}
+	if cfg.Matcher != "" {
+		if _, err := match.Parse(cfg.Matcher); err != nil {
+			return badUsage(fs, fmt.Errorf("--matcher: %w", err))
+		}
+		if cfg.Network != "packet" {
+			return badUsage(fs, errMsg("--matcher is for the packet network"))
+		}
+	}
+	var err error
+	if cfg.MatcherRTLNodes, err = nodeList(*mrtl); err != nil {
+		return badUsage(fs, fmt.Errorf("--matcher-rtl-nodes %q: want node numbers separated by commas", *mrtl))
+	}
+	if len(cfg.MatcherRTLNodes) > 0 {
+		if spec, _ := match.Parse(cfg.Matcher); (spec.Kind != "alpu" && spec.Kind != "lhs+alpu") || spec.N > match.RTLCells {
+			return badUsage(fs, fmt.Errorf("--matcher-rtl-nodes runs the ALPU of alpu:N or lhs+alpu:N (N up to %d) as RTL, not --matcher %q", match.RTLCells, cfg.Matcher))
+		}
 	}
 	if len(cfg.RTLNodes) > 0 && cfg.Network != "packet" {
 		return badUsage(fs, errMsg("--rtl-nodes puts RTL on the packet network; --network loggp has no nodes"))
@@ -216,4 +236,20 @@ func runGoalGen(args []string) error {
 		return err
 	}
 	return replaceFile(*out, func(tmp string) error { return os.WriteFile(tmp, []byte(buf.String()), 0o644) })
+}
+
+// nodeList reads node numbers separated by commas ("" is none).
+func nodeList(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("bad node %q", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }

@@ -124,6 +124,7 @@ func TestREADMEExamples(t *testing.T) {
 			network(t, cmd)
 		}
 	})
+	t.Run("matchers", func(t *testing.T) { network(t, "lhsim matchers") })
 	t.Run("mbcf", func(t *testing.T) { network(t, "lhsim mbcf") })
 	t.Run("ib rtt", func(t *testing.T) { network(t, "lhsim ib rtt") })
 	t.Run("ib run, checkpoint, resume", func(t *testing.T) {

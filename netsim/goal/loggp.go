@@ -29,7 +29,11 @@ func DefaultParams() Params {
 // Options are what a run collects.
 type Options struct {
 	NewQueue NewQueue // nil: NewListQueue
-	Stats    bool     // match statistics (Result.Match)
+	// NewMatcher, on the packet network, gives each rank a matching unit whose queues take
+	// the place of NewQueue's and whose searches take time (netsim/match); nil: none, matching
+	// is free.
+	NewMatcher NewMatcher
+	Stats      bool // match statistics (Result.Match)
 	// StdSort orders operations that become free together as LogGOPSim does, with
 	// libstdc++'s std::sort by type, which does not keep the written order among more than
 	// 16 of them; without it they are sorted by type in the order written. The two differ

@@ -12,7 +12,9 @@ type Entry struct {
 	At       uint64 // when it entered the queue (ps)
 }
 
-// matches is LogGOPSim's test (match in LogGOPSim.cpp): either side's Any matches.
+// Matches is LogGOPSim's test (match in LogGOPSim.cpp): either side's Any matches.
+func Matches(e *Entry, src, tag uint32) bool { return matches(e, src, tag) }
+
 func matches(e *Entry, src, tag uint32) bool {
 	return (src == Any || e.Src == Any || e.Src == src) && (tag == Any || e.Tag == Any || e.Tag == tag)
 }
@@ -73,3 +75,22 @@ func (q *ListQueue) Len() int { return len(q.e) - q.head }
 
 // Entries implements Queue.
 func (q *ListQueue) Entries() []Entry { return q.e[q.head:] }
+
+// Matcher is a rank's matching unit on the packet network (netsim/match has them): its two
+// queues, and the time its searches take. A matching step is an arrival's search of the
+// posted queue and the push to the unexpected queue that may follow, or a receive's search of
+// the unexpected queue and the push to the posted queue that may follow. The run calls Begin,
+// the queue operations of the step, then End; the unit does one step at a time, so a step
+// that finds the unit busy waits for it.
+type Matcher interface {
+	Posted() Queue
+	Unexpected() Queue
+	// Begin starts a step at simulated time now (ps).
+	Begin(now uint64)
+	// End returns how long the step took (ps), or the fault that must stop the run (the
+	// matcher's RTL and its model disagree).
+	End() (uint64, error)
+}
+
+// NewMatcher makes rank's matching unit.
+type NewMatcher func(rank int) (Matcher, error)

@@ -41,6 +41,8 @@ type pktRank struct {
 	cpu        []netsim.Time // when each CPU is free
 	posted, uq Queue
 	end        netsim.Time
+	m          Matcher     // nil: matching takes no time
+	mfree      netsim.Time // when m has done its last step
 }
 
 type pktRun struct {
@@ -90,6 +92,13 @@ func RunPacket(s *Schedule, c *cluster.Cluster, S uint64, opt Options) (*Result,
 			rk.cpu[c] = now
 		}
 		rk.posted, rk.uq = opt.NewQueue(), opt.NewQueue()
+		if opt.NewMatcher != nil {
+			m, err := opt.NewMatcher(i)
+			if err != nil {
+				return nil, err
+			}
+			rk.m, rk.posted, rk.uq = m, m.Posted(), m.Unexpected()
+		}
 		rk.end = now
 		var free []uint32
 		for j := range ops {
@@ -231,6 +240,7 @@ func (r *pktRun) fail(err error) {
 func (r *pktRun) arrive(dst, src, sendOp uint32, now netsim.Time) {
 	rk := &r.ranks[dst]
 	so := &r.s.Ranks[src].Ops[sendOp]
+	r.begin(rk, now)
 	n := rk.posted.Len()
 	if r.stats != nil {
 		r.stats[dst].PostedMax = max(r.stats[dst].PostedMax, n)
@@ -245,6 +255,7 @@ func (r *pktRun) arrive(dst, src, sendOp uint32, now netsim.Time) {
 			r.tr.Arrived(int(dst), src, sendOp, now, false)
 			r.tr.Queues(int(dst), now, rk.posted.Len(), rk.uq.Len())
 		}
+		r.end(rk, dst, now)
 		return
 	}
 	if r.stats != nil {
@@ -254,7 +265,7 @@ func (r *pktRun) arrive(dst, src, sendOp uint32, now netsim.Time) {
 		r.tr.Arrived(int(dst), src, sendOp, now, true)
 		r.tr.Queues(int(dst), now, rk.posted.Len(), rk.uq.Len())
 	}
-	r.matched(dst, m.Op, src, sendOp)
+	r.complete(rk, dst, now, m.Op, src, sendOp)
 }
 
 // post posts a recv: matched at once against the unexpected queue, or queued.
@@ -262,9 +273,11 @@ func (r *pktRun) post(rank, op uint32) {
 	rk := &r.ranks[rank]
 	o := &r.s.Ranks[rank].Ops[op]
 	r.markStarted(rank, op)
+	now := r.eng.Now()
 	if r.tr != nil {
-		r.tr.Posted(int(rank), op, r.eng.Now())
+		r.tr.Posted(int(rank), op, now)
 	}
+	r.begin(rk, now)
 	n := rk.uq.Len()
 	if r.stats != nil {
 		r.stats[rank].UnexpectedMax = max(r.stats[rank].UnexpectedMax, n)
@@ -274,19 +287,56 @@ func (r *pktRun) post(rank, op uint32) {
 		if r.stats != nil {
 			bump(&r.stats[rank].UnexpectedMisses, n)
 		}
-		rk.posted.Push(Entry{Src: o.Peer, Tag: o.Tag, Op: op, Line: o.Line, At: uint64(r.eng.Now())})
+		rk.posted.Push(Entry{Src: o.Peer, Tag: o.Tag, Op: op, Line: o.Line, At: uint64(now)})
 		if r.tr != nil {
-			r.tr.Queues(int(rank), r.eng.Now(), rk.posted.Len(), rk.uq.Len())
+			r.tr.Queues(int(rank), now, rk.posted.Len(), rk.uq.Len())
 		}
+		r.end(rk, rank, now)
 		return
 	}
 	if r.stats != nil {
 		bump(&r.stats[rank].UnexpectedHits, depth)
 	}
 	if r.tr != nil {
-		r.tr.Queues(int(rank), r.eng.Now(), rk.posted.Len(), rk.uq.Len())
+		r.tr.Queues(int(rank), now, rk.posted.Len(), rk.uq.Len())
 	}
-	r.matched(rank, op, m.Src, m.Op)
+	r.complete(rk, rank, now, op, m.Src, m.Op)
+}
+
+// begin starts a matching step on rk's unit.
+func (r *pktRun) begin(rk *pktRank, now netsim.Time) {
+	if rk.m != nil {
+		rk.m.Begin(uint64(max(now, rk.mfree)))
+	}
+}
+
+// end ends the step and returns when its result is known: at once without a unit, else when
+// the unit, free or once done with its previous steps, has taken the step's time.
+func (r *pktRun) end(rk *pktRank, rank uint32, now netsim.Time) netsim.Time {
+	if rk.m == nil {
+		return now
+	}
+	d, err := rk.m.End()
+	if err != nil {
+		r.fail(fmt.Errorf("goal: node %d's matcher: %w", rank, err))
+	}
+	rk.mfree = max(now, rk.mfree) + netsim.Time(d)
+	return rk.mfree
+}
+
+// complete completes a match found at now: at once without a matching unit (as before
+// units), else when the unit's step ends.
+func (r *pktRun) complete(rk *pktRank, rank uint32, now netsim.Time, recvOp, src, sendOp uint32) {
+	if rk.m == nil {
+		r.matched(rank, recvOp, src, sendOp)
+		return
+	}
+	t := r.end(rk, rank, now)
+	if t <= r.eng.Now() {
+		r.matched(rank, recvOp, src, sendOp)
+		return
+	}
+	r.eng.At(t, netsim.Func(func(netsim.Time, int64) { r.matched(rank, recvOp, src, sendOp) }), 0)
 }
 
 // matched completes a recv and, for a rendezvous message, its send.

@@ -1,0 +1,290 @@
+// Package match holds the message matchers of the packet network's receive path: each rank's
+// posted-receive and unexpected-message queues (goal.Matcher), kept in MPI order with
+// wildcards, and the time their searches take.
+//
+//   - list: the linked lists an MPI library keeps in host memory, searched by the host CPU
+//     (gosim/hostcpu: caches, prefetcher, memory bus) running the paper's search loop;
+//   - bins:K: hash bins on (source, tag) with sequence numbers for wildcards (Flajslik, Dinan
+//     and Underwood, ISC 2016), each bin a list as above;
+//   - alpu:N: an ALPU of N cells per queue (rtl/alpu.v; Underwood et al., IPDPS 2005) with a
+//     software list behind it when it is full, on chosen nodes the Verilated RTL checked
+//     cycle by cycle against the Go model;
+//   - lhs: seed 000's LHS receive path for the unexpected queue, its searches costing what the
+//     search rig measured (LHSCurve), posted receives in the host's list;
+//   - lhs+alpu:N: LHS for the unexpected queue, an ALPU for posted receives.
+//
+// docs/matchers.md describes each and how to add one.
+package match
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/lhsim/lhsim/gosim/hostcpu"
+	"github.com/lhsim/lhsim/netsim/goal"
+)
+
+// Spec is a matcher by name: Kind and, for bins and alpu, its size.
+type Spec struct {
+	Kind string
+	N    int
+}
+
+func (s Spec) String() string {
+	if s.N == 0 {
+		return s.Kind
+	}
+	return fmt.Sprintf("%s:%d", s.Kind, s.N)
+}
+
+// Hardware says whether the matcher is hardware (it has an area).
+func (s Spec) Hardware() bool { return s.Kind != "list" && s.Kind != "bins" }
+
+// The sizes a matcher takes.
+const (
+	MaxBins  = 65536
+	MaxCells = 1024
+)
+
+// Usage lists the matchers, for error messages and -h.
+var Usage = fmt.Sprintf("list, bins:K (K from 1 to %d), alpu:N (N from 1 to %d), lhs, lhs+alpu:N", MaxBins, MaxCells)
+
+// Parse reads a matcher name; the error lists the matchers.
+func Parse(s string) (Spec, error) {
+	kind, size, sized := strings.Cut(s, ":")
+	bad := func(why string) (Spec, error) {
+		return Spec{}, fmt.Errorf("matcher %q: %s; matchers: %s", s, why, Usage)
+	}
+	limit := map[string]int{"list": 0, "bins": MaxBins, "alpu": MaxCells, "lhs": 0, "lhs+alpu": MaxCells}
+	max, known := limit[kind]
+	switch {
+	case !known:
+		return bad("unknown")
+	case max == 0 && sized:
+		return bad("takes no size")
+	case max == 0:
+		return Spec{Kind: kind}, nil
+	case !sized:
+		return bad("needs a size")
+	}
+	n, err := strconv.Atoi(size)
+	if err != nil || n < 1 || n > max {
+		return bad(fmt.Sprintf("size from 1 to %d", max))
+	}
+	return Spec{Kind: kind, N: n}, nil
+}
+
+// Config is what every rank's matcher is built from.
+type Config struct {
+	// Host is the host processor that runs the software lists (seed 000's Pentium 4:
+	// hostcpu.Pentium4).
+	Host hostcpu.Config
+	// Costs are the software's instructions (the caller sets them from the paper's search
+	// loop: experiment.MatchCosts).
+	Costs Costs
+	// HWClockHz is the clock of the hardware matchers: 100 MHz, the clock of seed 000's FPGA
+	// (section 5.1.1), at which the LHS RTL runs too (lhsnic.DefaultConfig).
+	HWClockHz int64
+	// RTLNodes run the hardware matcher's Verilated RTL beside its model (the ALPU of alpu:N
+	// and lhs+alpu:N).
+	RTLNodes []int
+	// LHS is the LHS receive path's search cost (lhs, lhs+alpu:N).
+	LHS *LHSCurve
+}
+
+// Stats are one rank's matching figures.
+type Stats struct {
+	// Ps[i] is how long step i took, QLen[i] the length of the queue it searched.
+	Ps   []uint64
+	QLen []int32
+	// MaxPosted and MaxUnexpected are the longest the queues were.
+	MaxPosted, MaxUnexpected int
+	// Fallbacks are matches found in a software list behind a hardware one; Refills the
+	// entries software moved back into hardware.
+	Fallbacks, Refills int
+}
+
+// Set makes the matchers of one run and keeps their statistics.
+type Set struct {
+	Spec  Spec
+	cfg   Config
+	units []*unit
+}
+
+// NewSet checks cfg for spec.
+func NewSet(spec Spec, cfg Config) (*Set, error) {
+	if err := cfg.Host.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.HWClockHz <= 0 {
+		return nil, fmt.Errorf("match: hardware clock %d Hz", cfg.HWClockHz)
+	}
+	if len(cfg.RTLNodes) > 0 && spec.Kind != "alpu" && spec.Kind != "lhs+alpu" {
+		return nil, fmt.Errorf("match: %s has no ALPU: RTL nodes are for alpu:N and lhs+alpu:N", spec)
+	}
+	if strings.HasPrefix(spec.Kind, "lhs") {
+		if cfg.LHS == nil {
+			return nil, fmt.Errorf("match: lhs needs the search rig's curve (experiment.MatchConfig)")
+		}
+		if err := cfg.LHS.check(); err != nil {
+			return nil, err
+		}
+	}
+	if len(cfg.RTLNodes) > 0 && spec.N > RTLCells {
+		return nil, fmt.Errorf("match: alpu:%d on RTL nodes: the Verilated ALPU has %d cells", spec.N, RTLCells)
+	}
+	return &Set{Spec: spec, cfg: cfg}, nil
+}
+
+// Address space of a rank's lists (each rank has its own host).
+const (
+	postedBase     = 0x1_0000_0000
+	unexpectedBase = 0x100_0000_0000
+)
+
+// New makes rank's matcher (a goal.NewMatcher).
+func (s *Set) New(rank int) (goal.Matcher, error) {
+	cpu, err := hostcpu.New(s.cfg.Host)
+	if err != nil {
+		return nil, err
+	}
+	u := &unit{cpu: cpu, cyclePs: uint64(1_000_000_000_000 / s.cfg.HWClockHz), rank: rank}
+	c := &s.cfg.Costs
+	var posted, uq goal.Queue
+	switch s.Spec.Kind {
+	case "list":
+		posted = &listQueue{newSWList(cpu, c, postedBase)}
+		uq = &listQueue{newSWList(cpu, c, unexpectedBase)}
+	case "bins":
+		posted = newBinsQueue(cpu, c, s.Spec.N, postedBase)
+		uq = newBinsQueue(cpu, c, s.Spec.N, unexpectedBase)
+	case "alpu":
+		p := newALPUQueue(u, cpu, c, s.Spec.N, postedBase, "posted")
+		q := newALPUQueue(u, cpu, c, s.Spec.N, unexpectedBase, "unexpected")
+		if slices.Contains(s.cfg.RTLNodes, rank) {
+			if err := u.attachRTL(p, q); err != nil {
+				return nil, err
+			}
+		}
+		posted, uq = p, q
+	case "lhs":
+		posted = &listQueue{newSWList(cpu, c, postedBase)}
+		uq = &lhsQueue{u: u, c: s.cfg.LHS}
+	case "lhs+alpu":
+		p := newALPUQueue(u, cpu, c, s.Spec.N, postedBase, "posted")
+		if slices.Contains(s.cfg.RTLNodes, rank) {
+			if err := u.attachRTL(p); err != nil {
+				return nil, err
+			}
+		}
+		posted, uq = p, &lhsQueue{u: u, c: s.cfg.LHS}
+	default:
+		return nil, fmt.Errorf("match: no matcher %q", s.Spec)
+	}
+	u.posted, u.uq = &timed{posted, u}, &timed{uq, u}
+	s.units = append(s.units, u)
+	return u, nil
+}
+
+// Stats are the ranks' figures, in the order their matchers were made (rank order).
+func (s *Set) Stats() []*Stats {
+	out := make([]*Stats, len(s.units))
+	for i, u := range s.units {
+		u.st.Fallbacks, u.st.Refills = u.fallbacks, u.refills
+		out[i] = &u.st
+	}
+	return out
+}
+
+// RTLSteps is how many queue operations ran on the RTL and were checked against the model.
+func (s *Set) RTLSteps() int {
+	n := 0
+	for _, u := range s.units {
+		for _, r := range u.rtl {
+			n += r.ops
+		}
+	}
+	return n
+}
+
+// Close frees the RTL models.
+func (s *Set) Close() {
+	for _, u := range s.units {
+		for _, r := range u.rtl {
+			r.close()
+		}
+		u.rtl = nil
+	}
+}
+
+// attachRTL gives each queue its Verilated ALPU.
+func (u *unit) attachRTL(qs ...*alpuQueue) error {
+	for _, q := range qs {
+		r, err := newALPURTL(u.rank, q.cells)
+		if err != nil {
+			for _, r := range u.rtl {
+				r.close()
+			}
+			u.rtl = nil
+			return err
+		}
+		q.rtl = r
+		u.rtl = append(u.rtl, r)
+	}
+	return nil
+}
+
+// unit is one rank's matcher.
+type unit struct {
+	cpu        *hostcpu.CPU
+	posted, uq goal.Queue
+	cyclePs    uint64
+	hwPs       uint64 // hardware time of this step
+	t0         int64
+	now        uint64
+	qlen       int
+	rank       int
+	err        error
+	fallbacks  int
+	refills    int
+	rtl        []*alpuRTL
+	st         Stats
+}
+
+func (u *unit) Posted() goal.Queue     { return u.posted }
+func (u *unit) Unexpected() goal.Queue { return u.uq }
+
+func (u *unit) Begin(now uint64) {
+	if d := int64(now) - u.cpu.Now(); d > 0 {
+		u.cpu.Advance(d)
+	}
+	u.now, u.t0, u.hwPs, u.qlen = now, u.cpu.Now(), 0, 0
+}
+
+func (u *unit) End() (uint64, error) {
+	d := uint64(u.cpu.Now()-u.t0) + u.hwPs
+	u.st.Ps = append(u.st.Ps, d)
+	u.st.QLen = append(u.st.QLen, int32(u.qlen))
+	u.st.MaxPosted = max(u.st.MaxPosted, u.posted.Len())
+	u.st.MaxUnexpected = max(u.st.MaxUnexpected, u.uq.Len())
+	return d, u.err
+}
+
+func (u *unit) fail(err error) {
+	if u.err == nil {
+		u.err = err
+	}
+}
+
+// timed notes the length of the queue a step searches.
+type timed struct {
+	goal.Queue
+	u *unit
+}
+
+func (t *timed) Take(src, tag uint32) (goal.Entry, int, bool) {
+	t.u.qlen = t.Queue.Len()
+	return t.Queue.Take(src, tag)
+}

@@ -1,0 +1,133 @@
+package match
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lhsim/lhsim/gosim/hostcpu"
+	"github.com/lhsim/lhsim/netsim/goal"
+)
+
+func testConfig() Config {
+	return Config{Host: hostcpu.Pentium4(), Costs: Costs{EntryInstr: 36, EntryBytes: 16, CallInstr: 8, PushInstr: 44, HashInstr: 10}, HWClockHz: 100_000_000,
+		LHS: &LHSCurve{Depths: []int{0, 4}, Ns: []float64{20, 88}, BeyondNsPerEntry: 580, Entries: 8}}
+}
+
+// Every matcher must keep MPI order: after any sequence of pushes and searches, with
+// wildcards on either side, it returns what LogGOPSim's list returns and holds the same
+// entries in the same order. Small ALPUs fill and drain many times on the way.
+func TestMatchersKeepMPIOrder(t *testing.T) {
+	for _, name := range []string{"list", "bins:1", "bins:7", "bins:64", "alpu:1", "alpu:4", "alpu:32", "lhs", "lhs+alpu:3"} {
+		for seed := uint64(1); seed <= 20; seed++ {
+			spec, err := Parse(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			set, err := NewSet(spec, testConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := set.New(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(seed, 7))
+			pick := func(n int) uint32 {
+				if rng.IntN(6) == 0 {
+					return goal.Any
+				}
+				return uint32(rng.IntN(n))
+			}
+			queues := []goal.Queue{m.Posted(), m.Unexpected()}
+			refs := []goal.Queue{goal.NewListQueue(), goal.NewListQueue()}
+			for step := 0; step < 3000; step++ {
+				k := rng.IntN(2)
+				q, ref := queues[k], refs[k]
+				m.Begin(uint64(step) * 1000)
+				src, tag := pick(5), pick(4)
+				if rng.IntN(2) == 0 {
+					e := goal.Entry{Src: src, Tag: tag, Op: uint32(step)}
+					q.Push(e)
+					ref.Push(e)
+				} else {
+					got, _, gok := q.Take(src, tag)
+					want, _, wok := ref.Take(src, tag)
+					if gok != wok || got != want {
+						t.Fatalf("%s seed %d step %d: take(%d,%d) = %v %v, list gives %v %v", name, seed, step, src, tag, got, gok, want, wok)
+					}
+				}
+				if _, err := m.End(); err != nil {
+					t.Fatalf("%s seed %d: %v", name, seed, err)
+				}
+				if q.Len() != ref.Len() || !slices.Equal(q.Entries(), ref.Entries()) {
+					t.Fatalf("%s seed %d step %d: queue %v, list %v", name, seed, step, q.Entries(), ref.Entries())
+				}
+			}
+			if strings.Contains(spec.Kind, "alpu") && spec.N <= 4 {
+				st := set.Stats()[0]
+				if st.Fallbacks == 0 || st.Refills == 0 {
+					t.Errorf("%s seed %d: %d fallbacks, %d refills: the test never filled the ALPU", name, seed, st.Fallbacks, st.Refills)
+				}
+			}
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	for _, ok := range []string{"list", "bins:1", "bins:65536", "alpu:1", "alpu:1024", "lhs", "lhs+alpu:1", "lhs+alpu:1024"} {
+		s, err := Parse(ok)
+		if err != nil || s.String() != ok {
+			t.Errorf("Parse(%q) = %v, %v", ok, s, err)
+		}
+	}
+	for _, bad := range []string{"", "lists", "list:4", "bins", "bins:0", "bins:65537", "alpu:0", "alpu:1025", "alpu:x", "alpu:-3", "lhs:4", "lhs+alpu", "lhs+alpu:0", "alpu+lhs:4"} {
+		_, err := Parse(bad)
+		if err == nil || !strings.Contains(err.Error(), Usage) {
+			t.Errorf("Parse(%q): %v, want an error listing the matchers", bad, err)
+		}
+	}
+}
+
+// Search time grows with the depth searched on a list, not on an ALPU that holds the queue.
+func TestMatchingTimeGrowsWithDepthOnLists(t *testing.T) {
+	cost := func(name string, depth int) uint64 {
+		spec, _ := Parse(name)
+		set, _ := NewSet(spec, testConfig())
+		m, _ := set.New(0)
+		m.Begin(0)
+		for i := 0; i < depth; i++ {
+			m.Unexpected().Push(goal.Entry{Src: 1, Tag: uint32(i)})
+		}
+		m.End()
+		m.Begin(1 << 40)
+		if _, d, ok := m.Unexpected().Take(1, uint32(depth-1)); !ok || d != depth {
+			t.Fatalf("%s: found %v at depth %d, want %d", name, ok, d, depth)
+		}
+		ps, _ := m.End()
+		return ps
+	}
+	for _, c := range []struct {
+		name   string
+		growth bool
+	}{{"list", true}, {"alpu:256", false}} {
+		a, b := cost(c.name, 2), cost(c.name, 200)
+		if (b > 10*a) != c.growth {
+			t.Errorf("%s: %d ps at depth 2, %d at depth 200", c.name, a, b)
+		}
+	}
+	if got, want := cost("alpu:256", 200), uint64(ALPUSearchCycles*10_000); got != want {
+		t.Errorf("alpu:256 search: %d ps, want %d cycles at 100 MHz = %d ps", got, ALPUSearchCycles, want)
+	}
+}
+
+// The LHS curve: the rig's figures at its depths, linear between, the no-LHS rate past them.
+func TestLHSCurve(t *testing.T) {
+	c := testConfig().LHS
+	for ahead, want := range map[int]uint64{0: 20_000, 2: 54_000, 4: 88_000, 6: 88_000 + 2*580_000} {
+		if got := c.Ps(ahead); got != want {
+			t.Errorf("%d ahead: %d ps, want %d", ahead, got, want)
+		}
+	}
+}
