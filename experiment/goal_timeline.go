@@ -4,6 +4,7 @@ import (
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/goal"
 	"github.com/lhsim/lhsim/netsim/timeline"
+	"strconv"
 )
 
 // goalTracer writes a packet run of a schedule as a timeline (docs/timeline.md): each rank's
@@ -34,28 +35,8 @@ func newGoalTracer(s *goal.Schedule, net *timeline.Net) *goalTracer {
 		n += uint64(len(s.Ranks[i].Ops))
 	}
 	t.recv = make([]postedRecv, n+1)
-	net.NodeName = func(node int) string { return "rank " + itoa(node) }
+	net.NodeName = func(node int) string { return "rank " + strconv.Itoa(node) }
 	return t
-}
-
-func itoa(i int) string { return string(appendInt(nil, i)) }
-
-func appendInt(b []byte, i int) []byte {
-	if i < 0 {
-		b = append(b, '-')
-		i = -i
-	}
-	var d [20]byte
-	k := len(d)
-	for {
-		k--
-		d[k] = byte('0' + i%10)
-		i /= 10
-		if i == 0 {
-			break
-		}
-	}
-	return append(b, d[k:]...)
 }
 
 func (t *goalTracer) id(rank int, op uint32) uint64 { return t.base[rank] + uint64(op) + 1 }

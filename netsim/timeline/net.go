@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"github.com/lhsim/lhsim/netsim"
+	"strconv"
 )
 
 // Track numbers (tid) inside a node's process (pid = the node's number).
@@ -83,31 +84,11 @@ func (t *Net) Node(node int) {
 		return
 	}
 	t.named[node] = true
-	name := "node " + itoa(node)
+	name := "node " + strconv.Itoa(node)
 	if t.NodeName != nil {
 		name = t.NodeName(node)
 	}
 	t.W.Process(t.PidBase+node, name)
-}
-
-func itoa(i int) string { return string(appendInt(nil, i)) }
-
-func appendInt(b []byte, i int) []byte {
-	if i < 0 {
-		b = append(b, '-')
-		i = -i
-	}
-	var d [20]byte
-	k := len(d)
-	for {
-		k--
-		d[k] = byte('0' + i%10)
-		i /= 10
-		if i == 0 {
-			break
-		}
-	}
-	return append(b, d[k:]...)
 }
 
 // MsgFlow is the flow id of message id: the order in which it was issued (from 1), or the
