@@ -1,6 +1,6 @@
 package experiment
 
-// lhsim ib: seed 004 (PM/InfiniBand-FJ) on the HCA model of netsim/ib: the pmtest round
+// lhsim ib: the PM/InfiniBand-FJ paper (Sumimoto et al.) on the HCA model of netsim/ib: the pmtest round
 // trip with and without Data on WQE (Table 4), bandwidth (Figures 5-6, Table 5), receive
 // buffer memory against node count and the shared receive queue running dry (§5.4), and
 // the time bulk commands save at checkpoint/restart (§5.5). Every figure says whether it

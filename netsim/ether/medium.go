@@ -1,4 +1,4 @@
-// Package ether models the shared Ethernet of seed 001's machine (Matsumoto and Hiraki, MBCF
+// Package ether models the shared Ethernet of the MBCF paper's machine (Matsumoto and Hiraki, MBCF
 // over 100BASE-TX and 10BASE-T): frames with their preamble, padding to the minimum size and
 // CRC-32 frame check sequence, and a repeater hub that all stations share, half duplex, with
 // carrier sense, collisions, jam and truncated binary exponential backoff (CSMA/CD). Time on
