@@ -24,16 +24,16 @@ import (
 
 // AlltoallConfig is what the user chose.
 type AlltoallConfig struct {
-	// Torus is the machine: seed 002 section 4.3, 16x16x16.
+	// Torus is the machine: the all-to-all paper's section 4.3, 16x16x16.
 	Torus string
 	// Algorithm is "suh-shin" (Ohno et al.'s paper, section 4.2) or "direct" (the pairwise baseline).
 	Algorithm string
-	// Sizes are the bytes per (source, destination) pair. input: seed 002 gives Figure 3's
+	// Sizes are the bytes per (source, destination) pair. input: Ohno et al.'s all-to-all paper gives Figure 3's
 	// axis no numbers; the defaults are small because every byte is simulated in packets.
 	Sizes   []int
 	Schemes []alltoall.Scheme
 	// Uneven also runs every size with each node's blocks scaled by 0.5 to 1.5 (a fixed hash
-	// of Seed and the node): seed 002 section 4.4 predicts scheme 2 degrades, the proposal little.
+	// of Seed and the node): the all-to-all paper's section 4.4 predicts scheme 2 degrades, the proposal little.
 	Uneven bool
 	// Heavy makes the uneven sizes a heavy tail instead: every eighth node's blocks x4.0,
 	// the others' x0.571 (alltoall.HeavyWeights; an input, the seed gives no distribution).
@@ -48,7 +48,7 @@ type AlltoallConfig struct {
 	// PaperSyncRule runs the synchronisations with the paper's rule as written (no stamp, no
 	// margin; alltoall.Options.PaperRule) instead of the stamped rule.
 	PaperSyncRule bool
-	// Cluster: seed 003's node (DMA 2.8 GB/s, node latency 1.0 µs): seed 002 gives no node figures.
+	// Cluster: the NSIM-ACE paper's node (DMA 2.8 GB/s, node latency 1.0 µs): Ohno et al.'s all-to-all paper gives no node figures.
 	Cluster cluster.Config
 	// Progress, when set, is told after each run (done of total).
 	Progress func(done, total int)
@@ -56,7 +56,7 @@ type AlltoallConfig struct {
 	Timeline *timeline.Writer
 }
 
-// DefaultAlltoall is seed 002's machine.
+// DefaultAlltoall is the all-to-all paper's machine.
 func DefaultAlltoall() AlltoallConfig {
 	return AlltoallConfig{
 		Torus:     "torus:16x16x16",

@@ -1,6 +1,6 @@
 package experiment
 
-// lhsim barrier: seed 003's barriers (ring, recursive doubling, dissemination) by RDMA put
+// lhsim barrier: the NSIM-ACE paper's barriers (ring, recursive doubling, dissemination) by RDMA put
 // and poll on a simulated machine (netsim/cluster on netsim/fabric), against process count,
 // for each node latency, beside the contention-free model of netsim/collective.
 
@@ -30,17 +30,17 @@ type BarrierConfig struct {
 	Processes []int
 	// RingMax bounds the ring's process counts: it sends p(p-1) puts (default 512).
 	RingMax      int
-	NodeLatency  []netsim.Time // seed 003 section 5.1: 0, 0.8, 1.0, 1.2 µs
+	NodeLatency  []netsim.Time // the NSIM-ACE paper's section 5.1: 0, 0.8, 1.0, 1.2 µs
 	Fabric       fabric.Config
 	Cluster      cluster.Config // its NodeLatency is replaced by each of NodeLatency
-	TorusSeed002 bool           // torus links as seed 002 (16 GB/s; X/Y/Z latencies are the default anyway)
+	TorusSeed002 bool           // torus links as in Ohno et al.'s all-to-all paper (16 GB/s; X/Y/Z latencies are the default anyway)
 	// Timeline, when set, records every run (docs/timeline.md); the caller closes it.
 	Timeline *timeline.Writer
 	// Progress, when set, is told after each barrier (done of total).
 	Progress func(done, total int)
 }
 
-// DefaultBarrier is seed 003's sweep: the 64-node crossbar and fat tree, and a 4,096-node torus.
+// DefaultBarrier is the NSIM-ACE paper's sweep: the 64-node crossbar and fat tree, and a 4,096-node torus.
 func DefaultBarrier() BarrierConfig {
 	return BarrierConfig{
 		Topologies:  []string{"crossbar:64", "fattree:4x3", "torus:16x16x16"},
@@ -276,7 +276,7 @@ func (r *BarrierResult) WriteTable(w io.Writer) error {
 	if err := lt.Render(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nBarrier time by RDMA put and poll (seed 003 section 4), µs: simulated / contention-free model")
+	fmt.Fprintln(w, "\nBarrier time by RDMA put and poll (the NSIM-ACE paper's section 4), µs: simulated / contention-free model")
 	for _, g := range groups {
 		fmt.Fprintf(w, "\n%s, node latency %.1f µs\n", g.topo, g.nl)
 		t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
@@ -324,10 +324,10 @@ func (r *BarrierResult) WritePlot(file string) error {
 	nl := r.Rows[0].NodeLatencyUs
 	for _, row := range r.Rows {
 		if row.NodeLatencyUs == 1.0 {
-			nl = 1.0 // the latency that matched seed 003's machine, when it is in the sweep
+			nl = 1.0 // the latency that matched the NSIM-ACE paper's machine, when it is in the sweep
 		}
 	}
-	p := logXPlot(fmt.Sprintf("Barrier time, node latency %.1f µs (cf. seed 003)", nl), "processes", "barrier time (µs)")
+	p := logXPlot(fmt.Sprintf("Barrier time, node latency %.1f µs (cf. Susukita et al.'s NSIM-ACE paper)", nl), "processes", "barrier time (µs)")
 	logY(p) // the ring's time grows as p², recursive doubling's as log p: one axis shows both
 	var c curves
 	for _, row := range r.Rows {

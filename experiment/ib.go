@@ -1,6 +1,6 @@
 package experiment
 
-// lhsim ib: seed 004 (PM/InfiniBand-FJ) on the HCA model of netsim/ib: the pmtest round
+// lhsim ib: the PM/InfiniBand-FJ paper (Sumimoto et al.) on the HCA model of netsim/ib: the pmtest round
 // trip with and without Data on WQE (Table 4), bandwidth (Figures 5-6, Table 5), receive
 // buffer memory against node count and the shared receive queue running dry (§5.4), and
 // the time bulk commands save at checkpoint/restart (§5.5). Every figure says whether it
@@ -24,7 +24,7 @@ import (
 	"github.com/lhsim/lhsim/netsim/ib"
 )
 
-// Seed 004's figures.
+// The PM/InfiniBand-FJ paper's figures.
 var (
 	// ibPaperRTT is Table 4: round trip with and without DoWQE, µs (switch included).
 	ibPaperRTT = map[string][2]float64{"gc-le": {15.6, 17.9}, "e7501": {16.8, 18.9}}
@@ -284,8 +284,8 @@ func (r *IBBandwidthResult) WritePlot(file string) error {
 // IBBuffersConfig is what lhsim ib buffers reports.
 type IBBuffersConfig struct {
 	Nodes    []int // node counts for the memory table
-	PerPeer  int   // receive buffers per RC QP (seed 004 §5.4: 128)
-	SRQDepth int   // shared receive queue buffers (seed 004 §6: 8 MB of 8 KB)
+	PerPeer  int   // receive buffers per RC QP (the PM/InfiniBand-FJ paper's §5.4: 128)
+	SRQDepth int   // shared receive queue buffers (the PM/InfiniBand-FJ paper's §6: 8 MB of 8 KB)
 	Senders  int   // the run-dry study: nodes sending to one receiver
 	Messages int   // per sender
 	Size     int
@@ -295,7 +295,7 @@ type IBBuffersConfig struct {
 	Params   ib.Params
 }
 
-// DefaultIBBuffers is seed 004's sizes on 2..4,096 nodes, and an incast of 7 senders (the
+// DefaultIBBuffers is the PM/InfiniBand-FJ paper's sizes on 2..4,096 nodes, and an incast of 7 senders (the
 // GC-LE cluster's 8-port switch) onto queues of 64 and 256 buffers.
 func DefaultIBBuffers() IBBuffersConfig {
 	var ns []int

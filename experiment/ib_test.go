@@ -13,7 +13,7 @@ import (
 
 // lhsim ib rtt's JSON is exactly the issue's: {"gc_le": {"dowqe_us", "no_dowqe_us"},
 // "e7501": {...}}; without Data on WQE a round trip is longer; every round trip is within
-// 15 % of seed 004 Table 4 (docs/ib.md says which are inputs and why the DoWQE effect is not).
+// 15 % of the PM/InfiniBand-FJ paper's Table 4 (docs/ib.md says which are inputs and why the DoWQE effect is not).
 func TestIBRTT(t *testing.T) {
 	cfg := DefaultIBRTT()
 	cfg.Iterations = 10

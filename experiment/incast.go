@@ -2,7 +2,7 @@ package experiment
 
 // lhsim incast: many senders, one or more receivers whose receive path is the LHS RTL (or
 // the golden model) inside the network, receives posted late (the unexpected-message case
-// that motivates seed 000), LHS on against LHS off.
+// that motivates Tanabe et al.'s LHS paper), LHS on against LHS off.
 
 import (
 	"errors"
@@ -72,7 +72,7 @@ type IncastConfig struct {
 	// (the tail of a split message; with LHS off, every body): one VL as the host sees it.
 	// source: docs/design.md, a 16-byte VL is 566 ns from the host (the paper: about 600 ns).
 	Fetch  netsim.Time
-	Period netsim.Time // NIC clock (seed 000: 100 MHz)
+	Period netsim.Time // NIC clock (Tanabe et al.'s LHS paper: 100 MHz)
 	// Trace, when set, is an FST waveform of receiver TraceNode's RTL during the LHS-on run,
 	// written with a GTKWave save file beside it (the same name, .gtkw).
 	Trace     string

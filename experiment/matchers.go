@@ -28,7 +28,7 @@ func MatchCosts() match.Costs {
 	}
 }
 
-// MatchConfig is the matchers' configuration: seed 000's host and the 100 MHz FPGA clock;
+// MatchConfig is the matchers' configuration: the LHS paper's host and the 100 MHz FPGA clock;
 // for lhs and lhs+alpu:N, the search rig's LHS curve (LHSMatchCurve).
 func MatchConfig(spec match.Spec, rtlNodes []int) (match.Config, error) {
 	cfg := match.Config{Host: hostcpu.Pentium4(), Costs: MatchCosts(), HWClockHz: 100_000_000, RTLNodes: rtlNodes}
@@ -47,7 +47,7 @@ func MatchConfig(spec match.Spec, rtlNodes []int) (match.Config, error) {
 const LHSMatchEntries = 512
 
 // LHSMatchSearch is the search rig the lhs matcher's costs come from: lhsim search
-// --model go --entries 512 --max-depth 511 (seed 000's Fig. 6 set-up on the Go model of the
+// --model go --entries 512 --max-depth 511 (the LHS paper's Fig. 6 set-up on the Go model of the
 // device, which the RTL agrees with cycle for cycle in lockstep).
 func LHSMatchSearch() SearchConfig {
 	c := DefaultSearch()

@@ -96,7 +96,7 @@ func TestMatchersStudy(t *testing.T) {
 	}
 }
 
-// Seed 000 as the check: on the paper's micro-benchmark (x messages ahead of the target in the
+// Tanabe et al.'s LHS paper as the check: on the paper's micro-benchmark (x messages ahead of the target in the
 // unexpected queue), the lhs matcher's search takes what lhsim search measures for LHS on the
 // RTL (its default), depth for depth; and past the LH buffer it grows at the no-LHS rate.
 func TestLHSMatcherGivesFigure6(t *testing.T) {

@@ -1,6 +1,6 @@
 package experiment
 
-// lhsim mbcf: seed 001's basic performance of MBCF (Tables 1..4: round trips of WRITE, READ
+// lhsim mbcf: the basic performance of MBCF in Matsumoto and Hiraki's paper (Tables 1..4: round trips of WRITE, READ
 // and SWAP over 100BASE-TX and 10BASE-T, the send system call's cost, the peak bandwidth),
 // simulated by netsim/mbcf on netsim/ether, beside the paper's figures.
 
@@ -65,7 +65,7 @@ func DefaultMBCF() MBCFConfig {
 	}
 }
 
-// The seed's figures (seed 001 §4.1), by network, command and size.
+// The paper's figures (the MBCF paper's §4.1), by network, command and size.
 var (
 	paperRTT = map[string]map[string]map[int]float64{
 		"100basetx": { // Table 1

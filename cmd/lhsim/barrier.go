@@ -12,7 +12,7 @@ func init() {
 	register("barrier", barrierSummary, runBarrier)
 }
 
-const barrierSummary = "RDMA barriers (ring, recursive doubling, dissemination) against process count on a simulated network (seed 003)"
+const barrierSummary = "RDMA barriers (ring, recursive doubling, dissemination) against process count on a simulated network (Susukita et al.'s NSIM-ACE paper)"
 
 func runBarrier(args []string) error {
 	cfg := experiment.DefaultBarrier()
@@ -20,7 +20,7 @@ func runBarrier(args []string) error {
 	topos := fs.String("topology", strings.Join(cfg.Topologies, ","), "comma-separated topologies: crossbar:N, fattree:KxN, torus:XxYxZ")
 	algs := fs.String("algorithm", "ring,recursive_doubling,dissemination", "comma-separated barriers")
 	procs := fs.String("processes", "", "comma-separated process counts (default: powers of two and the count above each, up to the topology's size)")
-	timesVar(fs, &cfg.NodeLatency, "node-latency", delayUS, "comma-separated node latencies in µs (seed 003 section 5.1)")
+	timesVar(fs, &cfg.NodeLatency, "node-latency", delayUS, "comma-separated node latencies in µs (the NSIM-ACE paper's section 5.1)")
 	intVar(fs, &cfg.RingMax, "ring-max", 2, maxRanks, "largest process count for the ring, which sends p(p-1) puts")
 	out := addOutputFlags(fs)
 	plotOut := addPlotFlag(fs, "draw barrier time against processes (node latency 1.0 µs when swept) to this .svg or .png")

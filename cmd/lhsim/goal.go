@@ -42,7 +42,7 @@ func runGoal(args []string) error {
 	fs.BoolVar(&cfg.StdSort, "stdsort", false, "loggp: start operations freed together in LogGOPSim's order (libstdc++'s std::sort by type) instead of by type in the order written (docs/goal.md)")
 	fs.StringVar(&cfg.Topology, "topology", "", "packet: crossbar:N, fattree:KxN or torus:XxYxZ; rank r runs on node r (default: a torus sized to the schedule)")
 	cfg.Cluster.NodeLatency = netsim.Microsecond
-	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "packet: node latency in µs (seed 003 section 5.1)")
+	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "packet: node latency in µs (the NSIM-ACE paper's section 5.1)")
 	rtl := fs.String("rtl-nodes", "", "packet: nodes whose receive path is the LHS RTL (comma-separated), the receive path of the others being the DMA to memory")
 	fs.StringVar(&cfg.Matcher, "matcher", "", "packet: the receive path's message matcher on every node: "+match.Usage+" (docs/matchers.md; default: none, matching takes no time)")
 	mrtl := fs.String("matcher-rtl-nodes", "", "packet: nodes whose matcher runs as RTL beside its Go model, checked against it (alpu:N and lhs+alpu:N, N up to 128)")

@@ -15,7 +15,7 @@ func init() {
 	register("incast", incastSummary, runIncast)
 }
 
-const incastSummary = "many senders to LHS receive paths (RTL) in the network, receives posted late: LHS on against off (seed 000)"
+const incastSummary = "many senders to LHS receive paths (RTL) in the network, receives posted late: LHS on against off (Tanabe et al.'s LHS paper)"
 
 func runIncast(args []string) error {
 	cfg := experiment.DefaultIncast()

@@ -31,7 +31,7 @@ func runTraffic(args []string) error {
 	int64Var(fs, &cfg.DrainCycles, "drain", 0, maxCycles, "longest wait for the window's packets after it, router cycles (past it: saturated)")
 	fs.BoolVar(&cfg.AllLoads, "all-loads", false, "go on past the first saturated load")
 	fs.BoolVar(&cfg.AllowDeadlock, "allow-deadlock", false, "run a topology, routing and VC count that can deadlock (booksim router), and report a deadlock as one")
-	preset := fs.String("preset", "nsim", "starting point of the knobs below: nsim (seed 003 Table 1, seed 002 torus latencies), seed002 (16 GB/s torus links and switch), booksim (BookSim2's input-queued router cycle by cycle, measured as BookSim2 measures: docs/network.md)")
+	preset := fs.String("preset", "nsim", "starting point of the knobs below: nsim (Susukita et al.'s NSIM-ACE paper, Table 1; Ohno et al.'s all-to-all paper's torus latencies), seed002 (Ohno et al.'s machine: 16 GB/s torus links and switch), booksim (BookSim2's input-queued router cycle by cycle, measured as BookSim2 measures: docs/network.md)")
 	clock := fs.String("clock", "", "router cycle (e.g. 4ns): the unit of loads and of delays given in cycles (c)")
 	var flitBytes, vcs, buf, eject int
 	var linkBW, switchBW, torusBW float64

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// BenchmarkSuhShin16 is one all-to-all of seed 002's size (16x16x16, 32 bytes per pair)
+// BenchmarkSuhShin16 is one all-to-all of the all-to-all paper's size (16x16x16, 32 bytes per pair)
 // under each scheme: events per wall second and the simulated total.
 // go test ./netsim/alltoall -run '^$' -bench SuhShin16 -benchtime 1x
 func BenchmarkSuhShin16(b *testing.B) {

@@ -29,7 +29,7 @@ const (
 	// as its own data allows (conventional scheme 2): steps of different nodes overlap.
 	SyncAtStart Scheme = "sync_at_start"
 	// Proposed: the start-time synchronisation, then every node starts step s+1 when the
-	// slowest transfer of step s is predicted to have landed (seed 002 section 3.2).
+	// slowest transfer of step s is predicted to have landed (the all-to-all paper's section 3.2).
 	Proposed Scheme = "proposed"
 )
 

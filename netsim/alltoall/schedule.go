@@ -1,8 +1,8 @@
 // Package alltoall is all-to-all personalized exchange on the simulated machine (package
-// cluster) and seed 002's way of running its steps: a start-time synchronisation by hardware
+// cluster) and the all-to-all paper's way of running its steps: a start-time synchronisation by hardware
 // sync packets (section 3.1, dimension by dimension on a torus as section 4.1 says), then a
 // locally computed wait per step (section 3.2), against a barrier between steps and against
-// synchronising only at the start (seed 002 Figure 3's three schemes).
+// synchronising only at the start (Figure 3's three schemes of the all-to-all paper).
 //
 // The schedules (SuhShin, Direct) are lists of steps of puts. Each put carries combined
 // blocks: the builder moves every block (source, destination) from node to node as the
@@ -80,7 +80,7 @@ func UnevenWeights(n int, seed uint64) []int64 {
 
 // HeavyWeights gives every eighth node (7, 15, 23, ...) a weight of 4000 per mille and the
 // others 571, a mean of 1000: a few nodes with far more data than the rest, the kind of
-// imbalance under which seed 002 §4.4 expects scheme 2 to degrade. The distribution is an
+// imbalance under which the all-to-all paper's §4.4 expects scheme 2 to degrade. The distribution is an
 // input (the seed gives none).
 func HeavyWeights(n int) []int64 {
 	w := make([]int64, n)
@@ -208,7 +208,7 @@ func Direct(n int, weights []int64) (*Schedule, error) {
 
 var dimName = []string{"X", "Y", "Z", "W", "V", "U", "T", "S"}
 
-// SuhShin is the all-to-all of Suh and Shin (IEEE TPDS 12(1), 2001) as seed 002 section 4.2
+// SuhShin is the all-to-all of Suh and Shin (IEEE TPDS 12(1), 2001) as the all-to-all paper's section 4.2
 // describes it, on a torus whose every dimension is a multiple of 4: the nodes fall into
 // groups of 4^N (4 consecutive coordinates in each dimension); phase 1 exchanges blocks
 // between groups, phase 2 within groups; every step is contention-free (no link carries two

@@ -8,7 +8,7 @@ import (
 	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
-// SyncPlan is what every node knows before seed 002's start-time synchronisation (section
+// SyncPlan is what every node knows before the all-to-all paper's start-time synchronisation (section
 // 3.1): the latency of each sync packet to each node, from the fabric's own closed form. On a
 // torus it runs dimension by dimension (section 4.1): in dimension d a node sends a sync
 // packet to every other node of its ring and counts the ring's k-1 packets; each packet sets

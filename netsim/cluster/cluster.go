@@ -1,7 +1,7 @@
 // Package cluster is a machine of nodes on a fabric: each node a host that runs one rank's
-// program and a NIC that moves its data, as NSIM-ACE models them (seed 003 section 2.2).
+// program and a NIC that moves its data, as NSIM-ACE models them (the NSIM-ACE paper's section 2.2).
 //
-// A put (Rank.Put) costs the issuing rank the node latency (seed 003's "node latency": the
+// A put (Rank.Put) costs the issuing rank the node latency (the NSIM-ACE paper's "node latency": the
 // communication library's overhead with the minimum memory and DMA latencies), then the NIC
 // reads the data from host memory by DMA, a packet of at most MTU bytes at a time, and hands
 // each packet to the fabric as soon as it is read. The target NIC writes each arriving
@@ -29,27 +29,27 @@ import (
 // Config is the machine around the fabric. Parameters cite their source.
 type Config struct {
 	// DMABandwidth is the NIC's DMA rate between host memory and the NIC, GB/s, each
-	// direction. source: seed 003 Table 1, DMA 転送速度 2.8 GB/s.
+	// direction. source: the NSIM-ACE paper's Table 1, DMA 転送速度 2.8 GB/s.
 	DMABandwidth float64
 	// NodeLatency is charged to a rank for each communication call it issues (Put, Get,
-	// Send). source: seed 003 section 5.1: a free parameter, 0 or 0.8..1.2 µs; 1.0 µs
+	// Send). source: the NSIM-ACE paper's section 5.1: a free parameter, 0 or 0.8..1.2 µs; 1.0 µs
 	// matched their machine.
 	NodeLatency netsim.Time
 	// MTU is the largest packet on the wire, header included. assumption: 1024 bytes, the
-	// largest packet the fabric's default buffers hold (seed 003 gives no MTU).
+	// largest packet the fabric's default buffers hold (Susukita et al.'s NSIM-ACE paper gives no MTU).
 	MTU int
 	// RxBufferBytes is the NIC's receive buffer: packets taken from the fabric wait there for
 	// the DMA write to host memory. Full, the NIC leaves packets in the fabric's ejection
-	// buffer (back-pressure). assumption: 16 KiB, enough for the DMA to stream (seed 003
+	// buffer (back-pressure). assumption: 16 KiB, enough for the DMA to stream (Susukita et al.'s NSIM-ACE paper
 	// gives no size).
 	RxBufferBytes int
 	// HeaderBytes is each packet's header; a control packet or a get request is a header
-	// alone. assumption: 32 bytes (an InfiniBand-sized LRH+BTH+RETH+CRC header; seed 003 gives
+	// alone. assumption: 32 bytes (an InfiniBand-sized LRH+BTH+RETH+CRC header; Susukita et al.'s NSIM-ACE paper gives
 	// none).
 	HeaderBytes int
 }
 
-// DefaultConfig is seed 003's node with a node latency of 1.0 µs.
+// DefaultConfig is the NSIM-ACE paper's node with a node latency of 1.0 µs.
 func DefaultConfig() Config {
 	return Config{DMABandwidth: 2.8, NodeLatency: netsim.Microsecond, MTU: 1024, RxBufferBytes: 16 << 10, HeaderBytes: 32}
 }

@@ -29,7 +29,7 @@ type Status struct {
 }
 
 // Rank is one process: the program's view of its node. Its methods are the MGEN calls of
-// seed 003 section 3 (MGEN_rdma_put, MGEN_rdma_poll, MGEN_acp_complete, MGEN_Comp) and MPI's
+// the NSIM-ACE paper's section 3 (MGEN_rdma_put, MGEN_rdma_poll, MGEN_acp_complete, MGEN_Comp) and MPI's
 // eager Send and Recv. Call them only from the rank's own program.
 type Rank struct {
 	n *node
@@ -225,7 +225,7 @@ type Signal struct {
 }
 
 // Signal sends a header-only sync packet with tag to rank dst now: the NIC's own hardware
-// sends it, so it costs no node latency and no DMA (seed 002 section 3.1's sync packets,
+// sends it, so it costs no node latency and no DMA (the sync packets of the all-to-all paper's section 3.1,
 // which its timer logic counts on arrival). dst's WaitSignal(tag) takes it.
 func (r *Rank) Signal(dst, tag int) {
 	r.checkPeer("signal", dst, 1)

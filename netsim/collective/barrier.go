@@ -1,7 +1,7 @@
 // Package collective holds collective operations written as rank programs for package
 // cluster, each with a contention-free model of its time from the same parameters.
 //
-// Barriers (seed 003 section 4) are built from RDMA puts of 8 bytes (the seed's ms = 8) and
+// Barriers (the NSIM-ACE paper's section 4) are built from RDMA puts of 8 bytes (the paper's ms = 8) and
 // polls on their tags:
 //   - ring (Figure 1): p-1 rounds of put to rank+1, poll; then complete the last put;
 //   - recursive doubling (Figure 2): log2 p rounds of put to and poll from rank XOR 2^i; for a
@@ -48,7 +48,7 @@ func ParseAlgorithm(s string) (Algorithm, error) {
 	return "", fmt.Errorf("unknown barrier %q (want %s)", s, strings.Join(names, ", "))
 }
 
-// PutBytes is each barrier put's size: seed 003 Figures 1 and 2, ms = 8.
+// PutBytes is each barrier put's size: the NSIM-ACE paper's Figures 1 and 2, ms = 8.
 const PutBytes = 8
 
 // OpKind is a step of a barrier.

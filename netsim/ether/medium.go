@@ -1,4 +1,4 @@
-// Package ether models the shared Ethernet of seed 001's machine (Matsumoto and Hiraki, MBCF
+// Package ether models the shared Ethernet of the MBCF paper's machine (Matsumoto and Hiraki, MBCF
 // over 100BASE-TX and 10BASE-T): frames with their preamble, padding to the minimum size and
 // CRC-32 frame check sequence, and a repeater hub that all stations share, half duplex, with
 // carrier sense, collisions, jam and truncated binary exponential backoff (CSMA/CD). Time on
@@ -51,7 +51,7 @@ type Medium struct {
 	Latency netsim.Time
 }
 
-// FastEthernet is 100BASE-TX on a Class II repeater hub, as seed 001's five workstations were
+// FastEthernet is 100BASE-TX on a Class II repeater hub, as the MBCF paper's five workstations were
 // joined (§4: "100baseTX のハブで Fast Ethernet 接続"). Latency is the one-way share of IEEE
 // 802.3's round-trip delay budget (clause 29.3, as summarised by hub vendors' manuals): a
 // Class II TX repeater 92 bit times round trip (46 one way), two TX DTEs 100 (50 one way),
@@ -62,7 +62,7 @@ func FastEthernet() Medium {
 		AttemptLimit: 16, BackoffLimit: 10, Latency: 1071 * netsim.Nanosecond}
 }
 
-// Ethernet10 is 10BASE-T on a repeater hub (seed 001 §4: all eight workstations "10baseT のハブで
+// Ethernet10 is 10BASE-T on a repeater hub (the MBCF paper's §4: all eight workstations "10baseT のハブで
 // 接続"). Latency is an assumption, 2 µs for the PHYs, the repeater and the cables: the seed
 // gives none, and at 0.8 µs a byte the frames dwarf it (1 µs more or less moves a 4-byte
 // round trip by under 1 %).
@@ -109,5 +109,5 @@ func (m Medium) WireTime(frameBytes int) netsim.Time {
 }
 
 // RawRate is the medium's rate in bytes per second (12.5 MB/s for 100BASE-TX, the "生の
-// ハードウェア性能" seed 001 §4.1 compares its peak bandwidth with).
+// ハードウェア性能" the MBCF paper's §4.1 compares its peak bandwidth with).
 func (m Medium) RawRate() float64 { return float64(m.BitRate) / 8 }

@@ -8,7 +8,7 @@ import (
 	"github.com/lhsim/lhsim/netsim"
 )
 
-// BenchmarkTorus4096 is the fabric at the size of seed 002's machine: a 16x16x16 torus
+// BenchmarkTorus4096 is the fabric at the size of the all-to-all paper's machine: a 16x16x16 torus
 // (4,096 nodes) under uniform random traffic of 4-flit packets at 0.25 flits/cycle/node
 // (half the bisection bound of 8/k = 0.5). Each iteration simulates 100 ns. It reports
 // events per second (one core: the engine is single-threaded), flit-hops per second (a flit

@@ -50,39 +50,39 @@ func ParseArbiter(s string) (Arbiter, error) {
 // delay a whole number of cycles) is written as such (see BookSimConfig).
 type Config struct {
 	// ClockPeriod is one router cycle: the unit of loads (flits/cycle/node) and of delays
-	// given in cycles. source: seed 003 Table 1 gives routing, VC allocation and switch
+	// given in cycles. source: the NSIM-ACE paper's Table 1 gives routing, VC allocation and switch
 	// allocation 4.0 ns each, i.e. one stage per 4.0 ns cycle (250 MHz).
 	ClockPeriod netsim.Time
 	// FlitBytes is the flit: the unit of buffers, credits and serialization. 16 bytes makes
-	// one flit per 4.0 ns cycle at 4.0 GB/s (seed 003 Table 1), so a link moves one flit a cycle.
+	// one flit per 4.0 ns cycle at 4.0 GB/s (the NSIM-ACE paper's Table 1), so a link moves one flit a cycle.
 	FlitBytes int
 
 	// LinkBandwidth is a link's data rate, GB/s (= bytes/ns), each direction.
-	// source: seed 003 Table 1, ネットワークの最大理論通信速度 (network peak rate) 4.0 GB/s.
+	// source: the NSIM-ACE paper's Table 1, ネットワークの最大理論通信速度 (network peak rate) 4.0 GB/s.
 	LinkBandwidth float64
 	// SwitchBandwidth is the crossbar's rate per port, GB/s; a packet crosses the switch and
 	// leaves on its output link at the lower of the two rates.
-	// source: seed 003 Table 1, スイッチスループット (switch throughput) 4.0 GB/s.
+	// source: the NSIM-ACE paper's Table 1, スイッチスループット (switch throughput) 4.0 GB/s.
 	SwitchBandwidth float64
 
 	// RoutingDelay, VCAllocDelay and SwitchAllocDelay are the router pipeline: from a head
 	// flit's arrival at an input to the earliest moment it may cross the switch.
-	// source: seed 003 Table 1, ルーティング計算時間 / 仮想チャネル割り当て時間 /
+	// source: the NSIM-ACE paper's Table 1, ルーティング計算時間 / 仮想チャネル割り当て時間 /
 	// スイッチ割り当て時間 4.0 ns each.
 	RoutingDelay, VCAllocDelay, SwitchAllocDelay netsim.Time
 	// SwitchLatency is the crossing of the switch, from grant to the output link.
-	// source: seed 003 Table 1, スイッチレイテンシ 128 ns. With the three 4.0 ns stages a
-	// switch adds 140 ns, the port-to-port bound ("140 ns or less") seed 003 section 5.1
+	// source: the NSIM-ACE paper's Table 1, スイッチレイテンシ 128 ns. With the three 4.0 ns stages a
+	// switch adds 140 ns, the port-to-port bound ("140 ns or less") the NSIM-ACE paper's section 5.1
 	// quotes for the InfiniBand QDR switch of the measured machine.
 	SwitchLatency netsim.Time
 	// CableLatency is a link's flight time (node to switch, switch to switch on the crossbar
-	// and the fat tree). source: seed 003 Table 1, ケーブルレイテンシ 0.6 ns.
+	// and the fat tree). source: the NSIM-ACE paper's Table 1, ケーブルレイテンシ 0.6 ns.
 	CableLatency netsim.Time
 	// TorusLinkLatency is the latency of a torus link, per dimension (X, Y, Z, ...); a
 	// dimension beyond the list takes the last entry, an empty list takes CableLatency.
-	// source: seed 002 section 4.3, X/Y/Z 21/25/70 ns "including cables and SerDes".
+	// source: the all-to-all paper's section 4.3, X/Y/Z 21/25/70 ns "including cables and SerDes".
 	TorusLinkLatency []netsim.Time
-	// TorusLinkBandwidth is the torus links' rate, GB/s; 0 means LinkBandwidth. Seed 002
+	// TorusLinkBandwidth is the torus links' rate, GB/s; 0 means LinkBandwidth. Ohno et al.'s all-to-all paper
 	// section 4.3 gives 16 GB/s between neighbours (Seed002Torus sets it).
 	TorusLinkBandwidth float64
 
@@ -112,7 +112,7 @@ type Config struct {
 	Router RouterModel
 }
 
-// DefaultConfig is NSIM-ACE's set-up from seed 003 Table 1, with seed 002's torus latencies.
+// DefaultConfig is NSIM-ACE's set-up from the NSIM-ACE paper's Table 1, with the all-to-all paper's torus latencies.
 func DefaultConfig() Config {
 	return Config{
 		ClockPeriod:      4 * netsim.Nanosecond,
@@ -139,9 +139,9 @@ func DefaultConfig() Config {
 // SerDes and every communication circuit between the nodes (ノード間のケーブルや SerDes など
 // 各通信回路を含めた通信レイテンシ): node to node, one hop. So a hop costs its link's figure and nothing more: the
 // router adds no pipeline or switch latency of its own, and a node's own link to its router
-// no cable time (seed 003's 3 x 4 ns, 128 ns and 0.6 ns are another machine's). The paper
-// gives one link rate, 16 GB/s; the nodes' links to their routers take it too (seed 003's 4
-// GB/s is the other machine's). The clock stays seed 003's 4 ns, the grid of the
+// no cable time (the NSIM-ACE paper's 3 x 4 ns, 128 ns and 0.6 ns are another machine's). The paper
+// gives one link rate, 16 GB/s; the nodes' links to their routers take it too (the NSIM-ACE paper's 4
+// GB/s is the other machine's). The clock stays the NSIM-ACE paper's 4 ns, the grid of the
 // synchronisation's timers.
 func Seed002Torus() Config {
 	c := DefaultConfig()

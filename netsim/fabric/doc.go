@@ -1,6 +1,6 @@
 // Package fabric is the network between the NICs: links, virtual cut-through routers and
 // topologies (crossbar, k-ary n-tree, torus) on one netsim.Engine, timed as NSIM-ACE times
-// them (seed 003 Table 1; the torus links of seed 002). docs/network.md has the model, the
+// them (the NSIM-ACE paper's Table 1; the torus links of Ohno et al.'s all-to-all paper). docs/network.md has the model, the
 // figures and the commands behind them.
 //
 // # Use

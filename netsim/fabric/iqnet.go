@@ -244,7 +244,7 @@ type IQNet struct {
 type RouterModel uint8
 
 const (
-	// NSIMRouter is the event-driven virtual cut-through router of NSIM-ACE (seed 003).
+	// NSIMRouter is the event-driven virtual cut-through router of NSIM-ACE (Susukita et al.'s NSIM-ACE paper).
 	NSIMRouter RouterModel = iota
 	// BookSimIQ is BookSim2's input-queued wormhole router, cycle by cycle (NewIQ).
 	BookSimIQ

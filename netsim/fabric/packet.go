@@ -3,7 +3,7 @@ package fabric
 import "github.com/lhsim/lhsim/netsim"
 
 // Packet is what the fabric carries: sizes and addresses, never payload bytes (as NSIM-ACE
-// does: seed 003 section 2.1). The sender fills Src, Dst, Bytes and whatever it wants of Kind,
+// does: the NSIM-ACE paper's section 2.1). The sender fills Src, Dst, Bytes and whatever it wants of Kind,
 // Tag and ID; the fabric fills the rest. A packet may be injected again once the destination
 // has given it back with Consumed, so a sender can keep a pool of them.
 type Packet struct {

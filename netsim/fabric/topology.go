@@ -120,7 +120,7 @@ const maxNodes = 1 << 22
 
 // ---------------------------------------------------------------------------------------
 
-// Crossbar is one switch with a port per node: seed 003's 16-node machine on one
+// Crossbar is one switch with a port per node: the NSIM-ACE paper's 16-node machine on one
 // InfiniBand switch. Every packet crosses one router.
 type Crossbar struct{ n int }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/lhsim/lhsim/netsim"
 )
 
-// Checkpoint and restart, as seed 004 §5.5 and §6 do it under SCore: the job's processes are
+// Checkpoint and restart, as the PM/InfiniBand-FJ paper's §5.5 and §6 do it under SCore: the job's processes are
 // stopped; each node sends its HCA one stop command for the range of all its QPs (or, to
 // compare, one per QP) and waits until every QP is stable, nothing of it on the wire
 // (pmSendStable); then each node saves all its QP and CQ contexts with one save command (or

@@ -11,7 +11,7 @@ import (
 type ReceiveMode string
 
 const (
-	// SharedRQ is seed 004's ASQP/SRQP: one shared receive queue feeds every connection.
+	// SharedRQ is the PM/InfiniBand-FJ paper's ASQP/SRQP: one shared receive queue feeds every connection.
 	SharedRQ ReceiveMode = "srq"
 	// PerPeerRQ is plain RC: each QP has its own receive queue and buffers.
 	PerPeerRQ ReceiveMode = "rc"
@@ -20,22 +20,22 @@ const (
 // Config is a machine: its nodes, their network and how each node lays out its queues.
 type Config struct {
 	Params Params
-	// Nodes on a crossbar of one switch (seed 004's GC-LE cluster: one 8-port RedSwitch).
+	// Nodes on a crossbar of one switch (the PM/InfiniBand-FJ paper's GC-LE cluster: one 8-port RedSwitch).
 	Nodes int
 	// Topology, when set, is a netsim/fabric topology string instead (fattree:16x2 is 256
-	// nodes on 32-port switches, close to seed 004's 256-node machine).
+	// nodes on 32-port switches, close to the PM/InfiniBand-FJ paper's 256-node machine).
 	Topology string
 	// Receive is the receive-buffer design.
 	Receive ReceiveMode
 	// RecvDepth is the receive WQEs (and MaxMessage buffers) posted per QP (PerPeerRQ) or in
-	// the shared queue (SharedRQ). source: seed 004 §5.4 (at least 128 per RC QP) and §6
+	// the shared queue (SharedRQ). source: the PM/InfiniBand-FJ paper's §5.4 (at least 128 per RC QP) and §6
 	// (an 8 MB receive buffer: 1,024 of 8 KB).
 	RecvDepth int
 	// SQDepth is each QP's send queue; CQDepth each completion queue.
 	SQDepth, CQDepth int
 	// OneCQ puts send and receive completions in one CQ (a host that waits for either).
 	OneCQ bool
-	// SendBuffers is the pool of MaxMessage send buffers (seed 004 §6: 4 MB, 512 of 8 KB).
+	// SendBuffers is the pool of MaxMessage send buffers (the PM/InfiniBand-FJ paper's §6: 4 MB, 512 of 8 KB).
 	SendBuffers int
 	// RDMABytes is a remotely writable region per node for RDMA writes.
 	RDMABytes int
@@ -43,7 +43,7 @@ type Config struct {
 	Seed uint64
 }
 
-// DefaultConfig is two GC-LE nodes with seed 004's buffer sizes.
+// DefaultConfig is two GC-LE nodes with the PM/InfiniBand-FJ paper's buffer sizes.
 func DefaultConfig() Config {
 	return Config{Params: GCLE(), Nodes: 2, Receive: SharedRQ, RecvDepth: 1024, SQDepth: 64, CQDepth: 1024,
 		SendBuffers: 512, RDMABytes: 1 << 20, Seed: 1}

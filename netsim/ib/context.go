@@ -358,7 +358,7 @@ func (h *scheduler) checkQP(d *dec, q *qp) {
 }
 
 // Restore makes the QPs (and queues) an image holds from it, replacing those of the same
-// numbers: seed 004's pmRestoreContext (CreateQP with the saved context). A damaged or
+// numbers: the PM/InfiniBand-FJ paper's pmRestoreContext (CreateQP with the saved context). A damaged or
 // foreign image is refused whole and the HCA is left as it was.
 func (h *scheduler) Restore(img []byte) error {
 	first, last, qs, cqs, srqs, err := h.decodeContext(img)

@@ -1,4 +1,4 @@
-// Package ib is an InfiniBand host channel adapter of seed 004's PM/InfiniBand-FJ on lhsim's
+// Package ib is an InfiniBand host channel adapter of the PM/InfiniBand-FJ paper (Sumimoto et al.) on lhsim's
 // event engine and netsim/fabric: reliable-connection queue pairs whose work queues and
 // completion queues live in host memory and cross a 133 MHz PCI-X bus by DMA, the SQ, RQ and
 // scheduler processors of the Fujitsu HCA, per-message ACKs, RNR NAKs and go-back-N resends,

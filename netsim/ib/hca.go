@@ -13,7 +13,7 @@ type QPState uint8
 const (
 	// QPReady is IBA's ready-to-send: the QP sends and receives.
 	QPReady QPState = iota + 1
-	// QPStopped is IBA's send queue drained (SQD), seed 004's 通信停止状態: the QP finishes
+	// QPStopped is IBA's send queue drained (SQD), the PM/InfiniBand-FJ paper's 通信停止状態: the QP finishes
 	// the message it is sending and starts no other; it still receives and answers.
 	QPStopped
 	// QPError: every WQE left completes as flushed; nothing is sent or received.
@@ -117,7 +117,7 @@ type cq struct {
 func (c *cq) room() int { return int(c.Depth) - int(c.Prod-c.Cons) - len(c.Pending) - int(c.Reserved) }
 
 // HCA is one host channel adapter: its queue pairs, shared receive queues and completion
-// queues, the SQ, RQ and scheduler processors of seed 004 Figure 1, and its PCI-X bus.
+// queues, the SQ, RQ and scheduler processors of the PM/InfiniBand-FJ paper's Figure 1, and its PCI-X bus.
 type HCA struct {
 	c    *Cluster
 	node int
@@ -130,7 +130,7 @@ type HCA struct {
 	srqs []*recvQueue
 	cqs  []*cq
 
-	// The three processors of seed 004 Figure 1, sharing the tables above and the bus.
+	// The three processors of the PM/InfiniBand-FJ paper's Figure 1, sharing the tables above and the bus.
 	sq    sqProc
 	rq    rqProc
 	sched scheduler

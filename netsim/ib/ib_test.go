@@ -25,7 +25,7 @@ func TestCalibration(t *testing.T) {
 }
 
 // Without Data on WQE each one-way pays one more PCI-X DMA read, the message's data, and
-// nothing else: the round trip grows by exactly two DMA reads of the message (seed 004 §5.3).
+// nothing else: the round trip grows by exactly two DMA reads of the message (the PM/InfiniBand-FJ paper's §5.3).
 func TestDoWQESavesOneDMAReadEachWay(t *testing.T) {
 	p := GCLE()
 	for _, size := range []int{16, 40, 48} {
@@ -119,14 +119,14 @@ func TestReceiveMemoryScales(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.Nodes, cfg.Receive = n, mode
 			if mode == PerPeerRQ {
-				cfg.RecvDepth = 128 // seed 004 §5.4: at least 128 per RC QP
+				cfg.RecvDepth = 128 // the PM/InfiniBand-FJ paper's §5.4: at least 128 per RC QP
 			}
 			c, err := Build(cfg)
 			require.NoError(t, err)
 			buf, rings := ReceiveBytes(cfg, n)
 			require.Equal(t, buf, c.Node(0).Layout.RecvBytes)
 			require.Equal(t, buf, c.Node(0).Layout.RecvMR.Len)
-			want := uint64(1024 * 8192) // seed 004 §6: 8 MB
+			want := uint64(1024 * 8192) // the PM/InfiniBand-FJ paper's §6: 8 MB
 			if mode == PerPeerRQ {
 				want = uint64(n-1) * 128 * 8192
 			}
@@ -137,7 +137,7 @@ func TestReceiveMemoryScales(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Receive, cfg.RecvDepth = PerPeerRQ, 128
 	b, _ := ReceiveBytes(cfg, 1024)
-	require.Equal(t, uint64(1023)<<20, b, "seed 004 §5.4: 1 MB per RC QP, about 1 GB on 1,024 nodes")
+	require.Equal(t, uint64(1023)<<20, b, "the PM/InfiniBand-FJ paper's §5.4: 1 MB per RC QP, about 1 GB on 1,024 nodes")
 }
 
 // Bulk commands take one command's overhead for any number of QPs; one per QP takes it for

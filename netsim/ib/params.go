@@ -14,15 +14,15 @@ import (
 // field says where its value comes from: a source, an assumption (no source gives it), or
 // calibrated (derived once from one named paper figure, never from the result it predicts).
 type Params struct {
-	// Chipset names the host (Table 2 of seed 004); it is reported, and the Chipset
+	// Chipset names the host (Table 2 of Sumimoto et al.'s PM/InfiniBand-FJ paper); it is reported, and the Chipset
 	// constructors set it. The model has no bus figure of its own per chipset (docs/ib.md).
 	Chipset string
-	// CPUGHz is the host CPU clock. source: seed 004 Table 2 (Xeon 2.8 GHz on GC-LE,
+	// CPUGHz is the host CPU clock. source: the PM/InfiniBand-FJ paper's Table 2 (Xeon 2.8 GHz on GC-LE,
 	// 3.06 GHz on E7501). The model charges no host CPU time (docs/ib.md), so it is reported
 	// only.
 	CPUGHz float64
 
-	// PCIXCycle is one PCI-X clock. source: seed 004 Table 2 and §5.1 (64-bit 133 MHz PCI-X);
+	// PCIXCycle is one PCI-X clock. source: the PM/InfiniBand-FJ paper's Table 2 and §5.1 (64-bit 133 MHz PCI-X);
 	// PCI-X 1.0 moves 8 bytes a cycle: 133 MHz x 8 B = 1,064 MB/s.
 	PCIXCycle netsim.Time
 	// PCIXBytes is the bus width in bytes. source: PCI-X 1.0 (64 bit).
@@ -38,52 +38,52 @@ type Params struct {
 	// DMAReadMaxBytes is the largest DMA read the HCA issues at once. source: PCI-X 1.0, the
 	// largest byte count of a memory read (4 KB), which Myricom's page quotes as "the maximal
 	// DMA-transfer size for PCI-X". The HCA has one DMA read outstanding at a time:
-	// assumption (seed 004 gives none).
+	// assumption (Sumimoto et al.'s PM/InfiniBand-FJ paper gives none).
 	DMAReadMaxBytes int
 
-	// HCACycle is one clock of the HCA's SQ, RQ and scheduler processors. source: seed 004
+	// HCACycle is one clock of the HCA's SQ, RQ and scheduler processors. source: Sumimoto et al.'s PM/InfiniBand-FJ paper
 	// §5.1 (266 MHz multithreaded processors).
 	HCACycle netsim.Time
 	// SQCycles is the SQ processor's firmware time per send work request, between fetching
 	// the WQE and handing the packet to the link. RQCycles is the RQ processor's per inbound
-	// message (its first packet) and AckCycles per inbound ACK or NAK. calibrated: seed 004
+	// message (its first packet) and AckCycles per inbound ACK or NAK. calibrated: Sumimoto et al.'s PM/InfiniBand-FJ paper
 	// Table 4 gives 15.6 µs for the GC-LE round trip with DoWQE; everything else on that path
 	// is a cited or assumed figure above, and the remainder is split evenly between the SQ
-	// and RQ processors (seed 004 §7.1 attributes the gap to PM/Myrinet to "HCA 上での
+	// and RQ processors (the PM/InfiniBand-FJ paper's §7.1 attributes the gap to PM/Myrinet to "HCA 上での
 	// InfiniBand プロトコル処理"). AckCycles = RQCycles: assumption (an ACK is an inbound
 	// packet's header processing like a message's).
 	SQCycles, RQCycles, AckCycles int
 	// ContinueCycles is the RQ processor's time for a message's second and later packets.
-	// assumption: 0 (the data mover streams them; seed 004 gives nothing).
+	// assumption: 0 (the data mover streams them; Sumimoto et al.'s PM/InfiniBand-FJ paper gives nothing).
 	ContinueCycles int
 
-	// LinkGBps is the InfiniBand 4x data rate, GB/s. source: seed 004 §3 and Table 2 (8 Gb/s
+	// LinkGBps is the InfiniBand 4x data rate, GB/s. source: the PM/InfiniBand-FJ paper's §3 and Table 2 (8 Gb/s
 	// of data: 10 Gb/s signalling, 8b/10b).
 	LinkGBps float64
-	// SwitchLatency is a switch's port-to-port latency. source: seed 003 §5.1, "140 ns or
-	// less" for an InfiniBand switch (a later generation; seed 004 gives none for RedSwitch
+	// SwitchLatency is a switch's port-to-port latency. source: the NSIM-ACE paper's §5.1, "140 ns or
+	// less" for an InfiniBand switch (a later generation; Sumimoto et al.'s PM/InfiniBand-FJ paper gives none for RedSwitch
 	// or InfiniCon). Split as netsim/fabric's 3 x 4 ns pipeline and 128 ns crossing.
 	SwitchLatency netsim.Time
-	// CableLatency is a cable's flight time. source: seed 003 Table 1 (0.6 ns).
+	// CableLatency is a cable's flight time. source: the NSIM-ACE paper's Table 1 (0.6 ns).
 	CableLatency netsim.Time
 	// SwitchBufferBytes is a switch input buffer (and an HCA's receive buffer for packets
 	// waiting for the RQ processor). assumption: 8 KB, room for three MTU packets with their
 	// headers, so a stream of them is never held up by credits on an idle link.
 	SwitchBufferBytes int
 	// MTU is the largest payload of one packet. assumption: 2048 bytes (InfiniBand allows
-	// 256..4096; seed 004 does not say).
+	// 256..4096; Sumimoto et al.'s PM/InfiniBand-FJ paper does not say).
 	MTU int
 
 	// WQEBytes is a work queue element; InlineBytes how much of it carries a DoWQE message.
-	// source: seed 004 §6 ("WQE 64 バイトのうち、48 バイト").
+	// source: the PM/InfiniBand-FJ paper's §6 ("WQE 64 バイトのうち、48 バイト").
 	WQEBytes, InlineBytes int
-	// CQEBytes is a completion queue entry. assumption: 32 bytes (seed 004 gives none).
+	// CQEBytes is a completion queue entry. assumption: 32 bytes (Sumimoto et al.'s PM/InfiniBand-FJ paper gives none).
 	CQEBytes int
-	// MaxMessage is PM's largest message and each receive buffer's size. source: seed 004 §5.4
+	// MaxMessage is PM's largest message and each receive buffer's size. source: the PM/InfiniBand-FJ paper's §5.4
 	// (an MTU of 8 KB or more for 1 GB/s-class networks).
 	MaxMessage int
 	// PollRead is how long a host polling its CQ takes to see a CQE the HCA has written: one
-	// main-memory read after the DMA invalidated its cache line. source: seed 000 §5.1.4 via
+	// main-memory read after the DMA invalidated its cache line. source: the LHS paper's §5.1.4 via
 	// BRIEF.md (main memory ~100 ns).
 	PollRead netsim.Time
 
@@ -97,7 +97,7 @@ type Params struct {
 
 	// CommandCycles is the scheduler processor's firmware time for one command (stop,
 	// resume, save, restore; one QP or a range). assumption: SQCycles, a command costing the
-	// firmware what a message does (seed 004 gives no figure).
+	// firmware what a message does (Sumimoto et al.'s PM/InfiniBand-FJ paper gives no figure).
 	CommandCycles int
 	// QPCommandCycles is the firmware time per QP inside a command (its state change, or
 	// the walk of its context). assumption: 1/10 of CommandCycles.
@@ -126,10 +126,10 @@ const (
 )
 
 // Calibration: the firmware cycles per message that make the GC-LE round trip with DoWQE
-// 15.6 µs (seed 004 Table 4). TestCalibration re-derives them from the model.
+// 15.6 µs (the PM/InfiniBand-FJ paper's Table 4). TestCalibration re-derives them from the model.
 const calibratedCycles = 900
 
-// GCLE is seed 004's self-made cluster: dual Xeon 2.8 GHz, ServerWorks GC-LE, PCI-X 133.
+// GCLE is the PM/InfiniBand-FJ paper's self-made cluster: dual Xeon 2.8 GHz, ServerWorks GC-LE, PCI-X 133.
 func GCLE() Params {
 	return Params{
 		Chipset:            "gc-le",
@@ -163,7 +163,7 @@ func GCLE() Params {
 	}
 }
 
-// E7501 is seed 004's Fujitsu PRIMERGY RX200 cluster: dual Xeon 3.06 GHz, Intel E7501,
+// E7501 is the PM/InfiniBand-FJ paper's Fujitsu PRIMERGY RX200 cluster: dual Xeon 3.06 GHz, Intel E7501,
 // PCI-X 133. No source gives this chipset a bus figure apart from GC-LE's, so it differs
 // only in its name and CPU clock (docs/ib.md says what that leaves unexplained).
 func E7501() Params {
@@ -253,7 +253,7 @@ func (p *Params) dataCycles(n int) int { return (n + p.PCIXBytes - 1) / p.PCIXBy
 // rate (so a packet serializes to the byte), one virtual lane, the switch latency as seed
 // 003's pipeline and crossing, and oldest-first arbitration. One virtual lane keeps every
 // connection's packets in order, as InfiniBand's deterministic routes within a lane do.
-// Oldest-first arbitration (assumption; seed 004 says nothing of its switches' arbiters)
+// Oldest-first arbitration (assumption; Sumimoto et al.'s PM/InfiniBand-FJ paper says nothing of its switches' arbiters)
 // leaves no state in an idle switch, so a network restored from a checkpoint behaves as the
 // one that was never stopped (docs/ib.md).
 func (p *Params) FabricConfig() fabric.Config {

@@ -6,7 +6,7 @@ import (
 	"github.com/lhsim/lhsim/netsim"
 )
 
-// Commands: seed 004 §5.5's IbCPR. The scheduler processor takes one command at a time; a
+// Commands: IbCPR of the PM/InfiniBand-FJ paper's §5.5. The scheduler processor takes one command at a time; a
 // command names a range of QPs (first..last), so stopping or saving many QPs is one request
 // instead of one per QP.
 
@@ -63,7 +63,7 @@ type command struct {
 	done   func(CommandResult)
 }
 
-// scheduler is the scheduler processor: commands (stop, resume, save, restore: seed 004
+// scheduler is the scheduler processor: commands (stop, resume, save, restore: Sumimoto et al.'s PM/InfiniBand-FJ paper
 // §5.5's IbCPR) one at a time, in order.
 type scheduler struct {
 	*HCA

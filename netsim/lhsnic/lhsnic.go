@@ -40,14 +40,14 @@ type Config struct {
 	// TLM runs the transaction-level model (gosim/tlm) instead of Device, with Device's
 	// ENTRIES.
 	TLM bool
-	// Period is the NIC clock. source: seed 000 section 5.1, DIMMnet-2's FPGA at 100 MHz.
+	// Period is the NIC clock. source: the LHS paper's section 5.1, DIMMnet-2's FPGA at 100 MHz.
 	Period netsim.Time
 	// Batch bounds how many cycles run per engine event while the device has work.
 	Batch int
 	// LHS turns the splitter's LHS rule on (off: every message whole into the SO-DIMM ring).
 	LHS bool
 	// HoldReleases is when the host starts taking messages (its receives are posted late,
-	// the unexpected-message case of seed 000): until then nothing is released and the
+	// the unexpected-message case of Tanabe et al.'s LHS paper): until then nothing is released and the
 	// buffers fill; from then on every LH entry (and its tail) is released the cycle after
 	// it commits.
 	HoldReleases netsim.Time

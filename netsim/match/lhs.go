@@ -8,7 +8,7 @@ import (
 	"github.com/lhsim/lhsim/netsim/goal"
 )
 
-// LHSCurve is what a search of the unexpected queue costs on seed 000's LHS receive path, as
+// LHSCurve is what a search of the unexpected queue costs on the LHS paper's receive path, as
 // the search rig measured it (experiment.RunSearch: the device in RTL, Go model or TLM, the
 // host model, the compiled search loop): Ns[i] is the search with Depths[i] messages ahead of
 // the target. Between measured depths the cost is interpolated linearly; past the deepest,
@@ -43,7 +43,7 @@ func (c *LHSCurve) check() error {
 	return nil
 }
 
-// lhsQueue is the unexpected queue on seed 000's LHS receive path: the NIC writes each
+// lhsQueue is the unexpected queue on the LHS paper's receive path: the NIC writes each
 // message's head into the LH buffer (no host time), and the host's search costs what the rig
 // measured for that depth (a miss: a search past every entry). A match past the LH buffer's
 // entries counts as a fallback: that message lay whole in NIC memory, searched without LHS.

@@ -9,7 +9,7 @@
 //   - alpu:N: an ALPU of N cells per queue (rtl/alpu.v; Underwood et al., IPDPS 2005) with a
 //     software list behind it when it is full, on chosen nodes the Verilated RTL checked
 //     cycle by cycle against the Go model;
-//   - lhs: seed 000's LHS receive path for the unexpected queue, its searches costing what the
+//   - lhs: the LHS paper's receive path for the unexpected queue, its searches costing what the
 //     search rig measured (LHSCurve), posted receives in the host's list;
 //   - lhs+alpu:N: LHS for the unexpected queue, an ALPU for posted receives.
 //
@@ -78,13 +78,13 @@ func Parse(s string) (Spec, error) {
 
 // Config is what every rank's matcher is built from.
 type Config struct {
-	// Host is the host processor that runs the software lists (seed 000's Pentium 4:
+	// Host is the host processor that runs the software lists (the LHS paper's Pentium 4:
 	// hostcpu.Pentium4).
 	Host hostcpu.Config
 	// Costs are the software's instructions (the caller sets them from the paper's search
 	// loop: experiment.MatchCosts).
 	Costs Costs
-	// HWClockHz is the clock of the hardware matchers: 100 MHz, the clock of seed 000's FPGA
+	// HWClockHz is the clock of the hardware matchers: 100 MHz, the clock of the LHS paper's FPGA
 	// (section 5.1.1), at which the LHS RTL runs too (lhsnic.DefaultConfig).
 	HWClockHz int64
 	// RTLNodes run the hardware matcher's Verilated RTL beside its model (the ALPU of alpu:N

@@ -20,7 +20,7 @@ type Costs struct {
 }
 
 // EntryBytes is the size of one list entry in host memory: 64 bytes, one cache line, as the
-// paper's entries (seed 000, section 5.1.2: 64-byte entries).
+// paper's entries (Tanabe et al.'s LHS paper, section 5.1.2: 64-byte entries).
 const EntryBytes = 64
 
 type swEntry struct {

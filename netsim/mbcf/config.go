@@ -20,7 +20,7 @@ type Config struct {
 	Seed uint64
 }
 
-// Host is the CPU time the kernel spends, on one 85 MHz SuperSPARC per node (seed 001 §4).
+// Host is the CPU time the kernel spends, on one 85 MHz SuperSPARC per node (the MBCF paper's §4).
 // The kernel runs one thing at a time: a system call, an interrupt; user code runs when it
 // is idle.
 type Host struct {
@@ -105,7 +105,7 @@ type Protocol struct {
 	WaitLimit netsim.Time
 }
 
-// The seed's measurements the parameters come from (seed 001).
+// The paper's measurements the parameters come from (Matsumoto and Hiraki's MBCF paper).
 var (
 	// Table3Sizes and Table3Us: the send system call's cost by data size, 100BASE-TX, measured
 	// with the software timer (so 1.2 µs high).
@@ -128,7 +128,7 @@ const (
 	defaultTxDoneIRQUs = 1.0
 )
 
-// DefaultHost is the SuperSPARC host of seed 001 §4.
+// DefaultHost is the SuperSPARC host of the MBCF paper's §4.
 func DefaultHost() Host {
 	slope, icept := leastSquares(Table3Sizes, Table3Us)
 	copyByte := netsim.NS(slope * 1000)
@@ -148,7 +148,7 @@ func DefaultProtocol() Protocol {
 		MaxRetries: 8, Backlog: 256, WaitLimit: 10 * netsim.Second}
 }
 
-// FastEthernet is seed 001's 100BASE-TX machine: Sun's Fast Ethernet SBus Adapter 2.0 on a
+// FastEthernet is the MBCF paper's 100BASE-TX machine: Sun's Fast Ethernet SBus Adapter 2.0 on a
 // Class II hub. The adapter's two unknowns are calibrated (Calibrate), each from one named
 // measurement: its fixed time per frame from §4.2's 50.0 µs round trip of a 4-byte
 // MBCF_WRITE, and its receive DMA from Table 1's MBCF_WRITE slope (1,024 bytes against 4).
@@ -164,7 +164,7 @@ func FastEthernet() Config {
 	return cal
 }
 
-// Ethernet10 is seed 001's 10BASE-T machine: the workstations' own Ethernet on a 10BASE-T hub.
+// Ethernet10 is the MBCF paper's 10BASE-T machine: the workstations' own Ethernet on a 10BASE-T hub.
 // Its adapter's fixed time per frame is calibrated from Table 2's 4-byte MBCF_WRITE (213 µs
 // less the timer's 1.2): that cell is an input. Its DMA keeps pace with the wire (cut-through:
 // the seed's 10BASE-T slope is the wire's and the copies' alone, docs/mbcf.md), so nothing

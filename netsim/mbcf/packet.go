@@ -8,7 +8,7 @@ import (
 	"github.com/lhsim/lhsim/netsim/ether"
 )
 
-// The packet of seed 001 §3, Figures 1 and 2. Byte addresses from the packet's start (the
+// The packet of the MBCF paper's §3, Figures 1 and 2. Byte addresses from the packet's start (the
 // Ethernet destination address). Bytes 0..35 are the kernel's; the commands from 36 on may
 // be built by the user. Multi-byte fields are big-endian, as on the seed's SPARC hosts.
 //

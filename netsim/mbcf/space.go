@@ -124,7 +124,7 @@ func (s *Space) SetWord(addr, v uint32) error {
 	return nil
 }
 
-// A Memory-Based FIFO (seed 001 §4 names it among SSS-CORE's MBCF functions; its format is
+// A Memory-Based FIFO (the MBCF paper's §4 names it among SSS-CORE's MBCF functions; its format is
 // this package's): a queue in the destination task's space, at the address a FIFO command
 // names. The header is four words: capacity (bytes of the ring, a multiple of 4), head (the
 // consumer's read offset, free-running), tail (the kernel's write offset, free-running) and a

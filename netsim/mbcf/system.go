@@ -1,4 +1,4 @@
-// Package mbcf is seed 001's memory-based communication (MBCF, Matsumoto and Hiraki): user
+// Package mbcf is the MBCF paper's memory-based communication (MBCF, Matsumoto and Hiraki): user
 // tasks write, read, swap and append to queues straight in other tasks' address spaces on
 // other workstations, through a light send system call and a receive interrupt routine, over
 // plain Ethernet (netsim/ether). Protection is by task IDs and access keys checked at the
