@@ -29,7 +29,7 @@ func runAlltoall(args []string) error {
 	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "µs charged per put (Susukita et al.'s NSIM-ACE paper, section 5.1; Ohno et al. give none)")
 	out := addOutputFlags(fs)
 	plotOut := addPlotFlag(fs, "draw total time against bytes per pair to this .svg or .png")
-	sl := addSlurmFlags(fs)
+	sl := addSweepFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// machineFields are what measures this machine in a sweep's output, the only lines --jobs
+// may change: wall and CPU times and the rates made from them (JSON keys and table lines).
+var machineFields = regexp.MustCompile(`(?m)("(wall_seconds|wall_s|events_per_s|flit_hops_per_s|cpu_seconds)": )[^,\n]*|^speed: .*$|, [0-9.]+ s wall.*$`)
+
+// Every sweep prints the same with its parts run at once (--jobs 3: more than the parts'
+// share of cores, and parts finishing out of order) as run one after another (--jobs 1),
+// byte for byte but for the machine's own figures, as a table and as JSON.
+func TestJobsSameOutput(t *testing.T) {
+	for _, args := range [][]string{
+		{"barrier", "--topology", "crossbar:16,fattree:4x2", "--node-latency", "0,1.0,1.2"},
+		{"alltoall", "--torus", "4x4x4", "--sizes", "8,128"},
+		{"traffic", "--topology", "torus:4x4", "--load", "0.1,0.3,0.9"},
+	} {
+		for _, format := range [][]string{nil, {"--json"}} {
+			a := append(append([]string{}, args...), format...)
+			code, one, stderr := run(t, nil, append(a, "--jobs", "1")...)
+			require.Equal(t, 0, code, "%v: %s", a, stderr)
+			code, three, stderr := run(t, nil, append(a, "--jobs", "3")...)
+			require.Equal(t, 0, code, "%v: %s", a, stderr)
+			require.NotEmpty(t, machineFields.FindString(one), "%v: the machine's figures are found", a)
+			mask := func(s string) string { return machineFields.ReplaceAllString(s, "${1}MACHINE") }
+			require.Equal(t, mask(one), mask(three), "%v --jobs 3 against --jobs 1", a)
+		}
+	}
+}
+
+// --jobs is lowered, with a line saying why, when the machine's memory (here GOMEMLIMIT)
+// holds fewer parts' networks than asked; the run still gives its whole result.
+func TestJobsLoweredForMemory(t *testing.T) {
+	args := []string{"barrier", "--topology", "torus:8x8x8", "--processes", "2", "--algorithm", "dissemination", "--node-latency", "0,1.0", "--jobs", "2"}
+	code, out, stderr := run(t, []string{"GOMEMLIMIT=4MiB"}, args...)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "lhsim barrier: --jobs 2 lowered to 1: a part may take ")
+	require.Contains(t, out, "2 barriers, ")
+	code, _, stderr = run(t, []string{"GOMEMLIMIT=64MiB"}, args...)
+	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, stderr, "lowered")
+	code, _, stderr = run(t, nil, "barrier", "--jobs", "0")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "--jobs 0: want 1 to 1024")
+}
