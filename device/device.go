@@ -15,10 +15,24 @@ import (
 	"github.com/lhsim/lhsim/plugin"
 )
 
-// Device is a receive path the host drives: the host bus, the network input and the clock
-// (drivers.Device), event pulses (drivers.Watcher) and the batch calls of Receiver.
+// Device is a receive path the host drives: the host bus (drivers.Bus), the network input,
+// the clock, the large memory by backdoor, event pulses (drivers.Watcher) and the batch calls
+// of Receiver.
 type Device interface {
-	drivers.Device
+	drivers.Bus
+	// Inject queues a message at the network input; it enters the NIC as the clock runs.
+	Inject(msg []byte) error
+	// Run advances the clock by n cycles.
+	Run(n uint64) error
+	// RunUntilIdle runs until every injected message has been taken by the NIC and the NIC is
+	// quiet, or until limit cycles have passed (an error).
+	RunUntilIdle(limit uint64) error
+	// MemRead and MemWrite reach the large memory by backdoor, in zero time (for scoreboards
+	// and experiment set-up; the host itself can only use VL and VS).
+	MemRead(addr uint64, dst []byte) error
+	MemWrite(addr uint64, src []byte) error
+	// Close frees the device.
+	Close() error
 	drivers.Watcher
 	Receiver
 }

@@ -1,13 +1,13 @@
 // Package drivers is the host side of lhsim: what software on the host would run. The host
 // driver programs the NIC's registers, reads LH entries by PIO, fetches tails through the
-// vector engine and releases what it consumed. It is written against Device, which the Go
-// model and the RTL (through a bridge) both implement.
+// vector engine and releases what it consumed. It is written against Bus, the host bus.
 package drivers
 
-// Device is a DIMMnet-style NIC as the host and the network see it: a host bus (register and
-// buffer accesses, each taking simulated cycles), a network input, and a clock. Register
-// addresses and meanings are in docs/design.md.
-type Device interface {
+// Bus is the NIC as the host driver reaches it: register and block accesses over the host
+// bus, each taking simulated cycles, and the clock they are counted in. The Go model and the
+// RTL (device.Device, through either bridge) implement it, and so does a network node's host
+// bus (netsim/lhsnic.HostBus). Register addresses and meanings are in docs/design.md.
+type Bus interface {
 	// ReadReg reads one 32-bit word over the host bus.
 	ReadReg(addr uint32) (uint32, error)
 	// WriteReg writes one 32-bit word over the host bus.
@@ -17,21 +17,8 @@ type Device interface {
 	ReadBlock(addr uint32, dst []byte) error
 	// WriteBlock writes len(src) bytes (a multiple of 4) at consecutive addresses.
 	WriteBlock(addr uint32, src []byte) error
-	// Inject queues a message at the network input; it enters the NIC as the clock runs.
-	Inject(msg []byte) error
-	// Run advances the clock by n cycles.
-	Run(n uint64) error
-	// RunUntilIdle runs until every injected message has been taken by the NIC and the NIC is
-	// quiet, or until limit cycles have passed (an error).
-	RunUntilIdle(limit uint64) error
 	// Cycle is the number of clock cycles since reset.
 	Cycle() uint64
-	// MemRead and MemWrite reach the large memory by backdoor, in zero time (for scoreboards
-	// and experiment set-up; the host itself can only use VL and VS).
-	MemRead(addr uint64, dst []byte) error
-	MemWrite(addr uint64, src []byte) error
-	// Close frees the device.
-	Close() error
 }
 
 // Events is one cycle's event outputs (docs/design.md, "Event outputs"), as bits.

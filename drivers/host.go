@@ -87,7 +87,7 @@ func (e Entry) tailUnits() uint32 {
 // the vector engine and releases what the host has consumed. The MPI layer consumes out of
 // order; Host keeps the consumed set and releases the oldest run, as the hardware wants.
 type Host struct {
-	dev      Device
+	dev      Bus
 	cfg      Config
 	entries  uint32
 	winBytes uint32
@@ -101,7 +101,7 @@ type Host struct {
 var ErrHardware = errors.New("nic reported an error")
 
 // NewHost checks the device, programs cfg and enables the receive path.
-func NewHost(dev Device, cfg Config) (*Host, error) {
+func NewHost(dev Bus, cfg Config) (*Host, error) {
 	cfg = cfg.withDefaults()
 	id, err := dev.ReadReg(hw.RegID)
 	if err != nil {
@@ -150,8 +150,8 @@ func NewHost(dev Device, cfg Config) (*Host, error) {
 // Released is LH_CONS as the host has written it: the oldest entry it still holds.
 func (h *Host) Released() uint32 { return h.cons }
 
-// Device returns the device the host drives.
-func (h *Host) Device() Device { return h.dev }
+// Bus returns the host bus the driver drives.
+func (h *Host) Bus() Bus { return h.dev }
 
 // Config returns the configuration in force.
 func (h *Host) Config() Config { return h.cfg }

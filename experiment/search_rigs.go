@@ -58,7 +58,7 @@ func searchMessages(x int, rng *rand.Rand) [][]byte {
 
 var searchTarget = mpi.Pattern{Source: searchSource, Tag: searchTargetTag, Comm: searchComm}
 
-func openSearchDevice(c SearchConfig, entries int) (drivers.Device, error) {
+func openSearchDevice(c SearchConfig, entries int) (device.Device, error) {
 	model := c.Model
 	cfg := device.Config{Model: device.Model(model), Bridge: c.Bridge}
 	cfg.Board.Seed = c.Seed
@@ -72,7 +72,7 @@ func openSearchDevice(c SearchConfig, entries int) (drivers.Device, error) {
 	return device.Open(cfg)
 }
 
-func newSearchCPU(cfg hostcpu.Config, dev drivers.Device, lhCacheable bool) (*hostcpu.CPU, error) {
+func newSearchCPU(cfg hostcpu.Config, dev device.Device, lhCacheable bool) (*hostcpu.CPU, error) {
 	cpu, err := hostcpu.New(cfg)
 	if err != nil {
 		return nil, err
@@ -82,7 +82,7 @@ func newSearchCPU(cfg hostcpu.Config, dev drivers.Device, lhCacheable bool) (*ho
 
 // openSearchRig opens a device with LHS on or off, its host driver, and a host timing model
 // over it.
-func openSearchRig(cfg SearchConfig, entries int, lhs bool) (dev drivers.Device, h *drivers.Host, cpu *hostcpu.CPU, m *mpi.HostModel, err error) {
+func openSearchRig(cfg SearchConfig, entries int, lhs bool) (dev device.Device, h *drivers.Host, cpu *hostcpu.CPU, m *mpi.HostModel, err error) {
 	if dev, err = openSearchDevice(cfg, entries); err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -100,7 +100,7 @@ func openSearchRig(cfg SearchConfig, entries int, lhs bool) (dev drivers.Device,
 
 // closeSearchDevice closes dev and reports its error (a lockstep device reports there whether
 // the RTL and the Go model disagreed) unless the run already failed.
-func closeSearchDevice(dev drivers.Device, err *error) {
+func closeSearchDevice(dev device.Device, err *error) {
 	if cerr := dev.Close(); *err == nil && cerr != nil {
 		*err = fmt.Errorf("closing the device: %w", cerr)
 	}
@@ -109,7 +109,7 @@ func closeSearchDevice(dev drivers.Device, err *error) {
 func psToNs(ps int64) float64 { return float64(ps) / 1000 }
 
 // searchArrive injects msgs into dev and runs it until they have all arrived.
-func searchArrive(dev drivers.Device, msgs [][]byte) error {
+func searchArrive(dev device.Device, msgs [][]byte) error {
 	for _, msg := range msgs {
 		if err := dev.Inject(msg); err != nil {
 			return err

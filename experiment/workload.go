@@ -119,7 +119,7 @@ func runBatched(rx device.Receiver, msgs [][]byte, cfg WorkloadConfig, check fun
 	return nil
 }
 
-func runByCalls(dev drivers.Device, h *drivers.Host, msgs [][]byte, check func(int, []byte) error) error {
+func runByCalls(dev device.Device, h *drivers.Host, msgs [][]byte, check func(int, []byte) error) error {
 	first, err := h.Produced()
 	if err != nil {
 		return err

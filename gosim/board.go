@@ -33,8 +33,9 @@ type hostOp struct {
 }
 
 // Board is the NIC board around a Core: the network source, the SO-DIMM and the host bus,
-// stepped together one clock at a time. It implements drivers.Device for the Go model and
-// for the RTL alike: the one path data takes from the network to the host.
+// stepped together one clock at a time. It is the host bus (drivers.Bus), the network input
+// and the clock for the Go model and for the RTL alike: the one path data takes from the
+// network to the host.
 type Board struct {
 	core  Core
 	pins  Pins

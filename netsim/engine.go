@@ -3,7 +3,9 @@
 // the same time run in the order they were scheduled and a run is the same bit for bit every
 // time. Components schedule events for themselves; no goroutine runs per event or component.
 //
-// Subpackages build on it: fabric (links, routers, topologies).
+// Programs run on it as processes (Proc: a coroutine or a Stepper) of a Machine, which stops
+// on the first failure and reports a hang one way. Subpackages build on it: fabric (links,
+// routers, topologies) and the systems (cluster, mbcf, lhsnic, ib).
 package netsim
 
 import (

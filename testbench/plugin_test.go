@@ -124,17 +124,17 @@ func TestPluginBenchWorkloadCycles(t *testing.T) {
 func TestPluginErrorsMatchCgo(t *testing.T) {
 	calls := []struct {
 		name string
-		do   func(dev drivers.Device) error
+		do   func(dev device.Device) error
 	}{
-		{"WriteReg unaligned", func(d drivers.Device) error { return d.WriteReg(0x06, 1) }},
-		{"WriteReg out of range", func(d drivers.Device) error { return d.WriteReg(0x100000, 1) }},
-		{"WriteBlock not words", func(d drivers.Device) error { return d.WriteBlock(hw.WriteWindowBase, make([]byte, 6)) }},
-		{"WriteBlock past the end", func(d drivers.Device) error { return d.WriteBlock(0xffffc, make([]byte, 8)) }},
-		{"ReadBlock not words", func(d drivers.Device) error { return d.ReadBlock(hw.LHBase, make([]byte, 3)) }},
-		{"ReadReg unaligned", func(d drivers.Device) error { _, err := d.ReadReg(0x02); return err }},
-		{"Inject empty", func(d drivers.Device) error { return d.Inject(nil) }},
-		{"MemRead past the end", func(d drivers.Device) error { return d.MemRead(hw.MemBytes-8, make([]byte, 16)) }},
-		{"RunUntilIdle disabled", func(d drivers.Device) error {
+		{"WriteReg unaligned", func(d device.Device) error { return d.WriteReg(0x06, 1) }},
+		{"WriteReg out of range", func(d device.Device) error { return d.WriteReg(0x100000, 1) }},
+		{"WriteBlock not words", func(d device.Device) error { return d.WriteBlock(hw.WriteWindowBase, make([]byte, 6)) }},
+		{"WriteBlock past the end", func(d device.Device) error { return d.WriteBlock(0xffffc, make([]byte, 8)) }},
+		{"ReadBlock not words", func(d device.Device) error { return d.ReadBlock(hw.LHBase, make([]byte, 3)) }},
+		{"ReadReg unaligned", func(d device.Device) error { _, err := d.ReadReg(0x02); return err }},
+		{"Inject empty", func(d device.Device) error { return d.Inject(nil) }},
+		{"MemRead past the end", func(d device.Device) error { return d.MemRead(hw.MemBytes-8, make([]byte, 16)) }},
+		{"RunUntilIdle disabled", func(d device.Device) error {
 			if err := d.Inject(make([]byte, 100)); err != nil { // the receive path is not enabled
 				return err
 			}

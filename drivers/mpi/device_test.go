@@ -8,13 +8,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 )
 
 // path is one receive path on a real device: the Go golden model unless LHSIM_MODEL says
 // otherwise (these tests check the driver; the testbench checks the RTL against the model).
 type path struct {
-	dev drivers.Device
+	dev device.Device
 	h   *drivers.Host
 	m   *HostModel
 	e   *Engine

@@ -82,7 +82,7 @@ func Eager(source, tag, comm int32, body []byte) []byte {
 	return msg
 }
 
-// Injector is where sends go: the network input of the receiving NIC (drivers.Device has it).
+// Injector is where sends go: the network input of the receiving NIC (device.Device has it).
 type Injector interface {
 	Inject(msg []byte) error
 }

@@ -23,7 +23,7 @@ const DefaultDeviceBase = 0x8000_0000
 type HostModel struct {
 	CPU  *hostcpu.CPU
 	Base uint64
-	dev  drivers.Device
+	dev  drivers.Bus
 
 	vec      [3]uint32 // last VEC_MEM_ADDR, VEC_WIN_OFF, VEC_LEN written
 	vecValid bool
@@ -40,7 +40,7 @@ type HostModel struct {
 
 // NewHostModel maps dev into cpu at base. lhCacheable chooses the LH buffer's memory type:
 // write-back (paper 4.2) or uncached (an ablation).
-func NewHostModel(cpu *hostcpu.CPU, dev drivers.Device, base uint64, lhCacheable bool) (*HostModel, error) {
+func NewHostModel(cpu *hostcpu.CPU, dev drivers.Bus, base uint64, lhCacheable bool) (*HostModel, error) {
 	m := &HostModel{CPU: cpu, Base: base, dev: dev}
 	if err := MapDevice(cpu, base, lhCacheable); err != nil {
 		return nil, err

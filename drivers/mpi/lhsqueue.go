@@ -106,10 +106,10 @@ func (q *LHSQueue) Envelope(id uint64) (Envelope, error) {
 	slot := q.slot(s)
 	if q.checked[slot] == checkUnknown {
 		var desc [4]byte
-		if err := q.h.Device().ReadBlock(q.h.EntryAddr(s), q.env[slot][:]); err != nil {
+		if err := q.h.Bus().ReadBlock(q.h.EntryAddr(s), q.env[slot][:]); err != nil {
 			return Envelope{}, err
 		}
-		if err := q.h.Device().ReadBlock(q.h.EntryAddr(s)+hw.EntryLenOffset, desc[:]); err != nil {
+		if err := q.h.Bus().ReadBlock(q.h.EntryAddr(s)+hw.EntryLenOffset, desc[:]); err != nil {
 			return Envelope{}, err
 		}
 		q.m.CPU.Load(q.line(s)+hw.EntryLenOffset, 2)

@@ -19,7 +19,7 @@ type Stack struct {
 
 // OpenStack programs dev with hc (drivers.NewHost) and builds the receive side over it. The
 // engine knows no communicator yet (Engine.AddComm).
-func OpenStack(dev drivers.Device, cpu *hostcpu.CPU, hc drivers.Config) (*Stack, error) {
+func OpenStack(dev drivers.Bus, cpu *hostcpu.CPU, hc drivers.Config) (*Stack, error) {
 	h, err := drivers.NewHost(dev, hc)
 	if err != nil {
 		return nil, err

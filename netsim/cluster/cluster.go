@@ -20,10 +20,7 @@
 package cluster
 
 import (
-	"errors"
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
@@ -85,11 +82,11 @@ type Program func(r *Rank)
 // Cluster is the machine: the engine, the fabric and a node per fabric endpoint.
 type Cluster struct {
 	cfg   Config
+	m     *netsim.Machine // the engine and the ranks' programs; it stops on the first failure
 	eng   *netsim.Engine
 	net   *fabric.Network
 	nodes []*node
 	msgs  []*message // every put, get and send, by Packet.ID
-	err   error      // the first bad call, which stops the run
 }
 
 // New builds a cluster of one node per endpoint of net.
@@ -101,10 +98,10 @@ func New(net *fabric.Network, cfg Config) (*Cluster, error) {
 	if largest := fc.LargestPacket(); cfg.MTU > largest {
 		return nil, fmt.Errorf("cluster: MTU %d bytes: the fabric takes packets of at most %d", cfg.MTU, largest)
 	}
-	c := &Cluster{cfg: cfg, eng: net.Engine(), net: net}
+	c := &Cluster{cfg: cfg, m: netsim.NewMachine(net.Engine()), eng: net.Engine(), net: net}
 	for i := range net.Nodes() {
 		n := &node{c: c, id: i}
-		n.rank = &Rank{n: n}
+		n.rank = &Rank{n: n, p: c.m.NewProc(fmt.Sprintf("rank %d", i))}
 		c.nodes = append(c.nodes, n)
 		if err := net.Attach(i, n); err != nil {
 			return nil, err
@@ -132,7 +129,7 @@ type Result struct {
 }
 
 // ErrHang is wrapped by the error of a run whose programs wait for what never comes.
-var ErrHang = errors.New("ranks wait for what never comes")
+var ErrHang = netsim.ErrHang
 
 // Run starts prog(rank) on ranks [0, n) at the engine's current time (the other nodes stay
 // idle), runs the engine until every program has returned, and reports when each did.
@@ -141,58 +138,40 @@ func (c *Cluster) Run(n int, prog Program) (Result, error) {
 		return Result{}, fmt.Errorf("cluster: %d ranks on %d nodes", n, len(c.nodes))
 	}
 	start := c.eng.Fired()
+	c.m.Abandon()
+	c.m.ClearErr()
 	for _, nd := range c.nodes[:n] {
 		nd.rank.start(prog)
 	}
-	c.eng.Run(netsim.Never)
+	err := c.m.Drain()
 	res := Result{Finished: make([]netsim.Time, n), Events: c.eng.Fired() - start, Puts: len(c.msgs)}
 	for i, nd := range c.nodes {
-		if f, ok := nd.path.(interface{ Err() error }); ok && f.Err() != nil && c.err == nil {
-			c.err = fmt.Errorf("cluster: node %d: receive path: %w", i, f.Err())
+		if f, ok := nd.path.(interface{ Err() error }); ok && f.Err() != nil && c.m.Err() == nil {
+			c.m.Fail(fmt.Errorf("cluster: node %d: receive path: %w", i, f.Err()))
+			err = c.m.Err()
 		}
 	}
-	var waiting []string
 	for i, nd := range c.nodes[:n] {
-		r := nd.rank
-		if r.err != nil && c.err == nil {
-			c.err = r.err
+		if p := nd.rank.p; p.State() != netsim.Waiting {
+			res.Finished[i] = p.End()
+			res.End = max(res.End, p.End())
 		}
-		if !r.done {
-			waiting = append(waiting, fmt.Sprintf("rank %d in %s", i, r.waitingFor()))
-			r.abandon()
-			continue
-		}
-		res.Finished[i] = r.end
-		res.End = max(res.End, r.end)
 	}
-	if c.err != nil {
-		return res, c.err
-	}
-	if len(waiting) == 0 && c.net.InFlight() == 0 {
+	c.m.Abandon()
+	if err == nil && c.net.InFlight() == 0 {
 		// Nothing refers to this run's messages any more: a sweep of runs on one machine
 		// keeps only one run's worth.
 		clear(c.msgs)
 		c.msgs = c.msgs[:0]
 	}
-	if len(waiting) > 0 {
-		sort.Strings(waiting)
-		shown := waiting
-		if len(shown) > 8 {
-			shown = append(shown[:8:8], fmt.Sprintf("and %d more", len(waiting)-8))
-		}
-		return res, fmt.Errorf("cluster: %w at %v: %d of %d ranks still waiting: %s", ErrHang, c.eng.Now(), len(waiting), n,
-			strings.Join(shown, "; "))
+	if err != nil && c.m.Err() == nil {
+		return res, fmt.Errorf("cluster: %w", err)
 	}
-	return res, nil
+	return res, err
 }
 
-// fail records the first bad call and stops the engine.
-func (c *Cluster) fail(err error) {
-	if c.err == nil {
-		c.err = err
-	}
-	c.eng.Stop()
-}
+// fail records the first failure and stops the engine.
+func (c *Cluster) fail(err error) { c.m.Fail(err) }
 
 // SetNodeLatency changes the node latency for the runs that follow (a sweep reuses one
 // machine).

@@ -16,7 +16,7 @@ func (c *Cluster) Engine() *netsim.Engine { return c.eng }
 
 // Err is the first failure of the machine (a packet the fabric refused, a receive path that
 // failed), which also stopped the engine.
-func (c *Cluster) Err() error { return c.err }
+func (c *Cluster) Err() error { return c.m.Err() }
 
 // PostSend sends an MPI message of size bytes (0: a header alone) with tag from node src to
 // node dst, its DMA read starting at now: the NIC reads it after the transfers queued before

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"fmt"
-	"iter"
 
 	"github.com/lhsim/lhsim/drivers/mpi"
 	"github.com/lhsim/lhsim/netsim"
@@ -34,17 +33,7 @@ type Status struct {
 // eager Send and Recv. Call them only from the rank's own program.
 type Rank struct {
 	n *node
-
-	next  func() (struct{}, bool)
-	stop  func()
-	yield func(struct{}) bool
-
-	wait     func() bool // what the program waits for (nil: running)
-	waitDesc string
-	done     bool
-	end      netsim.Time
-	err      error
-	woken    bool // a resume event is scheduled
+	p *netsim.Proc // the program, a coroutine on the cluster's machine
 
 	arrived    map[int]int      // landed puts by tag, not yet taken by Poll
 	signals    map[int][]Signal // arrived sync packets by tag, not yet taken by WaitSignal
@@ -58,87 +47,28 @@ func (r *Rank) Size() int { return len(r.n.c.nodes) }
 // Now is the simulated time.
 func (r *Rank) Now() netsim.Time { return r.n.c.eng.Now() }
 
-// callError is a bad call, which ends the run.
-type callError struct{ error }
-
-// abandoned ends a program that the run gave up on (it waited for what never came).
-type abandoned struct{}
-
 func (r *Rank) start(prog Program) {
-	r.arrived, r.unexpected, r.done, r.err, r.wait = map[int]int{}, nil, false, nil, nil
+	r.arrived, r.unexpected = map[int]int{}, nil
 	r.signals = map[int][]Signal{}
-	seq := func(yield func(struct{}) bool) {
-		r.yield = yield
-		defer func() {
-			switch x := recover().(type) {
-			case nil:
-			case callError:
-				r.err = x.error
-				r.n.c.fail(x.error)
-			case abandoned:
-			default:
-				panic(x)
-			}
-		}()
+	r.p.Start(r.n.c.eng.Now(), func(*netsim.Proc) error {
 		prog(r)
-	}
-	r.next, r.stop = iter.Pull(seq)
-	r.woken = true
-	r.n.c.eng.After(0, r, 0)
-}
-
-// Fire implements netsim.Handler: resume the program.
-func (r *Rank) Fire(now netsim.Time, _ int64) {
-	r.woken = false
-	if r.done || r.wait != nil && !r.wait() {
-		return
-	}
-	if _, ok := r.next(); !ok {
-		r.done, r.end, r.wait = true, now, nil
-	}
+		return nil
+	})
 }
 
 // wake resumes the program at now if what it waits for has come.
-func (r *Rank) wake(now netsim.Time) {
-	if !r.woken && !r.done && r.wait != nil && r.wait() {
-		r.woken = true
-		r.n.c.eng.At(now, r, 0)
-	}
-}
+func (r *Rank) wake(now netsim.Time) { r.p.Wake(now) }
 
-// block suspends the program until ready() holds.
-func (r *Rank) block(desc string, ready func() bool) {
-	for !ready() {
-		r.wait, r.waitDesc = ready, desc
-		if !r.yield(struct{}{}) {
-			panic(abandoned{})
-		}
-	}
-	r.wait = nil
-}
-
-func (r *Rank) waitingFor() string {
-	if r.wait == nil {
-		return "no call (it was never resumed)"
-	}
-	return r.waitDesc
-}
-
-func (r *Rank) abandon() { r.stop() }
+// block suspends the program until ready() holds (desc says what for, in a hang report);
+// the calls above pass a netsim.Why to r.p.Wait instead, formatted only for the report.
+func (r *Rank) block(desc string, ready func() bool) { r.p.Wait(netsim.Because(desc), ready) }
 
 // sleep keeps the rank busy for d.
-func (r *Rank) sleep(d netsim.Time, desc string) {
-	if d <= 0 {
-		return
-	}
-	until := r.Now() + d
-	r.n.c.eng.At(until, netsim.Func(func(now netsim.Time, _ int64) { r.wake(now) }), 0)
-	r.block(desc, func() bool { return r.Now() >= until })
-}
+func (r *Rank) sleep(d netsim.Time, desc string) { r.p.Sleep(d, netsim.Because(desc)) }
 
 // bad fails the run with a bad call of this rank.
 func (r *Rank) bad(format string, a ...any) {
-	panic(callError{fmt.Errorf("cluster: rank %d: "+format, append([]any{r.ID()}, a...)...)})
+	r.p.Exit(fmt.Errorf("cluster: rank %d: "+format, append([]any{r.ID()}, a...)...))
 }
 
 func (r *Rank) checkPeer(call string, peer, size int) {
@@ -169,7 +99,7 @@ func (r *Rank) issue(kind uint8, dst, size, tag int) (uint64, *message) {
 // Complete(handle) returns once the control packet is back.
 func (r *Rank) Put(dst, size, tag int) *Handle {
 	r.checkPeer("put", dst, size)
-	r.sleep(r.n.c.cfg.NodeLatency, fmt.Sprintf("Put(to %d, %d bytes, tag %d): node latency", dst, size, tag))
+	r.p.Sleep(r.n.c.cfg.NodeLatency, netsim.Because("Put(to %d, %d bytes, tag %d): node latency", int64(dst), int64(size), int64(tag)))
 	id, m := r.issue(msgPut, dst, size, tag)
 	m.handle = &Handle{id: id}
 	r.n.sendData(r.Now(), id, m, r.ID(), dst)
@@ -180,7 +110,7 @@ func (r *Rank) Put(dst, size, tag int) *Handle {
 // whose NIC sends the data back. Complete(handle) returns once it is in memory here.
 func (r *Rank) Get(src, size int) *Handle {
 	r.checkPeer("get", src, size)
-	r.sleep(r.n.c.cfg.NodeLatency, fmt.Sprintf("Get(from %d, %d bytes): node latency", src, size))
+	r.p.Sleep(r.n.c.cfg.NodeLatency, netsim.Because("Get(from %d, %d bytes): node latency", int64(src), int64(size)))
 	id, m := r.issue(msgGet, src, size, 0)
 	m.handle = &Handle{id: id}
 	r.n.sendHeader(r.Now(), id, kindGetReq, src)
@@ -190,7 +120,7 @@ func (r *Rank) Get(src, size int) *Handle {
 // Poll waits until a put with tag has landed in this rank's memory and takes it
 // (MGEN_rdma_poll): each landed put satisfies one Poll.
 func (r *Rank) Poll(tag int) {
-	r.block(fmt.Sprintf("Poll(tag %d)", tag), func() bool { return r.arrived[tag] > 0 })
+	r.p.Wait(netsim.Because("Poll(tag %d)", int64(tag)), func() bool { return r.arrived[tag] > 0 })
 	r.arrived[tag]--
 }
 
@@ -203,7 +133,7 @@ func (r *Rank) Complete(h *Handle) {
 	if m.src != r.ID() {
 		r.bad("Complete of rank %d's operation", m.src)
 	}
-	r.block(fmt.Sprintf("Complete(%s to %d, tag %d)", kindName(m.kind), m.dst, m.tag), func() bool { return h.done })
+	r.p.Wait(netsim.Because("Complete("+kindName(m.kind)+" to %d, tag %d)", int64(m.dst), int64(m.tag)), func() bool { return h.done })
 }
 
 func kindName(k uint8) string {
@@ -221,7 +151,7 @@ func (r *Rank) Comp(d netsim.Time) {
 	if d < 0 {
 		r.bad("Comp(%v): negative time", d)
 	}
-	r.sleep(d, fmt.Sprintf("Comp(%v)", d))
+	r.p.Sleep(d, netsim.Because("Comp(%v)", int64(d)).Time(0))
 }
 
 // Send sends an MPI eager message of size bytes with tag to rank dst: it costs the node
@@ -231,7 +161,7 @@ func (r *Rank) Send(dst, tag, size int) {
 	if tag < 0 {
 		r.bad("send with tag %d: want >= 0", tag)
 	}
-	r.sleep(r.n.c.cfg.NodeLatency, fmt.Sprintf("Send(to %d, tag %d, %d bytes): node latency", dst, tag, size))
+	r.p.Sleep(r.n.c.cfg.NodeLatency, netsim.Because("Send(to %d, tag %d, %d bytes): node latency", int64(dst), int64(tag), int64(size)))
 	id, m := r.issue(msgSend, dst, size, tag)
 	r.n.sendData(r.Now(), id, m, r.ID(), dst)
 }
@@ -253,7 +183,7 @@ func (r *Rank) Recv(src, tag int) Status {
 		}
 		return false
 	}
-	r.block(fmt.Sprintf("Recv(from %d, tag %d)", src, tag), match)
+	r.p.Wait(netsim.Because("Recv(from %d, tag %d)", int64(src), int64(tag)), match)
 	m := r.unexpected[found]
 	r.unexpected = append(r.unexpected[:found], r.unexpected[found+1:]...)
 	return Status{Source: m.src, Tag: m.tag, Size: m.size}
@@ -293,7 +223,7 @@ func (r *Rank) Signal(dst, tag int) {
 // WaitSignal waits until a sync packet with tag has arrived and takes the oldest: its sender
 // and its arrival time (which may be before now, if the rank was busy when it came).
 func (r *Rank) WaitSignal(tag int) Signal {
-	r.block(fmt.Sprintf("WaitSignal(tag %d)", tag), func() bool { return len(r.signals[tag]) > 0 })
+	r.p.Wait(netsim.Because("WaitSignal(tag %d)", int64(tag)), func() bool { return len(r.signals[tag]) > 0 })
 	s := r.signals[tag][0]
 	r.signals[tag] = r.signals[tag][1:]
 	return s

@@ -233,7 +233,7 @@ func recrc(img []byte) []byte {
 func TestMalformedContextImageRefused(t *testing.T) {
 	c, img := taken(t)
 	h := c.Node(0).HCA
-	before, err := h.Save(1, uint32(len(h.qps)), true)
+	before, err := h.sched.Save(1, uint32(len(h.qps)), true)
 	require.NoError(t, err)
 	require.Equal(t, img, before, "saving twice gives the same image")
 	set := func(off int, v byte) []byte { b := bytes.Clone(img); b[off] = v; return recrc(b) }
@@ -253,17 +253,17 @@ func TestMalformedContextImageRefused(t *testing.T) {
 		"too many QPs":   set(21, 200),
 		"QP out of turn": set(25, 5),
 	} {
-		err := h.Restore(bad)
+		err := h.sched.Restore(bad)
 		require.ErrorIs(t, err, ErrContext, name)
-		after, err2 := h.Save(1, uint32(len(h.qps)), true)
+		after, err2 := h.sched.Save(1, uint32(len(h.qps)), true)
 		require.NoError(t, err2)
 		require.Equal(t, before, after, "%s: the HCA changed", name)
 	}
-	require.ErrorContains(t, h.Restore(set(8, 3)), "saved on node 3, restored on node 0")
-	require.ErrorContains(t, h.Restore(img[:len(img)-1]), "checksum mismatch")
+	require.ErrorContains(t, h.sched.Restore(set(8, 3)), "saved on node 3, restored on node 0")
+	require.ErrorContains(t, h.sched.Restore(img[:len(img)-1]), "checksum mismatch")
 	// The good image restores, and restoring it changes nothing.
-	require.NoError(t, h.Restore(img))
-	after, err := h.Save(1, uint32(len(h.qps)), true)
+	require.NoError(t, h.sched.Restore(img))
+	after, err := h.sched.Save(1, uint32(len(h.qps)), true)
 	require.NoError(t, err)
 	require.Equal(t, before, after)
 }
@@ -285,8 +285,8 @@ func FuzzRestoreContext(f *testing.F) {
 	f.Add(c.Node(0).Mem.Bytes(im.Addr, im.Bytes))
 	f.Add([]byte("IBCX"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_ = c.Node(0).HCA.Restore(b)
-		_ = c.Node(0).HCA.Restore(recrcAny(b))
+		_ = c.Node(0).HCA.sched.Restore(b)
+		_ = c.Node(0).HCA.sched.Restore(recrcAny(b))
 	})
 }
 

@@ -87,7 +87,7 @@ func (c *Cluster) Checkpoint(at netsim.Time, bulk bool) (*CheckpointReport, erro
 	if err := c.Run(at); err != nil {
 		return nil, err
 	}
-	if c.running() == 0 {
+	if c.m.Live() == 0 {
 		return nil, fmt.Errorf("ib: nothing to checkpoint at %v: every program has ended", at)
 	}
 	st := &ckptState{report: CheckpointReport{Bulk: bulk, At: at}, images: make([][]image, len(c.nodes)), suspended: at}
@@ -129,7 +129,7 @@ func (c *Cluster) Checkpoint(at netsim.Time, bulk bool) (*CheckpointReport, erro
 		pending++
 		for _, cmd := range cmds {
 			st.report.Commands++
-			nd.HCA.Issue(t, cmd, func(r CommandResult) {
+			nd.HCA.sched.Issue(t, cmd, func(r CommandResult) {
 				if r.Err != nil {
 					fail(fmt.Errorf("ib: checkpoint: node %d: %v %d..%d: %w", nd.ID, cmd.Kind, cmd.First, cmd.Last, r.Err))
 					return
@@ -186,7 +186,7 @@ func (c *Cluster) Checkpoint(at netsim.Time, bulk bool) (*CheckpointReport, erro
 	}), 0)
 	c.eng.Run(netsim.Never)
 	if failed == nil {
-		failed = c.err
+		failed = c.m.Err()
 	}
 	if failed == nil && saved < len(c.nodes) {
 		failed = fmt.Errorf("ib: checkpoint: %d of %d nodes saved when nothing was left to happen", saved, len(c.nodes))
@@ -203,7 +203,7 @@ func (c *Cluster) Checkpoint(at netsim.Time, bulk bool) (*CheckpointReport, erro
 func (c *Cluster) unstable() string {
 	n := uint32(len(c.nodes))
 	for _, nd := range c.nodes {
-		if ok, why := nd.HCA.Stable(1, n); !ok {
+		if ok, why := nd.HCA.sched.Stable(1, n); !ok {
 			return fmt.Sprintf("node %d: %s", nd.ID, why)
 		}
 	}
@@ -234,7 +234,7 @@ func (c *Cluster) Continue() error {
 		}
 		left := len(cmds)
 		for _, cmd := range cmds {
-			nd.HCA.Issue(t, cmd, func(r CommandResult) {
+			nd.HCA.sched.Issue(t, cmd, func(r CommandResult) {
 				if r.Err != nil {
 					c.fail(fmt.Errorf("ib: resume: node %d: %w", nd.ID, r.Err))
 					return
@@ -309,7 +309,7 @@ func (c *Cluster) WriteCheckpoint(path string, w Workload) error {
 		h := nd.Host
 		ns := nodeState{Memory: nd.Mem.marshal(), Images: st.images[nd.ID], MRs: nd.HCA.mrs, Stats: nd.HCA.Stats,
 			Bus: busState{nd.HCA.bus.BusyTime, nd.HCA.bus.Reads, nd.HCA.bus.Writes}, Log: nd.HCA.log,
-			Host: hostState{Wait: h.wait, Deadline: h.deadline, Started: h.started, Done: h.done, End: h.end,
+			Host: hostState{Wait: h.wait, Deadline: h.deadline, Started: h.p.State() != netsim.Idle, Done: h.ended(), End: h.p.End(),
 				SQPosted: h.sqPosted, SQDone: h.sqDone, RQPosted: h.rqPosted, RQDone: h.rqDone,
 				SRQPosted: h.srqPosted, SRQDone: h.srqDone, CQCons: h.cqCons}}
 		if h.prog != nil {
@@ -408,26 +408,24 @@ func (c *Cluster) restoreNode(nd *Node, data []byte, w Workload) error {
 			im.Addr+uint64(im.Bytes) > nd.Layout.SaveArea+uint64(nd.Layout.SaveBytes) {
 			return fmt.Errorf("a context image of %d bytes at %#x, outside the save area", im.Bytes, im.Addr)
 		}
-		if err := h.Restore(mem.Bytes(im.Addr, im.Bytes)); err != nil {
+		if err := h.sched.Restore(mem.Bytes(im.Addr, im.Bytes)); err != nil {
 			return err
 		}
 	}
 	h.Stats, h.log = ns.Stats, ns.Log
 	h.bus.BusyTime, h.bus.Reads, h.bus.Writes = ns.Bus.BusyTime, ns.Bus.Reads, ns.Bus.Writes
 	host := nd.Host
-	host.wait, host.deadline, host.started, host.done, host.end = hs.Wait, hs.Deadline, hs.Started, hs.Done, hs.End
+	host.wait, host.deadline = hs.Wait, hs.Deadline
 	host.sqPosted, host.sqDone, host.rqPosted, host.rqDone = hs.SQPosted, hs.SQDone, hs.RQPosted, hs.RQDone
 	host.srqPosted, host.srqDone, host.cqCons = hs.SRQPosted, hs.SRQDone, hs.CQCons
 	host.stopped = true
-	if host.started {
+	if hs.Started {
 		t := NewTraffic(w, nd.ID)
 		if err := t.UnmarshalState(ns.Program); err != nil {
 			return fmt.Errorf("program state: %w", err)
 		}
-		host.prog = t
-		if !host.done {
-			c.live++
-		}
+		host.begin(t) // Continue schedules its wait
+		host.p.SetEnded(true, hs.Done, hs.End)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package ib
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/lhsim/lhsim/netsim"
@@ -83,6 +82,7 @@ func (c Config) topology() (fabric.Topology, error) {
 type Cluster struct {
 	cfg   Config
 	p     Params
+	m     *netsim.Machine // the engine and the hosts' programs; it stops on the first failure
 	eng   *netsim.Engine
 	net   *fabric.Network
 	nodes []*Node
@@ -90,8 +90,6 @@ type Cluster struct {
 	pkts  []*packet // in flight, by fabric packet ID
 	free  []uint64  // IDs to reuse
 	fpkts []*fabric.Packet
-	err   error
-	live  int // hosts whose program has not ended
 	ckpt  *ckptState
 }
 
@@ -119,7 +117,8 @@ func Build(cfg Config) (*Cluster, error) {
 		return nil, fmt.Errorf("ib: %s has %d nodes: want 2..4096", topo, n)
 	}
 	cfg.Nodes = n
-	c := &Cluster{cfg: cfg, p: cfg.Params, eng: &netsim.Engine{}}
+	m := netsim.NewMachine(nil)
+	c := &Cluster{cfg: cfg, p: cfg.Params, m: m, eng: m.Engine()}
 	c.net, err = fabric.New(c.eng, topo, c.p.FabricConfig())
 	if err != nil {
 		return nil, fmt.Errorf("ib: %w", err)
@@ -130,7 +129,7 @@ func Build(cfg Config) (*Cluster, error) {
 		nd.Layout = layoutNode(cfg, i, nd.Mem, nd.HCA)
 		nd.Host = newHost(c, nd)
 		c.nodes = append(c.nodes, nd)
-		if err := c.net.Attach(i, nd.HCA); err != nil {
+		if err := c.net.Attach(i, &nd.HCA.rq); err != nil {
 			return nil, err
 		}
 	}
@@ -156,15 +155,10 @@ func (c *Cluster) Nodes() []*Node { return c.nodes }
 func (c *Cluster) Node(i int) *Node { return c.nodes[i] }
 
 // fail records the first failure and stops the engine.
-func (c *Cluster) fail(err error) {
-	if c.err == nil {
-		c.err = err
-	}
-	c.eng.Stop()
-}
+func (c *Cluster) fail(err error) { c.m.Fail(err) }
 
 // Err is the failure that stopped the run, if any.
-func (c *Cluster) Err() error { return c.err }
+func (c *Cluster) Err() error { return c.m.Err() }
 
 // send puts pk on the wire at now.
 func (c *Cluster) send(now netsim.Time, pk *packet) {
@@ -203,7 +197,7 @@ func (c *Cluster) consume(now netsim.Time, fp *fabric.Packet) {
 }
 
 // ErrHang is wrapped by the error of a run whose hosts wait for what never comes.
-var ErrHang = errors.New("hosts wait for what never comes")
+var ErrHang = netsim.ErrHang
 
 // Layout is where a node keeps its queues and buffers, and the keys of its regions.
 type Layout struct {

@@ -87,7 +87,7 @@ func CPRCost(cfg Config, qps int, bulk bool) (CPRTimes, error) {
 		var failed error
 		for _, cmd := range cmds {
 			res.Commands++
-			h.Issue(start, cmd, func(r CommandResult) {
+			h.sched.Issue(start, cmd, func(r CommandResult) {
 				if r.Err != nil && failed == nil {
 					failed = r.Err
 				}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/lhsim/lhsim/netsim"
-	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 // QPState is a queue pair's state (IBA vol. 1 §10.3, the states this model uses).
@@ -112,7 +111,7 @@ type cq struct {
 	Reserved uint32 // slots held for receives in progress
 	Pending  []CQE  // completions waiting for room
 
-	waiters []func(now netsim.Time) // hosts waiting for a CQE
+	waiters []cqWaiter // hosts waiting for a CQE
 }
 
 func (c *cq) room() int { return int(c.Depth) - int(c.Prod-c.Cons) - len(c.Pending) - int(c.Reserved) }
@@ -131,16 +130,10 @@ type HCA struct {
 	srqs []*recvQueue
 	cqs  []*cq
 
-	// The SQ processor: QPs with work, in turn; busy while it runs one WQE.
-	ready  []uint32
-	sqBusy bool
-	// The RQ processor: inbound packets in arrival order.
-	inbound   []*fabric.Packet
-	rqBusy    bool
-	rqWaiting bool // waiting for a receive WQE fetch
-	// The scheduler processor: commands (stop, resume, save, restore) in order.
-	cmds     []command
-	schedBus bool
+	// The three processors of seed 004 Figure 1, sharing the tables above and the bus.
+	sq    sqProc
+	rq    rqProc
+	sched scheduler
 
 	Stats Stats
 	log   []string
@@ -181,6 +174,7 @@ var (
 func newHCA(c *Cluster, node int, mem *Memory) *HCA {
 	h := &HCA{c: c, node: node, p: &c.p, mem: mem}
 	h.bus.p = h.p
+	h.sq.HCA, h.rq.HCA, h.sched.HCA = h, h, h
 	return h
 }
 
@@ -313,13 +307,13 @@ func (h *HCA) recvQueueOf(q *qp) *recvQueue {
 // quiet reports whether the HCA has nothing in progress: no processor busy, nothing inbound,
 // no fetch or bus transfer in flight, no command queued.
 func (h *HCA) quiet(now netsim.Time) bool {
-	return !h.schedBus && len(h.cmds) == 0 && h.bus.idle(now) && h.dataQuiet(now)
+	return !h.sched.busy && len(h.sched.cmds) == 0 && h.bus.idle(now) && h.dataQuiet(now)
 }
 
 // dataQuiet says no processor but the scheduler (whose command may be the one asking) is at
 // work on a QP's or queue's context: what a save needs.
 func (h *HCA) dataQuiet(now netsim.Time) bool {
-	if h.sqBusy || h.rqBusy || len(h.inbound) > 0 {
+	if h.sq.busy || h.rq.busy || len(h.rq.inbound) > 0 {
 		return false
 	}
 	for _, s := range h.srqs {
@@ -338,12 +332,12 @@ func (h *HCA) dataQuiet(now netsim.Time) bool {
 // busyWith says what keeps the HCA from being quiet, for error messages.
 func (h *HCA) busyWith(now netsim.Time) string {
 	switch {
-	case h.sqBusy:
+	case h.sq.busy:
 		return "the SQ processor is sending"
-	case h.rqBusy || len(h.inbound) > 0:
-		return fmt.Sprintf("the RQ processor has %d packets", len(h.inbound))
-	case h.schedBus || len(h.cmds) > 0:
-		return fmt.Sprintf("the scheduler has %d commands", len(h.cmds))
+	case h.rq.busy || len(h.rq.inbound) > 0:
+		return fmt.Sprintf("the RQ processor has %d packets", len(h.rq.inbound))
+	case h.sched.busy || len(h.sched.cmds) > 0:
+		return fmt.Sprintf("the scheduler has %d commands", len(h.sched.cmds))
 	case !h.bus.idle(now):
 		return "the PCI-X bus is busy"
 	}

@@ -54,14 +54,11 @@ type Host struct {
 	nd *Node
 	h  *HCA
 
+	p        *netsim.Proc // the program, a Stepper on the cluster's machine
 	prog     Program
 	wait     Wait
 	deadline netsim.Time // the wait fails at this time
-	gen      uint64      // wakes of an older wait are ignored
-	started  bool
-	done     bool
-	end      netsim.Time
-	stopped  bool // suspended by a checkpoint
+	stopped  bool        // suspended by a checkpoint
 
 	// The verbs layer's bookkeeping, by QP number, shared receive queue and CQ number.
 	sqPosted, sqDone   []uint32
@@ -72,7 +69,7 @@ type Host struct {
 
 func newHost(c *Cluster, nd *Node) *Host {
 	h := nd.HCA
-	return &Host{c: c, nd: nd, h: h,
+	return &Host{c: c, nd: nd, h: h, p: c.m.NewProc(fmt.Sprintf("node %d", nd.ID)),
 		sqPosted: make([]uint32, len(h.qps)+1), sqDone: make([]uint32, len(h.qps)+1),
 		rqPosted: make([]uint32, len(h.qps)+1), rqDone: make([]uint32, len(h.qps)+1),
 		srqPosted: make([]uint32, len(h.srqs)), srqDone: make([]uint32, len(h.srqs)),
@@ -95,75 +92,95 @@ func (h *Host) HCA() *HCA        { return h.h }
 func (h *Host) Program() Program { return h.prog }
 
 // Done reports whether the program has ended, and when.
-func (h *Host) Done() (bool, netsim.Time) { return h.done, h.end }
+func (h *Host) Done() (bool, netsim.Time) { return h.ended(), h.p.End() }
+
+// ended reports whether the program has ended.
+func (h *Host) ended() bool { st := h.p.State(); return st == netsim.Done || st == netsim.Failed }
 
 // Start runs prog from at.
 func (h *Host) Start(at netsim.Time, prog Program) {
-	if !h.started || h.done {
-		h.c.live++
-	}
-	h.prog, h.started, h.done = prog, true, false
+	h.begin(prog)
 	h.arm(Until(at, "start"), at)
+}
+
+// begin makes prog the host's program, not yet scheduled.
+func (h *Host) begin(prog Program) {
+	h.prog = prog
+	h.p.FailFormat = fmt.Sprintf("ib: node %d: %%w", h.nd.ID)
+	h.p.StartStepper((*hostStep)(h))
 }
 
 // arm makes w the host's wait from now; a wait has a deadline WaitLimit later.
 func (h *Host) arm(w Wait, now netsim.Time) {
-	h.gen++
-	g := h.gen
+	h.p.Rearm()
 	h.wait = w
 	h.deadline = now + h.c.p.WaitLimit
-	h.schedule(g, now)
+	h.p.Await(netsim.Why{Of: (*hostWait)(h)})
+	h.schedule(now)
 }
 
-// schedule sets up the wake-up of wait g, and its deadline.
-func (h *Host) schedule(g uint64, now netsim.Time) {
-	eng := h.c.eng
-	eng.At(max(h.deadline, now), netsim.Func(func(t netsim.Time, _ int64) { h.expire(g, t) }), 0)
+// schedule sets up the wake-up of the present wait, and its deadline.
+func (h *Host) schedule(now netsim.Time) {
+	h.p.LimitAt(max(h.deadline, now))
 	switch w := h.wait; w.Kind {
 	case WaitUntil:
-		eng.At(max(w.At, now), netsim.Func(func(t netsim.Time, _ int64) { h.wake(g, t) }), 0)
+		h.p.ResumeAt(max(w.At, now))
 	case WaitCQ:
 		if h.cqReady(w.CQ) {
-			eng.At(now+h.c.p.PollRead, netsim.Func(func(t netsim.Time, _ int64) { h.wake(g, t) }), 0)
+			h.p.ResumeAt(now + h.c.p.PollRead)
 			return
 		}
 		c := h.h.cq(w.CQ)
-		c.waiters = append(c.waiters, func(t netsim.Time) {
-			if g == h.gen {
-				eng.At(t+h.c.p.PollRead, netsim.Func(func(t netsim.Time, _ int64) { h.wake(g, t) }), 0)
-			}
-		})
+		c.waiters = append(c.waiters, cqWaiter{h, h.p.Generation()})
 	}
 }
 
-func (h *Host) wake(g uint64, now netsim.Time) {
-	if g != h.gen || h.stopped || h.done {
-		return
+// cqWaiter is a host waiting for a CQE, in the wait of generation gen.
+type cqWaiter struct {
+	h   *Host
+	gen uint64
+}
+
+// written tells the waiter a CQE landed at now: it polls it a memory read later.
+func (w cqWaiter) written(now netsim.Time) {
+	if w.gen == w.h.p.Generation() {
+		w.h.p.ResumeAt(now + w.h.c.p.PollRead)
+	}
+}
+
+// hostStep is the host as its process's Stepper.
+type hostStep Host
+
+// Step runs the program from its wait: it fails past the wait's limit, waits on when the CQ
+// entry it was woken for has been taken, and arms the next wait.
+func (s *hostStep) Step(p *netsim.Proc) (bool, error) {
+	h := (*Host)(s)
+	now := p.Now()
+	if h.stopped {
+		return false, nil
+	}
+	if p.TimedOut() {
+		return false, fmt.Errorf("%w: waited %v for %s", ErrWaitLimit, h.c.p.WaitLimit, h.describe())
 	}
 	if h.wait.Kind == WaitCQ && !h.cqReady(h.wait.CQ) {
-		h.schedule(g, now) // another waiter took it (cannot happen with one program a host)
-		return
+		h.schedule(now) // another waiter took it (cannot happen with one program a host)
+		return false, nil
 	}
 	w, err := h.prog.Step(h)
 	if err != nil {
-		h.c.fail(fmt.Errorf("ib: node %d: %w", h.nd.ID, err))
-		return
+		return false, err
 	}
 	if w.Kind == WaitDone {
-		h.done, h.end = true, now
-		h.gen++
-		h.c.live--
-		return
+		return true, nil
 	}
 	h.arm(w, now)
+	return false, nil
 }
 
-func (h *Host) expire(g uint64, now netsim.Time) {
-	if g != h.gen || h.stopped || h.done {
-		return
-	}
-	h.c.fail(fmt.Errorf("ib: node %d: %w: waited %v for %s", h.nd.ID, ErrWaitLimit, h.c.p.WaitLimit, h.describe()))
-}
+// hostWait formats what the host waits for, for a hang report.
+type hostWait Host
+
+func (w *hostWait) String() string { return (*Host)(w).describe() }
 
 func (h *Host) describe() string {
 	switch h.wait.Kind {
@@ -179,19 +196,19 @@ func (h *Host) describe() string {
 // while it is suspended are ignored, and resume looks at its wait again.
 func (h *Host) suspend() {
 	h.stopped = true
-	h.gen++
+	h.p.Rearm()
 }
 
 // resume lets the program go on from now: its wait is looked at again, with what was left
 // of its deadline.
 func (h *Host) resume(now, suspendedAt netsim.Time) {
 	h.stopped = false
-	if !h.started || h.done {
+	if h.p.State() != netsim.Waiting {
 		return
 	}
 	h.deadline = now + max(0, h.deadline-suspendedAt)
-	h.gen++
-	h.schedule(h.gen, now)
+	h.p.Rearm()
+	h.schedule(now)
 }
 
 // cqReady reports whether the CQ's next entry in host memory is a new one.

@@ -2,8 +2,6 @@ package ib
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/lhsim/lhsim/netsim"
 )
@@ -13,36 +11,15 @@ func (c *Cluster) Start(i int, at netsim.Time, prog Program) {
 	c.nodes[i].Host.Start(at, prog)
 }
 
-// running counts the hosts with a program that has not ended.
-func (c *Cluster) running() int { return c.live }
-
 // Run runs until every started program has ended, or until, or a failure. A program still
 // waiting when nothing is left to happen is reported with what it waits for (ErrHang); a
 // wait that passes Params.WaitLimit fails the run with ErrWaitLimit.
 func (c *Cluster) Run(until netsim.Time) error {
-	for c.err == nil && c.running() > 0 {
-		next := c.eng.NextAt()
-		if next == netsim.Never || next > until {
-			break
-		}
-		// Run in slices so that a finished machine stops at its last program's end even
-		// with stale deadlines pending.
-		c.eng.Run(min(until, next))
+	err := c.m.Run(until)
+	if err != nil && c.m.Err() == nil {
+		return fmt.Errorf("ib: %w", err)
 	}
-	if c.err != nil {
-		return c.err
-	}
-	if c.running() > 0 && c.eng.NextAt() == netsim.Never {
-		var waits []string
-		for _, nd := range c.nodes {
-			if h := nd.Host; h.started && !h.done {
-				waits = append(waits, fmt.Sprintf("node %d waits for %s", nd.ID, h.describe()))
-			}
-		}
-		sort.Strings(waits)
-		return fmt.Errorf("ib: %w at %v: %s", ErrHang, c.eng.Now(), strings.Join(waits, "; "))
-	}
-	return nil
+	return err
 }
 
 // RTT runs pmtest's ping-pong between two nodes of a fresh machine of p: size bytes, with

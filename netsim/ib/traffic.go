@@ -262,7 +262,7 @@ func (c *Cluster) Outcome() ([]NodeOutcome, error) {
 	var out []NodeOutcome
 	for _, nd := range c.nodes {
 		t, ok := nd.Host.prog.(*Traffic)
-		if !ok || !nd.Host.done {
+		if !ok || !nd.Host.ended() {
 			return nil, fmt.Errorf("ib: node %d has not finished a traffic program", nd.ID)
 		}
 		d := nd.Mem.Digest()

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"iter"
 
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim/hostcpu"
@@ -13,11 +12,11 @@ import (
 )
 
 // Program is the software on a node's host, run from the time the node is made: a driver
-// and an MPI library (drivers, drivers/mpi) written against drivers.Device, which the bus
+// and an MPI library (drivers, drivers/mpi) written against drivers.Bus, which the bus
 // is. It programs the NIC itself, as a driver does when it loads; the node does not.
 type Program func(bus *HostBus) error
 
-// HostBus is a node's host bus as its Program sees it: a drivers.Device (and
+// HostBus is a node's host bus as its Program sees it: a drivers.Bus (and
 // drivers.Watcher) whose every access happens on the device at the host's own time.
 //
 // The host's time is its CPU model's clock (hostcpu, charged by the driver and the MPI
@@ -35,15 +34,8 @@ type HostBus struct {
 	n      *Node
 	CPU    *hostcpu.CPU
 	origin netsim.Time // engine time of CPU time 0
-	prog   Program
 
-	next    func() (struct{}, bool)
-	stop    func()
-	yield   func(struct{}) bool
-	gen     int64  // the number of the resume event that counts (earlier ones are stale)
-	waiting string // what the program waits for ("" while it runs)
-	done    bool
-	err     error
+	p *netsim.Proc // the program, a coroutine on the node's machine
 
 	want     int      // reads outstanding
 	answers  []uint32 // their answers so far
@@ -53,83 +45,31 @@ type HostBus struct {
 	watchers []func(cycle uint64, ev drivers.Events)
 }
 
-// abandoned ends a program the run gave up on (the node closed while it waited).
-type abandoned struct{}
-
 func startHost(n *Node, cpu *hostcpu.CPU, prog Program) *HostBus {
-	b := &HostBus{n: n, CPU: cpu, origin: n.eng.Now(), prog: prog}
-	b.resumeAt(n.eng.Now())
+	b := &HostBus{n: n, CPU: cpu, origin: n.eng.Now(), p: n.m.NewProc("the host")}
+	b.p.FailFormat = "lhsnic: host program: %w"
+	b.p.Start(n.eng.Now(), func(*netsim.Proc) error { return prog(b) })
 	return b
 }
 
-// begin makes the program's coroutine. It is made when the program first runs, inside the
-// engine's run: a coroutine must always be entered with the OS-thread locking it was made
-// with, and opening a Verilated device locks the thread once more (each node made after
-// this one would change it).
-func (b *HostBus) begin() {
-	n, prog := b.n, b.prog
-	seq := func(yield func(struct{}) bool) {
-		b.yield = yield
-		defer func() {
-			if x := recover(); x != nil {
-				if _, ok := x.(abandoned); !ok {
-					panic(x)
-				}
-			}
-		}()
-		if err := prog(b); err != nil {
-			b.err = err
-			n.fail(fmt.Errorf("host program: %w", err))
-		}
-	}
-	b.next, b.stop = iter.Pull(seq)
-}
-
-// Fire implements netsim.Handler: resume the program.
-func (b *HostBus) Fire(_ netsim.Time, gen int64) {
-	if gen != b.gen || b.done {
-		return
-	}
-	if b.next == nil {
-		b.begin()
-	}
-	if _, ok := b.next(); !ok {
-		b.done = true
-	}
-}
-
 // resumeAt schedules the program's resumption at t, replacing any earlier plan.
-func (b *HostBus) resumeAt(t netsim.Time) {
-	b.gen++
-	b.n.eng.At(t, b, b.gen)
-}
+func (b *HostBus) resumeAt(t netsim.Time) { b.p.WakeAt(t) }
 
 // block suspends the program until a resume event it scheduled (or the node scheduled for
 // it) fires.
-func (b *HostBus) block(what string) {
-	b.waiting = what
-	if !b.yield(struct{}{}) {
-		panic(abandoned{})
-	}
-	b.waiting = ""
-}
+func (b *HostBus) block(why netsim.Why) { b.p.Suspend(why) }
 
-// Done reports whether the program has returned; Err is its error.
-func (b *HostBus) Done() bool { return b.done }
+// Done reports whether the program has returned (or was ended by Close); Err is its error.
+func (b *HostBus) Done() bool { return b.p.State() != netsim.Waiting }
 
 // Err is the error the program returned, if any.
-func (b *HostBus) Err() error { return b.err }
+func (b *HostBus) Err() error { return b.p.Err() }
 
-// Waiting says what an unfinished program waits for ("" while it runs or once it is done).
-func (b *HostBus) Waiting() string { return b.waiting }
+// Waiting says what an unfinished program waits for ("" once it is done).
+func (b *HostBus) Waiting() string { return b.p.Waiting() }
 
 // close ends a program left waiting when the run ended.
-func (b *HostBus) close() {
-	if !b.done && b.stop != nil {
-		b.stop()
-	}
-	b.done = true
-}
+func (b *HostBus) close() { b.p.Abandon() }
 
 // Now is the host's time on the engine's clock.
 func (b *HostBus) Now() netsim.Time { return b.origin + netsim.Time(b.CPU.Now()) }
@@ -144,7 +84,7 @@ func (b *HostBus) sync() netsim.Time {
 		b.CPU.Advance(int64(now - t))
 	case t > now:
 		b.resumeAt(t)
-		b.block("its own clock")
+		b.block(netsim.Because("its own clock"))
 	}
 	return b.n.eng.Now()
 }
@@ -156,7 +96,7 @@ func (b *HostBus) Sleep(d netsim.Time) {
 }
 
 // post puts the host's accesses on the bus at its time; reads ones are the reads among them.
-func (b *HostBus) post(reads int, what string, ops func(p receivePath, cycle uint64) error) ([]uint32, error) {
+func (b *HostBus) post(reads int, what netsim.Why, ops func(p receivePath, cycle uint64) error) ([]uint32, error) {
 	now := b.sync()
 	b.want, b.answers = reads, b.answers[:0]
 	if err := b.n.hostAccess(now, ops); err != nil {
@@ -166,7 +106,7 @@ func (b *HostBus) post(reads int, what string, ops func(p receivePath, cycle uin
 		return nil, nil
 	}
 	b.block(what)
-	if err := b.n.err; err != nil {
+	if err := b.n.m.Err(); err != nil {
 		return nil, err
 	}
 	return b.answers, nil
@@ -211,7 +151,7 @@ func (b *HostBus) WaitCommit(limit netsim.Time) error {
 	}
 	b.watching = true
 	b.resumeAt(start + limit)
-	b.block(fmt.Sprintf("an entry committed after %v (the count it last read: %d)", start, b.seen))
+	b.block(netsim.Because("an entry committed after %v (the count it last read: %d)", int64(start), int64(b.seen)).Time(0))
 	b.watching = false
 	if b.commits == b.seen {
 		return fmt.Errorf("%w in %v (from %v; the count stays at %d)", ErrNoCommit, limit, start, b.seen)
@@ -219,9 +159,9 @@ func (b *HostBus) WaitCommit(limit netsim.Time) error {
 	return nil
 }
 
-// ReadReg implements drivers.Device: one read on the host bus.
+// ReadReg implements drivers.Bus: one read on the host bus.
 func (b *HostBus) ReadReg(addr uint32) (uint32, error) {
-	v, err := b.post(1, fmt.Sprintf("the answer to a read of %#x", addr), func(p receivePath, c uint64) error {
+	v, err := b.post(1, netsim.Because("the answer to a read of %#x", int64(addr)), func(p receivePath, c uint64) error {
 		return p.PostRead(c, addr)
 	})
 	if err != nil {
@@ -233,13 +173,13 @@ func (b *HostBus) ReadReg(addr uint32) (uint32, error) {
 	return v[0], nil
 }
 
-// WriteReg implements drivers.Device: a posted write.
+// WriteReg implements drivers.Bus: a posted write.
 func (b *HostBus) WriteReg(addr, val uint32) error {
-	_, err := b.post(0, "", func(p receivePath, c uint64) error { return p.PostWrite(c, addr, val) })
+	_, err := b.post(0, netsim.Why{}, func(p receivePath, c uint64) error { return p.PostWrite(c, addr, val) })
 	return err
 }
 
-// ReadBlock implements drivers.Device: consecutive reads, one a cycle.
+// ReadBlock implements drivers.Bus: consecutive reads, one a cycle.
 func (b *HostBus) ReadBlock(addr uint32, dst []byte) error {
 	if len(dst)%4 != 0 {
 		return fmt.Errorf("lhsnic: block of %d bytes is not whole words", len(dst))
@@ -247,7 +187,7 @@ func (b *HostBus) ReadBlock(addr uint32, dst []byte) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	v, err := b.post(len(dst)/4, fmt.Sprintf("the answers to a %d-byte read at %#x", len(dst), addr), func(p receivePath, c uint64) error {
+	v, err := b.post(len(dst)/4, netsim.Because("the answers to a %d-byte read at %#x", int64(len(dst)), int64(addr)), func(p receivePath, c uint64) error {
 		for i := 0; i < len(dst); i += 4 {
 			if err := p.PostRead(c, addr+uint32(i)); err != nil {
 				return err
@@ -264,12 +204,12 @@ func (b *HostBus) ReadBlock(addr uint32, dst []byte) error {
 	return nil
 }
 
-// WriteBlock implements drivers.Device: consecutive posted writes.
+// WriteBlock implements drivers.Bus: consecutive posted writes.
 func (b *HostBus) WriteBlock(addr uint32, src []byte) error {
 	if len(src)%4 != 0 {
 		return fmt.Errorf("lhsnic: block of %d bytes is not whole words", len(src))
 	}
-	_, err := b.post(0, "", func(p receivePath, c uint64) error {
+	_, err := b.post(0, netsim.Why{}, func(p receivePath, c uint64) error {
 		for i := 0; i < len(src); i += 4 {
 			if err := p.PostWrite(c, addr+uint32(i), binary.LittleEndian.Uint32(src[i:])); err != nil {
 				return err
@@ -280,46 +220,9 @@ func (b *HostBus) WriteBlock(addr uint32, src []byte) error {
 	return err
 }
 
-// Inject implements drivers.Device: refused, the network brings a node its messages.
-func (b *HostBus) Inject([]byte) error {
-	return errors.New("lhsnic: the host cannot inject at its own node's input: the network brings its messages")
-}
-
-// Run implements drivers.Device: the host waits n device cycles.
-func (b *HostBus) Run(n uint64) error {
-	b.Sleep(netsim.Time(n) * b.n.cfg.Period)
-	return nil
-}
-
-// RunUntilIdle implements drivers.Device: refused, a node in a network is never known to
-// stay idle (use WaitCommit).
-func (b *HostBus) RunUntilIdle(uint64) error {
-	return errors.New("lhsnic: RunUntilIdle on a network node's host bus: wait for the network with WaitCommit")
-}
-
-// Cycle implements drivers.Device: the device cycle an access made now goes out in (the
+// Cycle implements drivers.Bus: the device cycle an access made now goes out in (the
 // first that starts after the host's time).
 func (b *HostBus) Cycle() uint64 { return b.n.cycleAfter(b.n.eng.Now()) }
-
-// MemRead implements drivers.Device: the large memory by backdoor, on a device in this
-// process.
-func (b *HostBus) MemRead(addr uint64, dst []byte) error {
-	if b.n.local == nil {
-		return errors.New("lhsnic: MemRead needs the device in this process (the cgo bridge)")
-	}
-	return b.n.local.MemRead(addr, dst)
-}
-
-// MemWrite implements drivers.Device: the large memory by backdoor.
-func (b *HostBus) MemWrite(addr uint64, src []byte) error {
-	if b.n.local == nil {
-		return errors.New("lhsnic: MemWrite needs the device in this process (the cgo bridge)")
-	}
-	return b.n.local.MemWrite(addr, src)
-}
-
-// Close implements drivers.Device: nothing; the node owns the device.
-func (b *HostBus) Close() error { return nil }
 
 // Watch implements drivers.Watcher: f sees every event pulse of the device, in cycle order.
 func (b *HostBus) Watch(f func(cycle uint64, ev drivers.Events)) {

@@ -86,9 +86,9 @@ type Node struct {
 	cfg   Config
 	eng   *netsim.Engine
 	path  receivePath
-	local *device.Local // the device, when it is in this process
-	bus   *HostBus      // the host's program, if it runs one
-	err   error         // the first error of the device: the node stops
+	local *device.Local   // the device, when it is in this process
+	bus   *HostBus        // the host's program, if it runs one
+	m     *netsim.Machine // the node's host program on the engine; its first failure stops the node
 
 	base    netsim.Time // engine time of device cycle 0 (after reset)
 	next    uint64      // the device cycle to run next
@@ -119,7 +119,7 @@ func New(eng *netsim.Engine, cfg Config) (*Node, error) {
 	if cfg.Period <= 0 || cfg.Batch < 1 {
 		return nil, fmt.Errorf("lhsnic: period %v and batch %d: want both positive", cfg.Period, cfg.Batch)
 	}
-	n := &Node{cfg: cfg, eng: eng, splitPos: hw.SplitPosReset, entries: cfg.Device.Params().Entries}
+	n := &Node{cfg: cfg, eng: eng, m: netsim.NewMachine(eng), splitPos: hw.SplitPosReset, entries: cfg.Device.Params().Entries}
 	if cfg.TLM && cfg.Program != nil {
 		return nil, fmt.Errorf("lhsnic: a host program needs a device's host bus, and the transaction-level model has none")
 	}
@@ -182,7 +182,7 @@ func (n *Node) Local() *device.Local { return n.local }
 
 // Err is the first error of the device (a plugin process that died, a release the model
 // refused): the node stopped there, and the run ends with its receivers waiting.
-func (n *Node) Err() error { return n.err }
+func (n *Node) Err() error { return n.m.Err() }
 
 // Close ends a host program left waiting and frees the device (and reports a lockstep
 // disagreement, if any).
@@ -195,12 +195,7 @@ func (n *Node) Close() error {
 
 // fail records the device's first error and stops the engine: the node does no more, and
 // the run ends with the error (cluster.Run reports it).
-func (n *Node) fail(err error) {
-	if n.err == nil {
-		n.err = fmt.Errorf("lhsnic: %w", err)
-	}
-	n.eng.Stop()
-}
+func (n *Node) fail(err error) { n.m.Fail(fmt.Errorf("lhsnic: %w", err)) }
 
 // ranPast reports (and fails the node with) a call at now after the device has already run a
 // cycle that starts after now: a lookahead too long for the network (Group).
@@ -237,12 +232,12 @@ func (n *Node) Arrive(now netsim.Time, msg []byte, done func(now netsim.Time)) e
 // host access): the cycles that start by now run, and an idle device skips to the first cycle
 // after now, where it will go in. It returns the node's error, or a causality error.
 func (n *Node) reach(now netsim.Time) error {
-	if n.err != nil {
-		return n.err
+	if n.m.Err() != nil {
+		return n.m.Err()
 	}
 	n.catchUp(now)
 	if n.ranPast(now) {
-		return n.err
+		return n.m.Err()
 	}
 	if !n.busy() {
 		n.next = max(n.next, n.cycleAfter(now))
@@ -267,7 +262,7 @@ func (n *Node) cycleAt(t netsim.Time) uint64 {
 }
 
 // busy: the device has work that running cycles advances.
-func (n *Node) busy() bool { return n.err == nil && (n.st.Busy || n.settle > 0) }
+func (n *Node) busy() bool { return n.m.Err() == nil && (n.st.Busy || n.settle > 0) }
 
 // catchUp runs the cycles that start at or before t, if the device has work.
 func (n *Node) catchUp(t netsim.Time) {
@@ -281,7 +276,7 @@ func (n *Node) catchUp(t netsim.Time) {
 func (n *Node) wake(now netsim.Time) {
 	at := netsim.Never
 	switch {
-	case n.err != nil:
+	case n.m.Err() != nil:
 	case n.busy():
 		at = max(now, n.start(n.next))
 	case len(n.held) > 0:
@@ -310,7 +305,7 @@ func (n *Node) Fire(now netsim.Time, gen int64) {
 // run runs the node's step event at now.
 func (n *Node) run(now netsim.Time) {
 	n.wakeAt = netsim.Never
-	if n.err != nil {
+	if n.m.Err() != nil {
 		return
 	}
 	if !n.busy() && len(n.held) > 0 && now >= n.cfg.HoldReleases {
@@ -468,7 +463,7 @@ func (n *Node) hostAccess(now netsim.Time, ops func(p receivePath, cycle uint64)
 	}
 	if err := ops(n.path, n.next); err != nil {
 		n.fail(err)
-		return n.err
+		return n.m.Err()
 	}
 	n.st.HostBusy, n.st.Busy = true, true
 	n.settle = 3

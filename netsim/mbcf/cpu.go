@@ -28,6 +28,9 @@ type cpu struct {
 
 func (c *cpu) eng() *netsim.Engine { return c.n.s.eng }
 
+// isBusy reports whether the kernel holds the CPU (the users' programs wait).
+func (c *cpu) isBusy() bool { return c.busy }
+
 // submit queues a kernel job at now.
 func (c *cpu) submit(now netsim.Time, j job) {
 	c.q = append(c.q, j)

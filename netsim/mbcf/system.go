@@ -43,7 +43,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/ether"
@@ -52,11 +51,11 @@ import (
 // System is the machine: an engine, a hub and the nodes on it.
 type System struct {
 	cfg   Config
+	m     *netsim.Machine // the engine and the tasks' programs (a task's error ends only it)
 	eng   *netsim.Engine
 	hub   *ether.Hub
 	nodes []*Node
 	tasks []*Task // by logical task number
-	err   error
 	// injector is Inject's port (-1 until first used).
 	injector int
 }
@@ -72,12 +71,13 @@ func New(cfg Config, nodes int) (*System, error) {
 	if nodes < 2 || nodes > MaxNodes {
 		return nil, fmt.Errorf("mbcf: %d nodes: want 2..%d", nodes, MaxNodes)
 	}
-	eng := &netsim.Engine{}
-	hub, err := ether.NewHub(eng, cfg.Medium, cfg.Seed)
+	m := netsim.NewMachine(nil)
+	m.ContinueOnError = true
+	hub, err := ether.NewHub(m.Engine(), cfg.Medium, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
-	s := &System{cfg: cfg, eng: eng, hub: hub, injector: -1}
+	s := &System{cfg: cfg, m: m, eng: m.Engine(), hub: hub, injector: -1}
 	for i := range nodes {
 		n := &Node{s: s, id: uint32(i), mac: ether.StationMAC(uint32(i)), byID: map[uint32]*Task{}}
 		n.cpu.n, n.ad.n = n, n
@@ -130,6 +130,8 @@ func (s *System) AddTask(node int, id, key uint32, segs ...Segment) (*Task, erro
 		return nil, err
 	}
 	t := &Task{n: n, id: id, key: key, space: sp, num: len(s.tasks)}
+	t.p = s.m.NewProc(fmt.Sprintf("task %d", t.num))
+	t.p.Hold = n.cpu.isBusy
 	n.tasks = append(n.tasks, t)
 	n.byID[id] = t
 	s.tasks = append(s.tasks, t)
@@ -143,7 +145,7 @@ func (s *System) RetireTask(num int) error {
 		return fmt.Errorf("mbcf: no task %d (%d tasks)", num, len(s.tasks))
 	}
 	t := s.tasks[num]
-	if t.started {
+	if t.p.State() != netsim.Idle {
 		return fmt.Errorf("mbcf: task %d is running a program", num)
 	}
 	delete(t.n.byID, t.id)
@@ -178,43 +180,33 @@ func (s *System) Run(progs map[int]Program) (Result, error) {
 			s.tasks[k].start(progs[k])
 		}
 	}
-	s.eng.Run(netsim.Never)
+	hang := s.m.Drain()
 	res := Result{Finished: make([]netsim.Time, len(s.tasks)), Events: s.eng.Fired() - start}
 	var errs []error
-	if s.err != nil {
-		errs = append(errs, s.err)
+	if err := s.m.Err(); err != nil {
+		errs = append(errs, err)
+		hang = s.m.Hang()
 	}
-	var waiting []string
 	for _, k := range nums {
 		t := s.tasks[k]
-		if !t.started {
-			continue
-		}
-		t.started = false
-		if !t.done {
-			waiting = append(waiting, fmt.Sprintf("task %d waiting for %s", k, t.waitDesc))
-			t.stop()
-			continue
-		}
-		res.Finished[k] = t.end
-		res.End = max(res.End, t.end)
-		if t.err != nil {
-			errs = append(errs, fmt.Errorf("task %d (node %d, ID %d): %w", k, t.n.id, t.id, t.err))
+		switch t.p.State() {
+		case netsim.Done, netsim.Failed:
+			res.Finished[k] = t.p.End()
+			res.End = max(res.End, t.p.End())
+			if err := t.p.Err(); err != nil {
+				errs = append(errs, fmt.Errorf("task %d (node %d, ID %d): %w", k, t.n.id, t.id, err))
+			}
 		}
 	}
-	if len(waiting) > 0 {
-		errs = append(errs, fmt.Errorf("mbcf: the run stopped at %v with %s", s.eng.Now(), strings.Join(waiting, "; ")))
+	if hang != nil {
+		errs = append(errs, fmt.Errorf("mbcf: %w", hang))
 	}
+	s.m.Abandon()
 	return res, errors.Join(errs...)
 }
 
 // fail records a fault of the simulator itself and stops the run.
-func (s *System) fail(err error) {
-	if s.err == nil {
-		s.err = err
-	}
-	s.eng.Stop()
-}
+func (s *System) fail(err error) { s.m.Fail(err) }
 
 // Stats sums the nodes' counters.
 func (s *System) Stats() NodeStats {

@@ -3,7 +3,6 @@ package mbcf
 import (
 	"errors"
 	"fmt"
-	"iter"
 	"slices"
 
 	"github.com/lhsim/lhsim/netsim"
@@ -49,18 +48,7 @@ type Task struct {
 	space *Space
 	num   int
 
-	next     func() (struct{}, bool)
-	stop     func()
-	yield    func(struct{}) bool
-	wait     func() bool
-	waitDesc string
-	waitGen  uint64
-	woken    bool
-	timedOut bool
-	started  bool
-	done     bool
-	end      netsim.Time
-	err      error
+	p *netsim.Proc // its program, a coroutine held while the node's kernel is busy
 
 	computeLeft netsim.Time
 	faults      []Fault
@@ -80,81 +68,24 @@ func (t *Task) Now() netsim.Time { return t.n.s.eng.Now() }
 // Faults are the failures the kernel has told this task of, oldest first.
 func (t *Task) Faults() []Fault { return slices.Clone(t.faults) }
 
-type abandoned struct{}
-
 func (t *Task) start(prog Program) {
-	t.done, t.err, t.wait, t.started = false, nil, nil, true
-	seq := func(yield func(struct{}) bool) {
-		t.yield = yield
-		defer func() {
-			if x := recover(); x != nil {
-				if _, ok := x.(abandoned); !ok {
-					panic(x)
-				}
-			}
-		}()
-		t.err = prog(t)
-	}
-	t.next, t.stop = iter.Pull(seq)
-	t.woken = true
-	t.n.s.eng.At(t.n.s.eng.Now(), t, 0)
-}
-
-// Fire implements netsim.Handler: resume the program if the CPU is the users' and what it
-// waits for has come (or its wait limit has passed).
-func (t *Task) Fire(now netsim.Time, _ int64) {
-	t.woken = false
-	if t.done || t.n.cpu.busy || t.wait != nil && !t.timedOut && !t.wait() {
-		return
-	}
-	if _, ok := t.next(); !ok {
-		t.done, t.end, t.wait = true, now, nil
-	}
+	t.p.Start(t.n.s.eng.Now(), func(*netsim.Proc) error { return prog(t) })
 }
 
 // wake schedules the program's resumption at now if it can go on.
-func (t *Task) wake(now netsim.Time) {
-	if t.woken || t.done || !t.started || t.n.cpu.busy {
-		return
-	}
-	if t.wait != nil && !t.timedOut && !t.wait() {
-		return
-	}
-	t.woken = true
-	t.n.s.eng.At(now, t, 0)
-}
+func (t *Task) wake(now netsim.Time) { t.p.Wake(now) }
 
 // block suspends the program until ready() holds and the kernel is idle; with limited, for
-// at most the wait limit, after which it returns an error naming desc.
-func (t *Task) block(desc string, limited bool, ready func() bool) error {
-	if ready() && !t.n.cpu.busy {
+// at most the wait limit, after which it returns an error naming what it waited for.
+func (t *Task) block(why netsim.Why, limited bool, ready func() bool) error {
+	if !limited {
+		t.p.Wait(why, ready)
 		return nil
 	}
-	t.waitGen++
-	gen := t.waitGen
-	t.timedOut = false
 	limit := t.n.s.cfg.Protocol.WaitLimit
-	if limited {
-		t.n.s.eng.At(t.Now()+limit, netsim.Func(func(now netsim.Time, _ int64) {
-			if t.waitGen == gen && t.wait != nil {
-				t.timedOut = true
-				t.wake(now)
-			}
-		}), 0)
+	if !t.p.WaitLimit(limit, why, ready) {
+		return fmt.Errorf("%w: task %d (node %d) waited %v for %v", ErrWaitLimit, t.num, t.n.id, limit, why)
 	}
-	for !ready() || t.n.cpu.busy {
-		if t.timedOut {
-			t.wait, t.timedOut = nil, false
-			t.waitGen++
-			return fmt.Errorf("%w: task %d (node %d) waited %v for %s", ErrWaitLimit, t.num, t.n.id, limit, desc)
-		}
-		t.wait, t.waitDesc = ready, desc
-		if !t.yield(struct{}{}) {
-			panic(abandoned{})
-		}
-	}
-	t.wait = nil
-	t.waitGen++
 	return nil
 }
 
@@ -249,7 +180,7 @@ func (t *Task) Send(dst int, cmds []Command) error {
 	if ch.dead {
 		return fmt.Errorf("%w: task %d to node %d", ErrUnreachable, t.num, to.n.id)
 	}
-	if err := t.block(fmt.Sprintf("room in the backlog to node %d", to.n.id), true, func() bool {
+	if err := t.block(netsim.Because("room in the backlog to node %d", int64(to.n.id)), true, func() bool {
 		return ch.dead || len(ch.backlog) < s.cfg.Protocol.Backlog
 	}); err != nil {
 		return err
@@ -271,7 +202,7 @@ func (t *Task) Send(dst int, cmds []Command) error {
 			done = true
 		}
 	}})
-	return t.block("the send system call", true, func() bool { return done })
+	return t.block(netsim.Because("the send system call"), true, func() bool { return done })
 }
 
 // Await spins on this task's flag word until it is not 0 and returns what it reports:
@@ -279,7 +210,7 @@ func (t *Task) Send(dst int, cmds []Command) error {
 func (t *Task) Await(flag uint32) (Reason, error) {
 	var w uint32
 	var werr error
-	err := t.block(fmt.Sprintf("the flag at %#x", flag), true, func() bool {
+	err := t.block(netsim.Because("the flag at %#x", int64(flag)), true, func() bool {
 		w, werr = t.space.Word(flag)
 		return werr != nil || w != 0
 	})
@@ -295,7 +226,7 @@ func (t *Task) Await(flag uint32) (Reason, error) {
 // Spin polls this task's own memory until cond holds (desc says what for), at most the wait
 // limit: a user-level spin-wait, which takes no CPU time from the kernel.
 func (t *Task) Spin(desc string, cond func() bool) error {
-	return t.block(desc, true, cond)
+	return t.block(netsim.Because(desc), true, cond)
 }
 
 // Compute keeps the task busy computing for d of CPU time; the kernel's work on this node
@@ -309,7 +240,7 @@ func (t *Task) Compute(d netsim.Time) error {
 	}
 	t.computeLeft = d
 	t.n.cpu.compute(t.Now(), t)
-	return t.block("its computation", false, func() bool { return t.computeLeft == 0 })
+	return t.block(netsim.Because("its computation"), false, func() bool { return t.computeLeft == 0 })
 }
 
 // told records a failure of one of this task's commands, and sets its flag if it had one.
