@@ -117,6 +117,7 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 			return nil, err
 		}
 		eng := c.Network().Engine()
+		lats := collective.NewLatencies(c.Network()) // the model's path walks, once per pair
 		ps := cfg.Processes
 		if len(ps) == 0 {
 			ps = processCounts(topo.Nodes())
@@ -144,7 +145,7 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 					if err != nil {
 						return nil, fmt.Errorf("%s: %w", ts, err)
 					}
-					model, err := collective.Model(c, alg, p)
+					model, err := collective.ModelWith(c, lats, alg, p)
 					if err != nil {
 						return nil, fmt.Errorf("%s: %w", ts, err)
 					}
