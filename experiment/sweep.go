@@ -52,13 +52,14 @@ func MergeBarrier(parts []*BarrierResult) *BarrierResult {
 }
 
 // Parts are the all-to-all sweep by size and scheme; each part runs its size and scheme on
-// every latency and evenness the sweep asks for.
+// every latency and evenness the sweep asks for, and tells Progress (when set) of each run
+// with its own count: parts run at once (--jobs) call it from their goroutines.
 func (cfg AlltoallConfig) Parts() []Part[AlltoallConfig] {
 	var out []Part[AlltoallConfig]
 	for _, size := range cfg.Sizes {
 		for _, sc := range cfg.Schemes {
 			c := cfg
-			c.Sizes, c.Schemes, c.Progress = []int{size}, []alltoall.Scheme{sc}, nil
+			c.Sizes, c.Schemes = []int{size}, []alltoall.Scheme{sc} // Progress is told of each part's runs
 			out = append(out, Part[AlltoallConfig]{Label: fmt.Sprintf("%dB %s", size, sc), Config: c})
 		}
 	}

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
+	"os/exec"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -47,4 +50,15 @@ func TestJobsLoweredForMemory(t *testing.T) {
 	code, _, stderr = run(t, nil, "barrier", "--jobs", "0")
 	require.Equal(t, 2, code, stderr)
 	require.Contains(t, stderr, "--jobs 0: want 1 to 1024")
+}
+
+// With parts run at once, alltoall's bar still counts every run to the sweep's total.
+func TestJobsProgress(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script (util-linux) runs a command on a terminal; it is not installed")
+	}
+	cmd := exec.Command("script", "-qec", `stty cols 160 rows 40; exec "$LHSIM" -test.run='^TestLhsimProcess$' -test.count=1`, "/dev/null")
+	cmd.Env = append(os.Environ(), "LHSIM="+os.Args[0], "LHSIM_ARGS="+strings.Join([]string{"alltoall", "--torus", "4x4x4", "--sizes", "8,32", "--jobs", "3"}, "\x1f"))
+	out, _ := cmd.CombinedOutput()
+	require.Contains(t, strings.ReplaceAll(string(out), "\r", "\n"), "alltoall 8/8 runs")
 }
