@@ -143,6 +143,7 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 		}
 		eng := c.Network().Engine()
 		tl := machineTimeline(cfg.Timeline, c, k, ts)
+		lats := collective.NewLatencies(c.Network()) // the model's path walks, once per pair
 		ps := cfg.Processes
 		if len(ps) == 0 {
 			ps = processCounts(topo.Nodes())
@@ -177,7 +178,7 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 					if tl != nil {
 						tl.Run(fmt.Sprintf("%s barrier, %d processes", alg, p), t0, eng.Now(), timeline.I("node_latency_ns", int64(nl/netsim.Nanosecond)))
 					}
-					model, err := collective.Model(c, alg, p)
+					model, err := collective.ModelWith(c, lats, alg, p)
 					if err != nil {
 						return nil, fmt.Errorf("%s: %w", ts, err)
 					}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/alltoall"
+	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 // Part is one piece of a sweep: a configuration that runs alone, and how reports name it.
@@ -51,13 +52,14 @@ func MergeBarrier(parts []*BarrierResult) *BarrierResult {
 }
 
 // Parts are the all-to-all sweep by size and scheme; each part runs its size and scheme on
-// every latency and evenness the sweep asks for.
+// every latency and evenness the sweep asks for, and tells Progress (when set) of each run
+// with its own count: parts run at once (--jobs) call it from their goroutines.
 func (cfg AlltoallConfig) Parts() []Part[AlltoallConfig] {
 	var out []Part[AlltoallConfig]
 	for _, size := range cfg.Sizes {
 		for _, sc := range cfg.Schemes {
 			c := cfg
-			c.Sizes, c.Schemes, c.Progress = []int{size}, []alltoall.Scheme{sc}, nil
+			c.Sizes, c.Schemes = []int{size}, []alltoall.Scheme{sc} // Progress is told of each part's runs
 			out = append(out, Part[AlltoallConfig]{Label: fmt.Sprintf("%dB %s", size, sc), Config: c})
 		}
 	}
@@ -150,4 +152,59 @@ func MergeTraffic(cfg TrafficConfig, parts []*TrafficResult) (*TrafficResult, er
 		res.EventsPerS, res.FlitHopsPerS = events/s, flitHops/s
 	}
 	return &res, nil
+}
+
+// Parts of a sweep also run at once in one process (lhsim --jobs): each part's machine is
+// its own, so what bounds how many run together is memory. JobMemory is what one part may
+// take: its largest network's footprint doubled for the garbage collector's headroom, the
+// estimate fabric.CheckFits holds a run to (the processes' and messages' state comes on
+// top: docs/performance.md gives the resident size measured). Remeasure sets, on a result
+// merged from parts run at once, what measures this machine: the wall time of the whole and
+// the CPU time the process used, with the rates made from them.
+
+// networkMemory is twice the largest footprint of the networks named (fabric.CheckFits's
+// estimate); a name that does not parse counts nothing (the run refuses it itself).
+func networkMemory(fc fabric.Config, topologies ...string) int64 {
+	var most int64
+	for _, s := range topologies {
+		if topo, err := fabric.ParseTopology(s); err == nil {
+			most = max(most, 2*fabric.Footprint(topo, fc))
+		}
+	}
+	return most
+}
+
+// JobMemory is the memory one part of the barrier sweep may take (its topology's network).
+func (cfg BarrierConfig) JobMemory() int64 { return networkMemory(cfg.Fabric, cfg.Topologies...) }
+
+// JobMemory is the memory one part of the all-to-all sweep may take (the torus's network).
+func (cfg AlltoallConfig) JobMemory() int64 { return networkMemory(cfg.Fabric, cfg.Torus) }
+
+// JobMemory is the memory one part of the traffic sweep may take (the topology's network).
+func (cfg TrafficConfig) JobMemory() int64 { return networkMemory(cfg.Fabric, cfg.Topology) }
+
+// Remeasure sets the barrier sweep's wall time to the whole run's.
+func (r *BarrierResult) Remeasure(wallS, _ float64) { r.WallSeconds = wallS }
+
+// Remeasure sets the all-to-all sweep's wall time to the whole run's, and its events per
+// wall second from it.
+func (r *AlltoallResult) Remeasure(wallS, _ float64) {
+	r.WallS, r.EventsPerS = wallS, 0
+	if wallS > 0 {
+		r.EventsPerS = float64(r.Events) / wallS
+	}
+}
+
+// Remeasure sets the traffic sweep's CPU time to the process's over the whole run (parts
+// run at once cannot tell their CPU time apart), and its rates per CPU second from it.
+func (r *TrafficResult) Remeasure(_, cpuS float64) {
+	var events float64
+	for _, row := range r.Rows {
+		events += float64(row.Events)
+	}
+	flitHops := r.FlitHopsPerS * r.CPUSeconds
+	r.CPUSeconds, r.EventsPerS, r.FlitHopsPerS = cpuS, 0, 0
+	if cpuS > 0 {
+		r.EventsPerS, r.FlitHopsPerS = events/cpuS, flitHops/cpuS
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim/alltoall"
@@ -29,7 +30,7 @@ func runAlltoall(args []string) error {
 	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "µs charged per put (Susukita et al.'s NSIM-ACE paper, section 5.1; Ohno et al. give none)")
 	out := addOutputFlags(fs)
 	plotOut := addPlotFlag(fs, "draw total time against bytes per pair to this .svg or .png")
-	sl := addSlurmFlags(fs)
+	sl := addSweepFlags(fs)
 	tl := addTimelineFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -85,7 +86,15 @@ func runAlltoall(args []string) error {
 	var pr *progress
 	if !sl.Enabled && sl.Task == "" {
 		pr = newProgress(out.json, "alltoall", int64(runs), "runs")
-		cfg.Progress = func(done, _ int) { pr.set(int64(done), "") }
+		// Parts run at once (--jobs) each count their own runs: the bar counts the calls.
+		var mu sync.Mutex
+		var done int64
+		cfg.Progress = func(int, int) {
+			mu.Lock()
+			defer mu.Unlock()
+			done++
+			pr.set(done, "")
+		}
 	}
 	res, err := sweep(sl, fs, "alltoall", out.json, cfg, cfg.Parts(), experiment.RunAlltoall,
 		func(parts []*experiment.AlltoallResult) (*experiment.AlltoallResult, error) {

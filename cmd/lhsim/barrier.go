@@ -24,7 +24,7 @@ func runBarrier(args []string) error {
 	intVar(fs, &cfg.RingMax, "ring-max", 2, maxRanks, "largest process count for the ring, which sends p(p-1) puts")
 	out := addOutputFlags(fs)
 	plotOut := addPlotFlag(fs, "draw barrier time against processes (node latency 1.0 µs when swept) to this .svg or .png")
-	sl := addSlurmFlags(fs)
+	sl := addSweepFlags(fs)
 	tl := addTimelineFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err

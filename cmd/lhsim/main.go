@@ -77,6 +77,9 @@ func dispatch(args []string) int {
 		return 2
 	}
 	err := c.run(rest)
+	if perr := stopProfiles(); perr != nil && err == nil {
+		err = perr
+	}
 	var ue usageError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
@@ -132,6 +135,7 @@ func newFlags(name, summary string) *flag.FlagSet {
 		fmt.Fprintf(fs.Output(), "usage: lhsim %s [flags]\n  %s\nflags:\n", name, summary)
 		fs.PrintDefaults()
 	}
+	addProfileFlags(fs)
 	return fs
 }
 
@@ -158,6 +162,9 @@ func parse(fs *flag.FlagSet, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return badUsage(fs, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if err := startProfiles(fs); err != nil {
+		return badUsage(fs, err)
 	}
 	return nil
 }

@@ -87,12 +87,12 @@ func slurmTiming(res *slurm.Outcome, mergeStart time.Time) {
 	fmt.Fprintln(os.Stderr, res.Timing(time.Since(mergeStart)))
 }
 
-// sweep runs a network sweep: here at once (run on the whole configuration), as this
-// command's share of an array task, or as a Slurm job array of its parts, then merged. It
-// returns nil with no error when there is nothing to print (an array task, a dry run).
+// sweep runs a network sweep: here (run on the whole configuration, or its parts --jobs at
+// a time, merged: jobs.go), as this command's share of an array task, or as a Slurm job
+// array of its parts, then merged. It returns nil with no error when there is nothing to print (an array task, a dry run).
 func sweep[C any, R any](o *slurm.Options, fs *flag.FlagSet, command string, quiet bool, whole C, parts []experiment.Part[C],
 	run func(C) (*R, error), merge func([]*R) (*R, error)) (*R, error) {
-	outputs := []string{"json", "out", "plot"}
+	outputs := []string{"json", "out", "plot", "jobs", "cpuprofile", "memprofile"}
 	units := make([]slurm.Unit, len(parts))
 	byKey := map[string]C{}
 	for i, p := range parts {
@@ -130,6 +130,9 @@ func sweep[C any, R any](o *slurm.Options, fs *flag.FlagSet, command string, qui
 		}
 		slurmTiming(res, merge0)
 		return r, nil
+	}
+	if jobs := fitJobs(command, jobsOf(fs), parts); jobs > 1 {
+		return runJobs(jobs, parts, run, merge)
 	}
 	return run(whole)
 }

@@ -57,7 +57,7 @@ func runTraffic(args []string) error {
 	noDefault(fs, "flit-bytes", "link-bw", "switch-bw", "torus-bw", "vcs", "buffer-flits", "eject-flits")
 	out := addOutputFlags(fs)
 	plotOut := addPlotFlag(fs, "draw throughput and latency against load to this .svg or .png file")
-	sl := addSlurmFlags(fs)
+	sl := addSweepFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

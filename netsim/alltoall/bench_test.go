@@ -29,3 +29,14 @@ func BenchmarkSuhShin16(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSuhShinSchedule16 builds the schedule of seed 002's machine (16x16x16: every one
+// of the 4096^2 blocks tracked through 21 steps), the part of a run before its first event.
+// go test ./netsim/alltoall -run '^$' -bench SuhShinSchedule16 -benchtime 3x
+func BenchmarkSuhShinSchedule16(b *testing.B) {
+	topo, _ := machine(b, 16, 16, 16)
+	for range b.N {
+		_, err := SuhShin(topo, nil)
+		require.NoError(b, err)
+	}
+}

@@ -12,7 +12,6 @@ package alltoall
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/lhsim/lhsim/netsim/fabric"
 )
@@ -144,8 +143,12 @@ func (b *builder) step(phase string, moves []move) {
 	}
 	var ts []taken
 	for _, m := range moves {
-		var go_, stay []int32
-		for _, blk := range b.hold[m.src] {
+		// The blocks that stay are packed in place, in order (the source's own array: no
+		// allocation), the ones that go copied out.
+		h := b.hold[m.src]
+		var go_ []int32
+		stay := h[:0]
+		for _, blk := range h {
 			if m.keep(blk) {
 				go_ = append(go_, blk)
 			} else {
@@ -173,8 +176,9 @@ func (b *builder) step(phase string, moves []move) {
 }
 
 func (b *builder) done(name string) (*Schedule, error) {
+	// Blocks are only moved, never copied or lost: n-1 blocks, each addressed to the node
+	// that holds it, are the n-1 from the other nodes.
 	for i, h := range b.hold {
-		slices.Sort(h)
 		if len(h) != b.n-1 {
 			return nil, fmt.Errorf("alltoall: %s: node %d ends with %d blocks, want %d", name, i, len(h), b.n-1)
 		}
@@ -246,7 +250,16 @@ func SuhShin(t *fabric.Torus, weights []int64) (*Schedule, error) {
 		stride[d] = s
 		s *= k[d]
 	}
-	coord := func(node, d int) int { return (node / stride[d]) % k[d] }
+	// coords[d][node] is node's coordinate along d, looked up: the moves' selections ask
+	// for it for every block they scan.
+	coords := make([][]int16, len(k))
+	for d := range k {
+		coords[d] = make([]int16, n)
+		for node := range n {
+			coords[d][node] = int16((node / stride[d]) % k[d])
+		}
+	}
+	coord := func(node, d int) int { return int(coords[d][node]) }
 	// at is node with coordinate d replaced by c (mod k[d]).
 	at := func(node, d, c int) int {
 		c = ((c % k[d]) + k[d]) % k[d]
@@ -262,9 +275,10 @@ func SuhShin(t *fabric.Torus, weights []int64) (*Schedule, error) {
 		// dir is +1, -1 or 0 (already in its destination group along d) for a block, by its
 		// source's group and position along d (a block keeps its position in phase 1, and
 		// other dimensions' phase 1 does not change its coordinate along d).
+		cd := coords[d]
 		dir := func(blk int32) int {
 			src, dst := int(blk)/n, int(blk)%n
-			gs, gd, p := coord(src, d)/4, coord(dst, d)/4, coord(src, d)%4
+			gs, gd, p := int(cd[src])/4, int(cd[dst])/4, int(cd[src])%4
 			off := (gd - gs + m) % m
 			switch {
 			case off == 0:
@@ -315,11 +329,11 @@ func SuhShin(t *fabric.Torus, weights []int64) (*Schedule, error) {
 				switch c % 4 {
 				case plus:
 					moves = append(moves, move{node, at(node, d, c+4), func(blk int32) bool {
-						return dir(blk) == 1 && coord(int(blk)%n, d)/4 != g
+						return int(cd[int(blk)%n])/4 != g && dir(blk) == 1
 					}})
 				case minus:
 					moves = append(moves, move{node, at(node, d, c-4), func(blk int32) bool {
-						return dir(blk) == -1 && coord(int(blk)%n, d)/4 != g
+						return int(cd[int(blk)%n])/4 != g && dir(blk) == -1
 					}})
 				}
 			}
@@ -335,6 +349,7 @@ func SuhShin(t *fabric.Torus, weights []int64) (*Schedule, error) {
 
 	// Phase 2: within groups.
 	for d := range k {
+		cd := coords[d]
 		for _, pairs := range lineSteps(k[d]) {
 			var moves []move
 			for node := range n {
@@ -345,7 +360,7 @@ func SuhShin(t *fabric.Torus, weights []int64) (*Schedule, error) {
 					}
 					want := pr[1]
 					moves = append(moves, move{node, at(node, d, c-pr[0]+pr[1]), func(blk int32) bool {
-						return coord(int(blk)%n, d)%4 == want
+						return int(cd[int(blk)%n])%4 == want
 					}})
 				}
 			}

@@ -5,7 +5,37 @@ import (
 
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/cluster"
+	"github.com/lhsim/lhsim/netsim/fabric"
 )
+
+// Latencies are a network's zero-load latencies (fabric.Network.ZeroLoadLatency, which walks
+// the packet's path each time it is asked), remembered as the model asks for them: a sweep
+// asks for the same pairs at every process count, algorithm and node latency. About 40
+// bytes a pair and size asked; a ring of 512 asks 2 x 512 x 511.
+type Latencies struct {
+	net *fabric.Network
+	m   map[latencyKey]netsim.Time
+}
+
+type latencyKey struct{ src, dst, bytes int32 }
+
+// NewLatencies remembers net's zero-load latencies.
+func NewLatencies(net *fabric.Network) *Latencies {
+	return &Latencies{net: net, m: map[latencyKey]netsim.Time{}}
+}
+
+// Of is net.ZeroLoadLatency(src, dst, bytes), walked once.
+func (l *Latencies) Of(src, dst, bytes int) (netsim.Time, error) {
+	k := latencyKey{int32(src), int32(dst), int32(bytes)}
+	if t, ok := l.m[k]; ok {
+		return t, nil
+	}
+	t, err := l.net.ZeroLoadLatency(src, dst, bytes)
+	if err == nil {
+		l.m[k] = t
+	}
+	return t, err
+}
 
 // Model is the barrier's time from the same parameters as the simulation, without
 // contention: a LogP-style schedule of the ranks' steps where a put issued at t costs the
@@ -19,12 +49,21 @@ import (
 // leaves out: queueing at the DMA engines, the NIC ports and the fabric. Each (receiver,
 // tag) of these barriers has one sender, so the k-th poll on a tag takes that sender's k-th put.
 func Model(c *cluster.Cluster, alg Algorithm, p int) (netsim.Time, error) {
+	return ModelWith(c, NewLatencies(c.Network()), alg, p)
+}
+
+// ModelWith is Model taking the zero-load latencies from lats, which remembers them for the
+// next call; lats must be of c's network.
+func ModelWith(c *cluster.Cluster, lats *Latencies, alg Algorithm, p int) (netsim.Time, error) {
 	if p > c.Size() {
 		return 0, fmt.Errorf("barrier of %d on %d nodes", p, c.Size())
 	}
-	cfg, net := c.Config(), c.Network()
+	if lats.net != c.Network() {
+		return 0, fmt.Errorf("barrier model: latencies of another network than the cluster's")
+	}
+	cfg := c.Config()
 	d := cfg.DMATime(PutBytes)
-	lat := func(src, dst, bytes int) (netsim.Time, error) { return net.ZeroLoadLatency(src, dst, bytes) }
+	lat := lats.Of
 
 	type key struct{ rank, tag int }
 	type rankState struct {

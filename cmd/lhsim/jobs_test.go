@@ -1,0 +1,76 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// machineFields are what measures this machine in a sweep's output, the only lines --jobs
+// may change: wall and CPU times and the rates made from them (JSON keys and table lines).
+var machineFields = regexp.MustCompile(`(?m)("(wall_seconds|wall_s|events_per_s|flit_hops_per_s|cpu_seconds)": )[^,\n]*|^speed: .*$|, [0-9.]+ s wall.*$`)
+
+// Every sweep prints the same with its parts run at once (--jobs 3: more than the parts'
+// share of cores, and parts finishing out of order) as run one after another (--jobs 1),
+// byte for byte but for the machine's own figures, as a table and as JSON.
+func TestJobsSameOutput(t *testing.T) {
+	for _, args := range [][]string{
+		{"barrier", "--topology", "crossbar:16,fattree:4x2", "--node-latency", "0,1.0,1.2"},
+		{"alltoall", "--torus", "4x4x4", "--sizes", "8,128"},
+		{"traffic", "--topology", "torus:4x4", "--load", "0.1,0.3,0.9"},
+	} {
+		for _, format := range [][]string{nil, {"--json"}} {
+			a := append(append([]string{}, args...), format...)
+			code, one, stderr := run(t, nil, append(a, "--jobs", "1")...)
+			require.Equal(t, 0, code, "%v: %s", a, stderr)
+			code, three, stderr := run(t, nil, append(a, "--jobs", "3")...)
+			require.Equal(t, 0, code, "%v: %s", a, stderr)
+			require.NotEmpty(t, machineFields.FindString(one), "%v: the machine's figures are found", a)
+			mask := func(s string) string { return machineFields.ReplaceAllString(s, "${1}MACHINE") }
+			require.Equal(t, mask(one), mask(three), "%v --jobs 3 against --jobs 1", a)
+		}
+	}
+}
+
+// --jobs is lowered, with a line saying why, when the machine's memory (here GOMEMLIMIT)
+// holds fewer parts' networks than asked; the run still gives its whole result.
+func TestJobsLoweredForMemory(t *testing.T) {
+	args := []string{"barrier", "--topology", "torus:8x8x8", "--processes", "2", "--algorithm", "dissemination", "--node-latency", "0,1.0", "--jobs", "2"}
+	code, out, stderr := run(t, []string{"GOMEMLIMIT=4MiB"}, args...)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "lhsim barrier: --jobs 2 lowered to 1: a part may take ")
+	require.Contains(t, out, "2 barriers, ")
+	code, _, stderr = run(t, []string{"GOMEMLIMIT=64MiB"}, args...)
+	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, stderr, "lowered")
+	code, _, stderr = run(t, nil, "barrier", "--jobs", "0")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "--jobs 0: want 1 to 1024")
+}
+
+// With parts run at once, alltoall's bar still counts every run to the sweep's total.
+func TestJobsProgress(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script (util-linux) runs a command on a terminal; it is not installed")
+	}
+	cmd := exec.Command("script", "-qec", `stty cols 160 rows 40; exec "$LHSIM" -test.run='^TestLhsimProcess$' -test.count=1`, "/dev/null")
+	cmd.Env = append(os.Environ(), "LHSIM="+os.Args[0], "LHSIM_ARGS="+strings.Join([]string{"alltoall", "--torus", "4x4x4", "--sizes", "8,32", "--jobs", "3"}, "\x1f"))
+	out, _ := cmd.CombinedOutput()
+	require.Contains(t, strings.ReplaceAll(string(out), "\r", "\n"), "alltoall 8/8 runs")
+}
+
+// --timeline records one process's runs in order into one file: the sweep then runs its
+// parts one after another whatever --jobs says.
+func TestJobsOneWithTimeline(t *testing.T) {
+	fs := newFlags("barrier", "")
+	addSweepFlags(fs)
+	addTimelineFlags(fs)
+	require.NoError(t, fs.Parse([]string{"--jobs", "4"}))
+	require.Equal(t, 4, jobsOf(fs))
+	require.NoError(t, fs.Parse([]string{"--jobs", "4", "--timeline", "x.json"}))
+	require.Equal(t, 1, jobsOf(fs))
+}
