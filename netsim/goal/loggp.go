@@ -317,6 +317,18 @@ func RunLogGP(s *Schedule, p Params, opt Options) (*Result, error) {
 
 	L, o, g, G, O, S := p.L, p.O, p.G, p.PerByteG, p.PerByteO, p.S
 	var check []int
+	// sendDone completes a rendezvous send (src's operation op) when its receive matches: the
+	// sender's CPU and NIC are busy until then (LogGOPSim does this in two places alike).
+	sendDone := func(src int, op uint32, elem *event) {
+		markDone(src, op)
+		check = append(check, src)
+		if co := src*ncpu + int(elem.proc); nexto[co] < elem.time {
+			nexto[co] = elem.time
+		}
+		if gs := src*nnic + int(elem.nic); nextgs[gs] < elem.time {
+			nextgs[gs] = elem.time
+		}
+	}
 	for aq.len() > 0 {
 		elem := aq.pop()
 		check = check[:0]
@@ -368,16 +380,8 @@ func RunLogGP(s *Schedule, p Params, opt Options) (*Result, error) {
 				if stats != nil {
 					bump(&stats[h].UnexpectedHits, depth)
 				}
-				if elem.size > S { // rendezvous: the sender's send is done now
-					src := int(m.Src)
-					markDone(src, m.Op)
-					check = append(check, src)
-					if co := src*ncpu + int(elem.proc); nexto[co] < elem.time {
-						nexto[co] = elem.time
-					}
-					if gs := src*nnic + int(elem.nic); nextgs[gs] < elem.time {
-						nextgs[gs] = elem.time
-					}
+				if elem.size > S {
+					sendDone(int(m.Src), m.Op, &elem)
 				}
 				markDone(h, elem.offset)
 			} else {
@@ -402,16 +406,8 @@ func RunLogGP(s *Schedule, p Params, opt Options) (*Result, error) {
 					if stats != nil {
 						bump(&stats[h].PostedHits, depth)
 					}
-					if elem.size > S { // rendezvous: the sender's send is done now
-						src := int(elem.target)
-						markDone(src, elem.offset)
-						check = append(check, src)
-						if co := src*ncpu + int(elem.proc); nexto[co] < elem.time {
-							nexto[co] = elem.time
-						}
-						if gs := src*nnic + int(elem.nic); nextgs[gs] < elem.time {
-							nextgs[gs] = elem.time
-						}
+					if elem.size > S {
+						sendDone(int(elem.target), elem.offset, &elem)
 					}
 					markDone(h, m.Op)
 					check = append(check, h)
