@@ -384,13 +384,7 @@ func zeroLoad(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flits 
 			res.ZeroLoadExact, r.Exact = false, false
 		}
 	}
-	for h := 0; len(res.ZeroLoadByRouters) < len(by); h++ {
-		if r := by[h]; r != nil {
-			r.ClosedNs /= float64(r.Pairs)
-			r.SimNs /= float64(r.Pairs)
-			res.ZeroLoadByRouters = append(res.ZeroLoadByRouters, *r)
-		}
-	}
+	res.ZeroLoadByRouters = zeroLoadRows(by)
 	k := float64(len(pairs))
 	res.ZeroLoadPairs = len(pairs)
 	res.ZeroLoadNs = sumWant.Nanoseconds() / k
@@ -516,13 +510,7 @@ func zeroLoadIQ(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flit
 			res.ZeroLoadExact, r.Exact = false, false
 		}
 	}
-	for h := 0; len(res.ZeroLoadByRouters) < len(by); h++ {
-		if r := by[h]; r != nil {
-			r.ClosedNs /= float64(r.Pairs)
-			r.SimNs /= float64(r.Pairs)
-			res.ZeroLoadByRouters = append(res.ZeroLoadByRouters, *r)
-		}
-	}
+	res.ZeroLoadByRouters = zeroLoadRows(by)
 	k := float64(len(pairs))
 	res.ZeroLoadPairs = len(pairs)
 	res.ZeroLoadCycles = sumWant / k
@@ -718,4 +706,17 @@ func (r *TrafficResult) WritePlot(file string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// zeroLoadRows turns the sums of by (routers crossed → row) into averages, by router count.
+func zeroLoadRows(by map[int]*ZeroLoadRow) []ZeroLoadRow {
+	var rows []ZeroLoadRow
+	for h := 0; len(rows) < len(by); h++ {
+		if r := by[h]; r != nil {
+			r.ClosedNs /= float64(r.Pairs)
+			r.SimNs /= float64(r.Pairs)
+			rows = append(rows, *r)
+		}
+	}
+	return rows
 }
