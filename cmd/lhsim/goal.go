@@ -47,7 +47,7 @@ func runGoal(args []string) error {
 	fs.StringVar(&cfg.Matcher, "matcher", "", "packet: the receive path's message matcher on every node: "+match.Usage+" (docs/matchers.md; default: none, matching takes no time)")
 	mrtl := fs.String("matcher-rtl-nodes", "", "packet: nodes whose matcher runs as RTL beside its Go model, checked against it (alpu:N and lhs+alpu:N, N up to 128)")
 	var mem uint64
-	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (default: the memory available)")
+	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (0: GOMEMLIMIT, else the memory available, as for the network)")
 	out := addOutputFlags(fs)
 	plot := addPlotFlag(fs, "draw each rank's matching statistics (queue lengths, search depths) to this file (.svg or .png)")
 	tl := addTimelineFlags(fs)
@@ -97,7 +97,7 @@ func runGoal(args []string) error {
 	}
 	cfg.MaxBytes = mem << 20
 	if mem == 0 {
-		cfg.MaxBytes = availableMemory()
+		cfg.MaxBytes = uint64(fabric.MemoryLimit())
 	}
 	if err := out.check(fs); err != nil {
 		return err
@@ -158,47 +158,20 @@ func runGoal(args []string) error {
 	return err
 }
 
-// nsFlag is a float flag in ns stored in ps (the resolution of the simulation).
+// nsFlag is a float flag in ns (LogGOPSim's unit) stored in ps (the resolution of the
+// simulation), read as typed like every numeric flag (numVar).
 func nsFlag(fs *flag.FlagSet, ps *uint64, name, usage string) {
-	def := strconv.FormatFloat(float64(*ps)/1000, 'f', -1, 64)
-	fs.Func(name, fmt.Sprintf("%s (default %s)", usage, def), func(s string) error {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(v) || v < 0 || v > 1e12 {
-			return fmt.Errorf("want ns from 0 to 1e12")
+	numVar(fs, name, strconv.FormatFloat(float64(*ps)/1000, 'f', -1, 64), usage, func(s string) error {
+		v, err := parseFloat(s)
+		if err != nil {
+			return err
+		}
+		if v < 0 || v > 1e12 {
+			return errors.New("want ns from 0 to 1e12")
 		}
 		*ps = uint64(math.Round(v * 1000))
 		return nil
 	})
-}
-
-// availableMemory is MemAvailable from /proc/meminfo (4 GiB when it cannot be read).
-func availableMemory() uint64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err == nil {
-		var kb uint64
-		for _, line := range splitLines(string(b)) {
-			if n, _ := fmt.Sscanf(line, "MemAvailable: %d kB", &kb); n == 1 {
-				return kb << 10
-			}
-		}
-	}
-	return 4 << 30
-}
-
-func splitLines(s string) []string {
-	var out []string
-	for len(s) > 0 {
-		i := 0
-		for i < len(s) && s[i] != '\n' {
-			i++
-		}
-		out = append(out, s[:i])
-		if i < len(s) {
-			i++
-		}
-		s = s[i:]
-	}
-	return out
 }
 
 const goalGenSummary = "write a GOAL schedule of one of Schedgen's patterns"
