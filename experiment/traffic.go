@@ -34,6 +34,7 @@ import (
 	"github.com/lhsim/lhsim/cputime"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/timeline"
 )
 
 // TrafficConfig is what the user chose.
@@ -54,6 +55,14 @@ type TrafficConfig struct {
 	// AllowDeadlock runs a topology, routing and VC count that can deadlock (refused
 	// otherwise), to watch it happen.
 	AllowDeadlock bool
+	// Timeline, when set, records each load's run (the event model's router; docs/timeline.md),
+	// load k as machine k of the file.
+	Timeline *timeline.Writer `json:"-"`
+	// Progress, when set, is told of the router cycles each load has just run (warm-up
+	// and measurement; the booksim router's at the end of each load): it may be called
+	// from several parts at once.
+	Progress func(cycles int64) `json:"-"`
+	machine  int
 }
 
 // DefaultTraffic is uniform random 4-flit packets on an 8x8x8 torus with NSIM-ACE's
@@ -203,12 +212,16 @@ func RunTraffic(cfg TrafficConfig) (*TrafficResult, error) {
 	}
 	var events, flitHops uint64
 	var simulated netsim.Time
-	for _, load := range cfg.Loads {
+	for k, load := range cfg.Loads {
 		point := trafficPoint
 		if fc.Router == fabric.BookSimIQ {
 			point = trafficPointIQ
 		}
+		cfg.machine = k
 		row, ev, fh, end, err := point(topo, fc, pat, cfg, load)
+		if cfg.Progress != nil && fc.Router == fabric.BookSimIQ {
+			cfg.Progress(cfg.WarmupCycles + cfg.MeasureCycles)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -422,9 +435,31 @@ func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cf
 	syn.Measure(from, to)
 	syn.Start(0)
 	n.CountLinks()
-	eng.Run(from) // (two runs are one: events fire in the same order)
+	var tl *timeline.Net
+	if cfg.Timeline != nil {
+		tl = timeline.NewNet(cfg.Timeline, topo.Nodes())
+		tl.PidBase = cfg.machine * timeline.MachinePids
+		name := fmt.Sprintf("load %g", load)
+		tl.NodeName = func(node int) string { return fmt.Sprintf("%s node %d", name, node) }
+		tl.RunsName = name + " runs"
+		timeline.TracePackets(tl, n)
+	}
+	// (Runs in steps are one run: events fire in the same order.)
+	step := 1000 * c
+	var clock netsim.Time
+	run := func(until netsim.Time) {
+		for clock < until {
+			next := min(until, clock+step)
+			eng.Run(next)
+			if cfg.Progress != nil {
+				cfg.Progress(int64((next - clock) / c))
+			}
+			clock = next
+		}
+	}
+	run(from)
 	links0 := n.LinkFlits()
-	eng.Run(to)
+	run(to)
 	links1 := n.LinkFlits()
 	// Drain: keep the load on until the window's packets are all out, or the limit. (The
 	// clock here, not the engine's, which stays at its last event's time.)
@@ -434,6 +469,13 @@ func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cf
 		eng.Run(end)
 	}
 	syn.Stop()
+	if tl != nil {
+		tl.Run("warm-up", 0, from)
+		tl.Run("measurement", from, to)
+		if end > to {
+			tl.Run("drain", to, end)
+		}
+	}
 	w := syn.Window()
 	if w.Created == 0 {
 		return row, 0, 0, 0, &TrafficInputError{fmt.Errorf("load %g: no packet was created in the %d-cycle measurement window; lengthen it (--measure) or raise the load", load, cfg.MeasureCycles)}
@@ -463,7 +505,16 @@ func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cf
 		row.Busiest = n.Busiest(links0, links1, w.Cycles, 3)
 	}
 	row.Events = eng.Fired()
-	return row, eng.Fired(), n.Stats().FlitHops, end, nil
+	fired, hops := eng.Fired(), n.Stats().FlitHops
+	if tl != nil {
+		// The packets still inside go on to their ends, so that every flow in the file
+		// has both; nothing measured changes.
+		eng.Run(netsim.Never)
+		if eng.Now() > end {
+			tl.Run("packets in flight delivered (not measured)", end, eng.Now())
+		}
+	}
+	return row, fired, hops, end, nil
 }
 
 // zeroLoadIQ sends lone packets through the booksim router over the pattern's pairs (as
