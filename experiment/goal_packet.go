@@ -93,7 +93,7 @@ func runGoalPacket(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 		net.SampleLinks(c.Network())
 		for i, node := range rtl {
 			n := rtlAt[i]
-			node.OnCommit = func(cm lhsnic.Commit, board uint64) { net.Commit(n, cm.Time, cm.Cycle, board, cm.Size) }
+			traceRTL(net, n, node)
 		}
 		c.Observe(net)
 		opt.Tracer = newGoalTracer(s, net)

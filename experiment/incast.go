@@ -81,6 +81,11 @@ type IncastConfig struct {
 	Cluster   cluster.Config
 	// Timeline, when set, records the LHS-on and LHS-off runs (docs/timeline.md).
 	Timeline *timeline.Writer
+	// TimelineSave, when set with Trace and Timeline, is a GTKWave save file written for
+	// the traced receiver: its waveform opened at its first message, a marker at each of
+	// that message's steps on the timeline (arrival, taken, LH entry, message done, host
+	// release).
+	TimelineSave string
 	// Progress, when set, is told after each run (done of total: LHS on, off, the speed rows).
 	Progress func(done, total int)
 }
@@ -115,6 +120,7 @@ type IncastRun struct {
 	Waveform       string        `json:"waveform,omitempty"`
 	Done           []netsim.Time `json:"-"` // every receive's completion, in order
 	SaveFile       string        `json:"save_file,omitempty"`
+	TimelineSave   string        `json:"timeline_save_file,omitempty"` // IncastConfig.TimelineSave
 	EventsPerS     float64       `json:"events_per_s"`
 	SimNsPerWallS  float64       `json:"sim_ns_per_wall_s"`
 }
@@ -518,6 +524,7 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 	var hosts []receiver
 	var nodes []*lhsnic.Node
 	var traced *waves.Events
+	var firstMsg []waves.Marker // the traced receiver's first message (TimelineSave)
 	closeAll := func() error {
 		var first error
 		for _, n := range nodes {
@@ -570,8 +577,17 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 		}
 		nodes = append(nodes, node)
 		if tl != nil {
-			r := r
-			node.OnCommit = func(cm lhsnic.Commit, board uint64) { tl.Commit(r, cm.Time, cm.Cycle, board, cm.Size) }
+			traceRTL(tl, r, node)
+			if ev != nil && cfg.TimelineSave != "" {
+				// The traced receiver's first message, as markers in its waveform.
+				tell := node.OnEvent
+				node.OnEvent = func(e lhsnic.RxEvent) {
+					tell(e)
+					if e.Msg == 0 {
+						firstMsg = append(firstMsg, waves.Marker{Name: "message 0 " + e.Kind.String(), Time: (e.Board + hw.ResetCycles) * waves.CycleTime})
+					}
+				}
+			}
 		}
 		if ev != nil {
 			node.Local().OnCycle(ev.Observe)
@@ -644,6 +660,12 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 			return run, err
 		}
 		run.Waveform, run.SaveFile = cfg.Trace, save
+		if len(firstMsg) > 0 {
+			if err := waves.ForRun(cfg.Trace, gosim.DefaultParams, firstMsg).Write(cfg.TimelineSave); err != nil {
+				return run, err
+			}
+			run.TimelineSave = cfg.TimelineSave
+		}
 	}
 	return run, nil
 }

@@ -36,7 +36,7 @@ func TestGoalTimelineCommand(t *testing.T) {
 	require.NoError(t, timeline.Validate(evs, false))
 	var commits []timeline.Event
 	for _, e := range evs {
-		if e.Name == "LH commit" {
+		if e.Name == "LH entry" {
 			commits = append(commits, e)
 		}
 	}
@@ -162,15 +162,32 @@ func TestTimelineRTLCycles(t *testing.T) {
 	require.NoError(t, timeline.Validate(evs, false))
 	first := -1
 	commits := 0
+	// Each message's steps through receiver 0's RTL, in cycle order: arrival, taken, LH
+	// entry, done (its tail in the SO-DIMM ring), host release.
+	steps := map[int][]float64{}
 	for _, e := range evs {
-		if e.Ph == "i" && e.Name == "LH commit" && *e.Pid == 0 {
+		if e.Ph == "i" && e.Name == "LH entry" && *e.Pid == 0 {
 			if first < 0 {
 				first = int(e.Args["fst_cycle"].(float64))
 			}
 			commits++
 		}
+		if e.Ph == "i" && *e.Pid == 0 && *e.Tid >= timeline.TidRTLStep && *e.Tid < timeline.TidRTLStep+5 {
+			m := int(e.Args["rtl_msg"].(float64))
+			require.Len(t, steps[m], *e.Tid-timeline.TidRTLStep, "message %d: %s out of order", m, e.Name)
+			steps[m] = append(steps[m], e.Args["cycle"].(float64))
+			if e.Name == "tail in SO-DIMM" {
+				require.Greater(t, e.Args["tail"], 0.0)
+			}
+		}
 	}
 	require.Equal(t, 3*5, commits, "receiver 0 commits each of 3 senders' 5 messages once")
+	require.Len(t, steps, 15)
+	for m, cs := range steps {
+		require.Len(t, cs, 5, "message %d", m)
+		require.IsNonDecreasing(t, cs, "message %d's cycles", m)
+		require.Less(t, cs[0], cs[2], "message %d enters before its LH entry commits", m)
+	}
 	save, err := os.ReadFile(filepath.Join(dir, "inc.gtkw"))
 	require.NoError(t, err)
 	require.Contains(t, string(save), "first LH entry committed")
@@ -182,6 +199,18 @@ func TestTimelineRTLCycles(t *testing.T) {
 		}
 	}
 	require.Contains(t, markers, want, "first commit at FST cycle %d", first)
+	// The save file written beside the timeline opens the same waveform at the first
+	// message, with its LH entry marked at the same time.
+	require.Contains(t, stderr, "save file "+filepath.Join(dir, "inc-node0.gtkw")+" opens receiver 0's waveform")
+	beside, err := os.ReadFile(filepath.Join(dir, "inc-node0.gtkw"))
+	require.NoError(t, err)
+	require.Contains(t, string(beside), `[dumpfile] "`+fst+`"`)
+	require.Contains(t, string(beside), "message 0 LH entry")
+	for _, l := range strings.Split(string(beside), "\n") {
+		if strings.HasPrefix(l, "*") {
+			require.Contains(t, strings.Fields(l)[2:], want, "the first LH entry in the save file beside the timeline")
+		}
+	}
 	code, out, stderr := run(t, nil, "trace", "--at", fmt.Sprint(first), "--dump", fst)
 	require.Equal(t, 0, code, stderr)
 	at := filepath.Join(dir, fmt.Sprintf("inc-cycle%d.gtkw", first))
