@@ -34,8 +34,8 @@ type GoalConfig struct {
 	RTLNodes []int  // packet: nodes whose receive path is the LHS RTL (netsim/lhsnic)
 	// Timeline, when set, records the packet run (docs/timeline.md); the caller closes it.
 	Timeline *timeline.Writer
-	// Progress, when set, is told every 16,384 operations a packet run starts (done of
-	// total) and at the end.
+	// Progress, when set, is told every 16,384 operations a run starts (done of total)
+	// and at the end.
 	Progress func(done, total int64)
 	// Matcher is the packet network's matcher (netsim/match: list, bins:K, alpu:N); "": none,
 	// matching takes no time.
@@ -102,7 +102,15 @@ func RunGoal(cfg GoalConfig) (*GoalResult, error) {
 func RunGoalSchedule(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 	switch cfg.Network {
 	case "loggp":
-		res, err := goal.RunLogGP(s, cfg.LogGP, goal.Options{Stats: true, StdSort: cfg.StdSort})
+		opt := goal.Options{Stats: true, StdSort: cfg.StdSort}
+		if cfg.Progress != nil {
+			total := int64(s.NumOps)
+			opt.Progress = func(done int64) { cfg.Progress(done, total) }
+		}
+		res, err := goal.RunLogGP(s, cfg.LogGP, opt)
+		if err == nil && cfg.Progress != nil {
+			cfg.Progress(int64(s.NumOps), int64(s.NumOps))
+		}
 		if err != nil {
 			return nil, err
 		}

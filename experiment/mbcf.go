@@ -48,6 +48,9 @@ type MBCFConfig struct {
 	TimerRead netsim.Time
 	Faults    ether.Faults // a lossy link for every run (the zero value: none)
 	Seed      uint64       // the hub's backoff
+	// Progress, when set, is told after each measurement (a round trip, a bandwidth, a
+	// send cost: done of total).
+	Progress func(done, total int) `json:"-"`
 }
 
 // DefaultMBCF is the seed's set of measurements.
@@ -133,6 +136,22 @@ func RunMBCF(cfg MBCFConfig) (*MBCFResult, error) {
 		PeakMBs: map[string]map[string]float64{}, cfg: cfg, machines: map[string]mbcf.Config{},
 		counters: map[string]mbcf.NodeStats{}, hub: map[string]ether.Stats{}}
 	timer := cfg.TimerRead.Microseconds()
+	total, done := len(cfg.Sizes), 0
+	for range cfg.Networks {
+		for _, o := range mbcfOps {
+			for _, n := range cfg.Sizes {
+				if o.op != mbcf.OpSwap || n%4 == 0 {
+					total++
+				}
+			}
+		}
+		total += len(cfg.BandwidthSizes)
+	}
+	step := func() {
+		if done++; cfg.Progress != nil {
+			cfg.Progress(done, total)
+		}
+	}
 	for _, nw := range cfg.Networks {
 		m, err := mbcf.ForNetwork(nw)
 		if err != nil {
@@ -155,6 +174,7 @@ func RunMBCF(cfg MBCFConfig) (*MBCFResult, error) {
 					return nil, fmt.Errorf("%s %s %d bytes: %w", nw, o.name, n, err)
 				}
 				res.RTTUs[nw][o.name][strconv.Itoa(n)] = rtt.Microseconds() + timer
+				step()
 			}
 		}
 		res.PeakMBs[nw] = map[string]float64{}
@@ -166,6 +186,7 @@ func RunMBCF(cfg MBCFConfig) (*MBCFResult, error) {
 				return nil, fmt.Errorf("%s bandwidth %d bytes: %w", nw, n, err)
 			}
 			res.PeakMBs[nw][strconv.Itoa(n)] = s.MBps()
+			step()
 			sum.Sent += s.Stats.Sent
 			sum.Retransmitted += s.Stats.Retransmitted
 			sum.Duplicates += s.Stats.Duplicates
@@ -192,6 +213,7 @@ func RunMBCF(cfg MBCFConfig) (*MBCFResult, error) {
 				return nil, err
 			}
 			res.SendOverheadUs[strconv.Itoa(n)] = d.Microseconds() + timer
+			step()
 		}
 	}
 	return res, nil

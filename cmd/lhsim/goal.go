@@ -128,12 +128,9 @@ func runGoal(args []string) error {
 	if cfg.Timeline, err = tl.open(); err != nil {
 		return err
 	}
-	var pr *progress
-	if cfg.Network == "packet" {
-		pr = newProgress(out.json, "goal", int64(s.NumOps), "operations")
-		if pr != nil {
-			cfg.Progress = func(done, _ int64) { pr.set(done, "") }
-		}
+	pr := newProgress(out.json, "goal", int64(s.NumOps), "operations")
+	if pr != nil {
+		cfg.Progress = func(done, _ int64) { pr.set(done, "") }
 	}
 	r, err := experiment.RunGoalSchedule(cfg, s)
 	pr.finish(err == nil)

@@ -65,7 +65,15 @@ func runMBCF(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
+	var pr *progress
+	cfg.Progress = func(done, total int) {
+		if pr == nil {
+			pr = newProgress(out.json, "mbcf", int64(total), "measurements")
+		}
+		pr.set(int64(done), "")
+	}
 	res, err := experiment.RunMBCF(cfg)
+	pr.finish(err == nil)
 	if err != nil {
 		return err
 	}

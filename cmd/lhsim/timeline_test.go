@@ -67,6 +67,8 @@ func TestNetworkTimelines(t *testing.T) {
 		{"barrier", "--topology", "crossbar:8", "--processes", "4", "--node-latency", "1"},
 		{"alltoall", "--torus", "torus:4x4x4", "--sizes", "8", "--schemes", "proposed"},
 		{"incast", "--topology", "crossbar:4", "--messages", "5", "--post-at", "5", "--rtl-nodes", "", "--speed=false"},
+		{"traffic", "--topology", "torus:4x4x4", "--load", "0.1,0.3", "--warmup", "200", "--measure", "2500", "--drain", "2000"},
+		{"ib", "run", "--nodes", "3", "--messages", "4"},
 	} {
 		f := filepath.Join(dir, args[0]+".json")
 		code, _, stderr := run(t, nil, append(args, "--timeline", f, "--json")...)
@@ -81,6 +83,14 @@ func TestNetworkTimelines(t *testing.T) {
 	code, _, stderr := run(t, nil, "barrier", "--topology", "crossbar:8", "--slurm", "--timeline", filepath.Join(dir, "x.json"))
 	require.Equal(t, 2, code, stderr)
 	require.Contains(t, stderr, "leave out --slurm")
+	for _, bad := range [][]string{
+		{"traffic", "--preset", "booksim", "--topology", "torus:4x4", "--timeline", filepath.Join(dir, "x.json")},
+		{"ib", "run", "--checkpoint-at", "5", "--timeline", filepath.Join(dir, "x.json")},
+		{"ib", "run", "--timeline-ranks", "1"},
+	} {
+		code, _, stderr := run(t, nil, bad...)
+		require.Equal(t, 2, code, "%v: %s", bad, stderr)
+	}
 }
 
 // docs/timeline.md's example and its figure: the lines it shows are what the commands say,
@@ -145,6 +155,24 @@ func TestProgressLines(t *testing.T) {
 	code, _, stderr = run(t, env, "goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal", "--topology", "crossbar:4")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stderr, "lhsim goal: 5/5 operations, ")
+	// The other long commands: goal on LogGOPS, traffic (router cycles), mbcf
+	// (measurements), ib run (sends); none of it with --json.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal", "--network", "loggp"}, "lhsim goal: 5/5 operations, "},
+		{[]string{"traffic", "--topology", "torus:4x4x4", "--load", "0.1", "--warmup", "1000", "--measure", "3000"}, "lhsim traffic: 4000/4000 cycles, "},
+		{[]string{"mbcf", "--network", "100basetx", "--sizes", "4", "--bandwidth-sizes", "4", "--iterations", "2", "--writes", "16"}, "lhsim mbcf: 5/5 measurements, "},
+		{[]string{"ib", "run", "--nodes", "3", "--messages", "4"}, "lhsim ib run: 24/24 sends, "},
+	} {
+		code, _, stderr = run(t, env, c.args...)
+		require.Equal(t, 0, code, stderr)
+		require.Contains(t, stderr, c.want, c.args)
+		code, _, stderr = run(t, env, append(c.args, "--json")...)
+		require.Equal(t, 0, code, stderr)
+		require.NotContains(t, stderr, strings.TrimSuffix(c.want, ", "), c.args)
+	}
 }
 
 // On an RTL receiver each commit carries its cycle in the waveform: the first one is where
