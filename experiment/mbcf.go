@@ -28,6 +28,7 @@ import (
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/ether"
 	"github.com/lhsim/lhsim/netsim/mbcf"
+	"github.com/lhsim/lhsim/netsim/timeline"
 )
 
 // MBCFConfig is what the user chose.
@@ -48,6 +49,9 @@ type MBCFConfig struct {
 	TimerRead netsim.Time
 	Faults    ether.Faults // a lossy link for every run (the zero value: none)
 	Seed      uint64       // the hub's backoff
+	// Timeline, when set, records every measurement's run, each a machine of its own
+	// (docs/timeline.md).
+	Timeline *timeline.Writer `json:"-"`
 	// Progress, when set, is told after each measurement (a round trip, a bandwidth, a
 	// send cost: done of total).
 	Progress func(done, total int) `json:"-"`
@@ -152,6 +156,16 @@ func RunMBCF(cfg MBCFConfig) (*MBCFResult, error) {
 			cfg.Progress(done, total)
 		}
 	}
+	// traced is m recording its next run as the next machine of the timeline, named name.
+	machines := 0
+	traced := func(m mbcf.Config, name string) mbcf.Config {
+		if cfg.Timeline != nil {
+			k := machines
+			machines++
+			m.Trace = func(nodes int) mbcf.Tracer { return newMBCFTracer(cfg.Timeline, k, nodes, name) }
+		}
+		return m
+	}
 	for _, nw := range cfg.Networks {
 		m, err := mbcf.ForNetwork(nw)
 		if err != nil {
@@ -169,7 +183,7 @@ func RunMBCF(cfg MBCFConfig) (*MBCFResult, error) {
 				if o.op == mbcf.OpSwap && n%4 != 0 {
 					continue
 				}
-				rtt, err := mbcf.RoundTrip(m, o.op, n, cfg.Iterations, cellFaults(cfg.Faults, nw, o.name, n))
+				rtt, err := mbcf.RoundTrip(traced(m, fmt.Sprintf("%s %s %d B round trip", nw, o.name, n)), o.op, n, cfg.Iterations, cellFaults(cfg.Faults, nw, o.name, n))
 				if err != nil {
 					return nil, fmt.Errorf("%s %s %d bytes: %w", nw, o.name, n, err)
 				}
@@ -181,7 +195,7 @@ func RunMBCF(cfg MBCFConfig) (*MBCFResult, error) {
 		var sum mbcf.NodeStats
 		var hs ether.Stats
 		for _, n := range cfg.BandwidthSizes {
-			s, err := mbcf.Stream(m, n, cfg.Writes, cfg.Group, cfg.GroupsInFlight, cellFaults(cfg.Faults, nw, "bandwidth", n))
+			s, err := mbcf.Stream(traced(m, fmt.Sprintf("%s %d B bandwidth", nw, n)), n, cfg.Writes, cfg.Group, cfg.GroupsInFlight, cellFaults(cfg.Faults, nw, "bandwidth", n))
 			if err != nil {
 				return nil, fmt.Errorf("%s bandwidth %d bytes: %w", nw, n, err)
 			}
@@ -208,7 +222,7 @@ func RunMBCF(cfg MBCFConfig) (*MBCFResult, error) {
 	// The send system call is the same on both networks (§4.1); it is measured on the first.
 	if len(cfg.Networks) > 0 {
 		for _, n := range cfg.Sizes {
-			d, err := mbcf.SendCost(res.machines[cfg.Networks[0]], n)
+			d, err := mbcf.SendCost(traced(res.machines[cfg.Networks[0]], fmt.Sprintf("%s %d B send", cfg.Networks[0], n)), n)
 			if err != nil {
 				return nil, err
 			}

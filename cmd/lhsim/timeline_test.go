@@ -69,6 +69,7 @@ func TestNetworkTimelines(t *testing.T) {
 		{"incast", "--topology", "crossbar:4", "--messages", "5", "--post-at", "5", "--rtl-nodes", "", "--speed=false"},
 		{"traffic", "--topology", "torus:4x4x4", "--load", "0.1,0.3", "--warmup", "200", "--measure", "2500", "--drain", "2000"},
 		{"ib", "run", "--nodes", "3", "--messages", "4"},
+		{"mbcf", "--network", "10baset", "--sizes", "16", "--bandwidth-sizes", "64", "--iterations", "2", "--writes", "32"},
 	} {
 		f := filepath.Join(dir, args[0]+".json")
 		code, _, stderr := run(t, nil, append(args, "--timeline", f, "--json")...)
