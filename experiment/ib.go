@@ -19,7 +19,6 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
-	"gonum.org/v1/plot"
 
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
@@ -447,7 +446,7 @@ func (r *IBBuffersResult) WritePlot(file string) error {
 		return fmt.Errorf("ib buffers: %w", err)
 	}
 	p := logXPlot("Receive-buffer memory per node (PM/InfiniBand-FJ paper §5.4)", "nodes", "bytes")
-	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	logY(p)
 	var c curves
 	for _, row := range r.Rows {
 		c.add("per-peer RC (128 x 8 KB per QP)", false, float64(row.Nodes), float64(row.RCBytes))
