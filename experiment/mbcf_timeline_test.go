@@ -31,6 +31,17 @@ func TestMBCFTimeline(t *testing.T) {
 	if res.PeakMBs["100basetx"]["64"] != plain.PeakMBs["100basetx"]["64"] || res.RTTUs["100basetx"]["read"]["64"] != plain.RTTUs["100basetx"]["read"]["64"] {
 		t.Fatal("the timeline changed the figures")
 	}
+	var again bytes.Buffer
+	cfg.Timeline = timeline.New(&again, timeline.Options{})
+	if _, err := RunMBCF(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Timeline.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), again.Bytes()) {
+		t.Fatal("the same measurements wrote another file")
+	}
 	evs, err := timeline.Parse(buf.Bytes())
 	if err != nil {
 		t.Fatal(err)

@@ -134,9 +134,7 @@ func runGoal(args []string) error {
 	}
 	r, err := experiment.RunGoalSchedule(cfg, s)
 	pr.finish(err == nil)
-	if terr := tl.close(); terr != nil && err == nil {
-		err = terr
-	}
+	err = tl.end(err)
 	if errors.Is(err, goal.ErrTooLong) {
 		fmt.Fprintf(os.Stderr, "lhsim goal: %s: %v\n", cfg.Schedule, err)
 		return usageError{err}

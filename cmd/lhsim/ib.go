@@ -297,9 +297,7 @@ func runIBRun(args []string) error {
 	}
 	res, err := experiment.RunIB(cfg)
 	pr.finish(err == nil)
-	if terr := tl.close(); terr != nil && err == nil {
-		err = terr
-	}
+	err = tl.end(err)
 	if err != nil {
 		return err
 	}

@@ -114,9 +114,7 @@ func runIncast(args []string) error {
 	}
 	r, err := experiment.RunIncast(cfg)
 	pr.finish(err == nil)
-	if terr := tl.close(); terr != nil && err == nil {
-		err = terr
-	}
+	err = tl.end(err)
 	if err != nil {
 		return err
 	}

@@ -81,9 +81,7 @@ func runMBCF(args []string) error {
 	}
 	res, err := experiment.RunMBCF(cfg)
 	pr.finish(err == nil)
-	if terr := tl.close(); terr != nil && err == nil {
-		err = terr
-	}
+	err = tl.end(err)
 	if err != nil {
 		return err
 	}

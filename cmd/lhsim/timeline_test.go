@@ -84,6 +84,31 @@ func TestNetworkTimelines(t *testing.T) {
 	code, _, stderr := run(t, nil, "barrier", "--topology", "crossbar:8", "--slurm", "--timeline", filepath.Join(dir, "x.json"))
 	require.Equal(t, 2, code, stderr)
 	require.Contains(t, stderr, "leave out --slurm")
+	// The filters and the cap are the same on the new commands: traffic kept to nodes 0-1
+	// from 1 µs on, capped; a refused input leaves no file and one line.
+	f := filepath.Join(dir, "traffic-filtered.json")
+	code, _, stderr = run(t, nil, "traffic", "--topology", "torus:4x4x4", "--load", "0.1,0.3", "--warmup", "200", "--measure", "2500", "--drain", "2000",
+		"--timeline", f, "--timeline-ranks", "0-1", "--timeline-window", "1:", "--timeline-max", "1", "--json")
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(f)
+	require.NoError(t, err)
+	require.LessOrEqual(t, len(b), 1<<20)
+	evs, err := timeline.Parse(b)
+	require.NoError(t, err)
+	require.NoError(t, timeline.Validate(evs, true))
+	for _, e := range evs {
+		n := *e.Pid % timeline.MachinePids
+		require.True(t, n <= 1 || n >= timeline.MachinePids-2, "pid %d", *e.Pid)
+		if e.Ph == "X" {
+			require.GreaterOrEqual(t, *e.Ts+*e.Dur, 1.0)
+		}
+	}
+	f = filepath.Join(dir, "refused.json")
+	code, _, stderr = run(t, nil, "traffic", "--topology", "torus:4x4x4", "--load", "0.1", "--warmup", "200", "--measure", "500", "--timeline", f)
+	require.Equal(t, 2, code, stderr)
+	require.True(t, strings.HasPrefix(stderr, "lhsim traffic: a 500-cycle measurement window"), stderr)
+	require.NotContains(t, stderr, " events, ")
+	require.NoFileExists(t, f)
 	for _, bad := range [][]string{
 		{"traffic", "--preset", "booksim", "--topology", "torus:4x4", "--timeline", filepath.Join(dir, "x.json")},
 		{"ib", "run", "--checkpoint-at", "5", "--timeline", filepath.Join(dir, "x.json")},

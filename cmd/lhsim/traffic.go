@@ -195,9 +195,7 @@ func runTraffic(args []string) error {
 			return experiment.MergeTraffic(cfg, parts)
 		})
 	pr.finish(err == nil)
-	if terr := tl.close(); terr != nil && err == nil {
-		err = terr
-	}
+	err = tl.end(err)
 	if err == nil && res == nil {
 		return nil // --slurm-task, or --dry-run
 	}
