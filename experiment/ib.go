@@ -585,6 +585,7 @@ func RunIB(cfg IBRunConfig) (*IBRunResult, error) {
 		}
 		tl := timeline.NewNet(cfg.Timeline, len(progs))
 		timeline.TracePackets(tl, c.Network()).Name = func(p *fabric.Packet) string { return ib.PacketKind(p.Kind) }
+		c.Trace(ibHosts{tl})
 	}
 	if cfg.Progress != nil && cfg.CheckpointAt == 0 {
 		// In steps of simulated time, counting the sends completed (the steps are one run:

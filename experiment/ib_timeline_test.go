@@ -9,7 +9,8 @@ import (
 )
 
 // TestIBRunTimeline: every packet of an ib run (SENDs, RDMA WRITEs, ACKs) goes from its
-// source's HCA to its destination's; recording it and telling the progress change nothing
+// source's HCA to its destination's, every SEND message from its post to its consumption
+// by the peer; recording it and telling the progress change nothing
 // in the run's outcome, and the progress ends at every send.
 func TestIBRunTimeline(t *testing.T) {
 	cfg := DefaultIBRun()
@@ -37,6 +38,36 @@ func TestIBRunTimeline(t *testing.T) {
 	}
 	if n := checkPackets(t, buf.Bytes()); n < 120 {
 		t.Fatalf("%d packets", n)
+	}
+	// Each SEND message: its post on its node's "host posts" track starts a flow that ends
+	// on the consumption of a message from that node at the peer it was posted to.
+	evs, err := timeline.Parse(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	posts, consumes := map[uint64]timeline.Event{}, map[uint64]timeline.Event{}
+	ends := map[uint64]timeline.Event{}
+	for _, e := range evs {
+		switch {
+		case e.Ph == "X" && e.Name == "post SEND":
+			posts[uint64(num(e, "msg"))] = e
+		case e.Ph == "X" && e.Name == "consume":
+			consumes[uint64(num(e, "msg"))] = e
+		case e.Ph == "f":
+			ends[*e.ID] = e
+		}
+	}
+	if len(posts) == 0 || len(posts) != len(consumes) {
+		t.Fatalf("%d SENDs posted, %d consumed", len(posts), len(consumes))
+	}
+	for id, p := range posts {
+		c, ok := consumes[id]
+		if !ok || num(p, "peer") != *c.Pid || num(c, "peer") != *p.Pid || *c.Ts < *p.Ts {
+			t.Fatalf("message %d: posted %v by %d, consumed %v by %d", id, p.Args, *p.Pid, c.Args, *c.Pid)
+		}
+		if f, ok := ends[id]; !ok || *f.Pid != *c.Pid || *f.Tid != *c.Tid {
+			t.Fatalf("message %d: its flow does not end at its consumption", id)
+		}
 	}
 	for _, k := range []string{`"name":"SEND only"`, `"name":"ACK in"`, `"name":"RDMA WRITE only"`} {
 		if !strings.Contains(buf.String(), k) {

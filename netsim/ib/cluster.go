@@ -91,6 +91,7 @@ type Cluster struct {
 	free  []uint64  // IDs to reuse
 	fpkts []*fabric.Packet
 	ckpt  *ckptState
+	tr    Tracer
 }
 
 // Node is one machine of the cluster.
