@@ -33,6 +33,13 @@ type GoalConfig struct {
 	RTLNodes []int  // packet: nodes whose receive path is the LHS RTL (netsim/lhsnic)
 	// Timeline, when set, records the packet run (docs/timeline.md); the caller closes it.
 	Timeline *timeline.Writer
+	// Trace, when set, is an FST waveform of RTL node TraceNode's receive path, written
+	// with a GTKWave save file beside it (the same name, .gtkw) that opens it at the node's
+	// first message, a marker at each of its steps; with Timeline, TimelineSave (when set)
+	// gets the same save file, beside the timeline.
+	Trace        string
+	TraceNode    int
+	TimelineSave string
 	// Progress, when set, is told every 16,384 operations a run starts (done of total)
 	// and at the end.
 	Progress func(done, total int64)

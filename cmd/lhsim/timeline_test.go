@@ -44,6 +44,38 @@ func TestGoalTimelineCommand(t *testing.T) {
 	require.Equal(t, 1, *commits[0].Pid)
 	require.Equal(t, 1024.0, commits[0].Args["size"])
 	require.Greater(t, commits[0].Args["cycle"], 0.0)
+	// With its waveform: a save file beside the timeline names that FST and marks the LH
+	// entry at the timeline's fst_cycle (waves: cycle c at (c + 4) x 10 ns).
+	fst := filepath.Join(dir, "g.fst")
+	code, _, stderr = run(t, nil, "goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal", "--topology", "crossbar:4", "--rtl-nodes", "1", "--trace", "1", "--trace-file", fst, "--timeline", f)
+	require.Equal(t, 0, code, stderr)
+	save := filepath.Join(dir, "t-node1.gtkw")
+	require.Contains(t, stderr, "save file "+save+" opens node 1's waveform at its first message (gtkwave "+fst+" "+save+")")
+	b, err = os.ReadFile(f)
+	require.NoError(t, err)
+	evs, err = timeline.Parse(b)
+	require.NoError(t, err)
+	entry := -1.0
+	for _, e := range evs {
+		if e.Name == "LH entry" {
+			entry = e.Args["fst_cycle"].(float64)
+		}
+	}
+	require.GreaterOrEqual(t, entry, 0.0)
+	g, err := os.ReadFile(save)
+	require.NoError(t, err)
+	require.Contains(t, string(g), `[dumpfile] "`+fst+`"`)
+	require.Contains(t, string(g), "message 0 LH entry")
+	var marks []string
+	for _, l := range strings.Split(string(g), "\n") {
+		if strings.HasPrefix(l, "*") {
+			marks = strings.Fields(l)[2:]
+		}
+	}
+	require.Contains(t, marks, fmt.Sprint((int(entry)+4)*10))
+	require.FileExists(t, filepath.Join(dir, "g.gtkw"))
+	code, _, stderr = run(t, nil, "goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal", "--rtl-nodes", "1", "--trace", "2")
+	require.Equal(t, 2, code, stderr)
 	code, _, stderr = run(t, nil, "goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal", "--timeline", f, "--timeline-ranks", "1", "--timeline-window", "0.5:3")
 	require.Equal(t, 0, code, stderr)
 	for _, bad := range [][]string{
