@@ -61,16 +61,15 @@ var MatchersDefault = []string{"list", "bins:64", "alpu:64", "alpu:256", "lhs", 
 
 // MatcherArea is a matcher's hardware from the checked-in Yosys reports: two ALPUs (posted
 // and unexpected queue) for alpu:N; for lhs, what LHS adds to the receive path (lhs_rx with
-// 512 entries, less lhs_rx with LHS=0: Table 1's increment), on xc2vp only (xc7 has no LHS=0
-// report); for lhs+alpu:N, that and one ALPU.
+// 512 entries, less lhs_rx with LHS=0: Table 1's increment), on xc2vp and xc7; for
+// lhs+alpu:N, that and one ALPU.
 type MatcherArea struct {
-	XC7         bool `json:"xc7_reported"` // whether the xc7 figures are there
-	XC2VPSlices int  `json:"xc2vp_slices"`
-	XC2VPLUTs   int  `json:"xc2vp_luts"`
-	XC2VPBRAMs  int  `json:"xc2vp_brams"`
-	XC7Slices   int  `json:"xc7_slices"`
-	XC7LUTs     int  `json:"xc7_luts"`
-	XC7BRAMs    int  `json:"xc7_brams"`
+	XC2VPSlices int `json:"xc2vp_slices"`
+	XC2VPLUTs   int `json:"xc2vp_luts"`
+	XC2VPBRAMs  int `json:"xc2vp_brams"`
+	XC7Slices   int `json:"xc7_slices"`
+	XC7LUTs     int `json:"xc7_luts"`
+	XC7BRAMs    int `json:"xc7_brams"`
 }
 
 // MatchersCell is one workload with one matcher.
@@ -93,18 +92,24 @@ type MatchersResult struct {
 	Cells    []MatchersCell `json:"cells"`
 }
 
-// matcherArea reads alpu:N's area: twice the ALPU of N cells.
+// matcherArea reads a hardware matcher's area from the reports; nil when a report it needs
+// is not there (the table says "no report") or the matcher is software.
 func matcherArea(s area.Summary, spec match.Spec) (*MatcherArea, error) {
-	a := &MatcherArea{XC7: true}
+	a := &MatcherArea{}
 	if strings.HasPrefix(spec.Kind, "lhs") {
 		e := area.Param{Name: "ENTRIES", Value: LHSMatchEntries}
-		on, ok1 := s.Find("lhs_rx", area.XC2VP, e)
-		off, ok2 := s.Find("lhs_rx", area.XC2VP, e, area.Param{Name: "LHS", Value: 0})
-		if !ok1 || !ok2 {
-			return nil, nil
+		for _, f := range []area.Family{area.XC2VP, area.XC7} {
+			on, ok1 := s.Find("lhs_rx", f, e)
+			off, ok2 := s.Find("lhs_rx", f, e, area.Param{Name: "LHS", Value: 0})
+			if !ok1 || !ok2 {
+				return nil, nil
+			}
+			if f == area.XC2VP {
+				a.XC2VPSlices, a.XC2VPLUTs, a.XC2VPBRAMs = on.Slices-off.Slices, on.LUTs-off.LUTs, on.BRAMs-off.BRAMs
+			} else {
+				a.XC7Slices, a.XC7LUTs, a.XC7BRAMs = on.Slices-off.Slices, on.LUTs-off.LUTs, on.BRAMs-off.BRAMs
+			}
 		}
-		a.XC7 = false
-		a.XC2VPSlices, a.XC2VPLUTs, a.XC2VPBRAMs = on.Slices-off.Slices, on.LUTs-off.LUTs, on.BRAMs-off.BRAMs
 	}
 	alpus := map[string]int{"alpu": 2, "lhs+alpu": 1}[spec.Kind]
 	if alpus > 0 {
@@ -117,7 +122,9 @@ func matcherArea(s area.Summary, spec match.Spec) (*MatcherArea, error) {
 		a.XC2VPSlices += alpus * v.Slices
 		a.XC2VPLUTs += alpus * v.LUTs
 		a.XC2VPBRAMs += alpus * v.BRAMs
-		a.XC7Slices, a.XC7LUTs, a.XC7BRAMs = alpus*k.Slices, alpus*k.LUTs, alpus*k.BRAMs
+		a.XC7Slices += alpus * k.Slices
+		a.XC7LUTs += alpus * k.LUTs
+		a.XC7BRAMs += alpus * k.BRAMs
 	}
 	if alpus == 0 && !strings.HasPrefix(spec.Kind, "lhs") {
 		return nil, nil
@@ -209,12 +216,6 @@ func (r *MatchersResult) WriteTable(w io.Writer) error {
 		}
 		if c.Area != nil {
 			sl, lu = fmt.Sprint(c.Area.XC2VPSlices), fmt.Sprint(c.Area.XC7LUTs)
-			if !c.Area.XC7 {
-				lu = "no report"
-				if c.Area.XC7LUTs > 0 {
-					lu = fmt.Sprintf("%d + LHS", c.Area.XC7LUTs)
-				}
-			}
 		}
 		fb := "-"
 		if !c.Software {

@@ -159,8 +159,14 @@ func TestLHSAndHybridInTheStudy(t *testing.T) {
 	for _, x := range r.Cells {
 		c[x.Workload+" "+x.Matcher] = x
 	}
-	if a := c["incast lhs"].Area; a == nil || a.XC2VPSlices != on.Slices-off.Slices || a.XC2VPBRAMs != on.BRAMs-off.BRAMs || a.XC7 {
-		t.Errorf("lhs area %+v, want %d slices", a, on.Slices-off.Slices)
+	on7, _ := sum.Find("lhs_rx", area.XC7, e)
+	off7, ok := sum.Find("lhs_rx", area.XC7, e, area.Param{Name: "LHS", Value: 0})
+	if !ok {
+		t.Fatal("no xc7 report of lhs_rx without LHS")
+	}
+	if a := c["incast lhs"].Area; a == nil || a.XC2VPSlices != on.Slices-off.Slices || a.XC2VPBRAMs != on.BRAMs-off.BRAMs ||
+		a.XC7Slices != on7.Slices-off7.Slices || a.XC7LUTs != on7.LUTs-off7.LUTs || a.XC7BRAMs != on7.BRAMs-off7.BRAMs || a.XC7LUTs <= 0 {
+		t.Errorf("lhs area %+v, want %d slices on xc2vp, %d on xc7", a, on.Slices-off.Slices, on7.Slices-off7.Slices)
 	}
 	if a := c["incast lhs+alpu:64"].Area; a == nil || a.XC2VPSlices != on.Slices-off.Slices+a64.Slices {
 		t.Errorf("lhs+alpu:64 area %+v", a)
