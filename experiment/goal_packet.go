@@ -112,14 +112,10 @@ func runGoalPacket(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 				return nil, fmt.Errorf("goal: matcher RTL on node %d: the schedule has ranks 0 to %d", n, len(s.Ranks)-1)
 			}
 		}
-		mc, err := MatchConfig(spec, cfg.MatcherRTLNodes)
-		if err != nil {
+		if set, err = match.NewSet(spec, MatchConfig(spec, cfg.MatcherRTLNodes, len(s.Ranks))); err != nil {
 			return nil, err
 		}
-		if set, err = match.NewSet(spec, mc); err != nil {
-			return nil, err
-		}
-		defer set.Close()
+		defer set.Close() // a device's error on closing follows one the run reported
 		opt.NewMatcher = set.New
 	}
 	res, err := goal.RunPacket(s, c, cfg.LogGP.S, opt)

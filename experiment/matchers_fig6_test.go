@@ -16,7 +16,7 @@ func TestMatchersGiveFigure6(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		m              string
+		m               string
 		first, repeated string
 	}{{"list", CurveNoLHS, ""}, {"lhs", CurveLHSCold, CurveLHS}} {
 		r, err := RunMatcherFig6(c.m, cfg)

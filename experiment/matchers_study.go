@@ -27,8 +27,8 @@ type MatchersConfig struct {
 	Schedule  string   // a user's schedule, run besides (or instead of) the patterns
 	Matchers  []string
 	Reports   string // the area flow's checked-in reports, relative to the repository root (synth-reports)
-	// RTLNodes run the ALPU's Verilated RTL beside its model, checked against it, in the
-	// cells of alpu:N and lhs+alpu:N with N up to match.RTLCells.
+	// RTLNodes run the matcher's Verilated RTL beside its model, checked against it, in the
+	// cells whose matcher has RTL (match.Spec.RTL).
 	RTLNodes []int
 }
 
@@ -183,7 +183,7 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 				return nil, err
 			}
 			gc := GoalConfig{Schedule: w.name, Network: "packet", LogGP: goal.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig(), Matcher: m}
-			if strings.Contains(spec.Kind, "alpu") && spec.N <= match.RTLCells {
+			if spec.RTL() {
 				gc.MatcherRTLNodes = cfg.RTLNodes
 			}
 			r, err := RunGoalSchedule(gc, w.s)
@@ -234,7 +234,7 @@ func (r *MatchersResult) WriteTable(w io.Writer) error {
 		return err
 	}
 	if len(r.RTLNodes) > 0 {
-		fmt.Fprintf(w, "ALPU RTL beside its model on nodes %v, every operation the same (operations checked): %s\n", r.RTLNodes, strings.Join(rtl, ", "))
+		fmt.Fprintf(w, "RTL beside its model on nodes %v, every operation the same (operations checked): %s\n", r.RTLNodes, strings.Join(rtl, ", "))
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func runGoal(args []string) error {
 	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "packet: node latency in µs (the NSIM-ACE paper's section 5.1)")
 	rtl := fs.String("rtl-nodes", "", "packet: nodes whose receive path is the LHS RTL (comma-separated), the receive path of the others being the DMA to memory")
 	fs.StringVar(&cfg.Matcher, "matcher", "", "packet: the receive path's message matcher on every node: "+match.Usage+" (docs/matchers.md; default: none, matching takes no time)")
-	mrtl := fs.String("matcher-rtl-nodes", "", "packet: nodes whose matcher runs as RTL beside its Go model, checked against it (alpu:N and lhs+alpu:N, N up to 128)")
+	mrtl := fs.String("matcher-rtl-nodes", "", "packet: nodes whose matcher runs as RTL beside its Go model, checked against it (lhs; alpu:N and lhs+alpu:N, N up to 128)")
 	var mem uint64
 	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (0: GOMEMLIMIT, else the memory available, as for the network)")
 	out := addOutputFlags(fs)
@@ -88,8 +88,8 @@ func runGoal(args []string) error {
 		return badUsage(fs, fmt.Errorf("--matcher-rtl-nodes %q: want node numbers separated by commas", *mrtl))
 	}
 	if len(cfg.MatcherRTLNodes) > 0 {
-		if spec, _ := match.Parse(cfg.Matcher); (spec.Kind != "alpu" && spec.Kind != "lhs+alpu") || spec.N > match.RTLCells {
-			return badUsage(fs, fmt.Errorf("--matcher-rtl-nodes runs the ALPU of alpu:N or lhs+alpu:N (N up to %d) as RTL, not --matcher %q", match.RTLCells, cfg.Matcher))
+		if spec, _ := match.Parse(cfg.Matcher); !spec.RTL() {
+			return badUsage(fs, fmt.Errorf("--matcher-rtl-nodes runs as RTL %s, not --matcher %q", match.RTLUsage, cfg.Matcher))
 		}
 	}
 	if len(cfg.RTLNodes) > 0 && cfg.Network != "packet" {
