@@ -133,4 +133,3 @@ func TestMatchingTimeGrowsWithDepthOnLists(t *testing.T) {
 		t.Errorf("alpu:256 search: %d ps, want %d cycles at 100 MHz = %d ps", got, ALPUSearchCycles, want)
 	}
 }
-
