@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/lhsim/lhsim/area"
@@ -23,38 +24,24 @@ type MatchersConfig struct {
 	Ranks     int
 	Size      int      // bytes per message of the generated schedules
 	Seed      uint64   // random_bisect's pairing
-	Workloads []string // goal gen patterns
+	Workloads []string // goal gen patterns, alltoall_late, or fig6 (Fig6Workload)
 	Schedule  string   // a user's schedule, run besides (or instead of) the patterns
 	Matchers  []string
 	Reports   string // the area flow's checked-in reports, relative to the repository root (synth-reports)
+	// Fig6 is the micro-benchmark's set-up for the fig6 workload (DefaultSearch: lhsim
+	// search's).
+	Fig6 SearchConfig
 	// RTLNodes run the matcher's Verilated RTL beside its model, checked against it, in the
 	// cells whose matcher has RTL (match.Spec.RTL).
 	RTLNodes []int
 }
 
-// MatchersWorkloads are the study's default workloads: lhsim goal gen patterns (incast:
-// every rank sends to rank 0; linear_alltoall, random_bisect, allreduce_ring) and
-// alltoall_late, Schedgen's linear all-to-all whose receivers post their receives only after
-// LateNs of computation, so the messages wait in the unexpected queues.
-var MatchersWorkloads = []string{"incast", "linear_alltoall", "alltoall_late", "random_bisect", "allreduce_ring"}
-
-// LateNs is how long alltoall_late's receivers compute before posting: 50 µs, longer than
-// the 256-rank all-to-all's sends take to land (simulated), so that most messages arrive
-// unexpected.
-const LateNs = 50_000
-
-// alltoallLate writes alltoall_late: rank r sends to r+1, r+2, ... (mod n), as Schedgen's
-// linear_alltoall, and receives from r-1, r-2, ... after a calc of LateNs.
-func alltoallLate(w io.Writer, n, size int) {
-	fmt.Fprintf(w, "num_ranks %d\n", n)
-	for r := 0; r < n; r++ {
-		fmt.Fprintf(w, "rank %d {\nc: calc %d\n", r, LateNs)
-		for i := 1; i < n; i++ {
-			fmt.Fprintf(w, "s%d: send %db to %d tag 0\nr%d: recv %db from %d tag 0\nr%d requires c\n", i, size, (r+i)%n, i, size, (r-i+n)%n, i)
-		}
-		fmt.Fprintln(w, "}")
-	}
-}
+// MatchersWorkloads are the study's default workloads, lhsim goal gen patterns: incast (every
+// rank sends to rank 0, whose posted queue holds a receive per sender), alltoall_late
+// (Schedgen's linear all-to-all whose receivers post after goal.DefaultLateNs of computation,
+// so the messages wait in the unexpected queues), random_bisect (Schedgen's random pairs) and
+// allreduce_ring (Schedgen's ring allreduce).
+var MatchersWorkloads = []string{"incast", "alltoall_late", "random_bisect", "allreduce_ring"}
 
 // MatchersDefault are the default matchers.
 var MatchersDefault = []string{"list", "bins:64", "alpu:64", "alpu:256", "lhs", "lhs+alpu:64"}
@@ -90,6 +77,8 @@ type MatchersResult struct {
 	Size     int            `json:"size"`
 	RTLNodes []int          `json:"rtl_nodes,omitempty"`
 	Cells    []MatchersCell `json:"cells"`
+	// Fig6 are the matchers on the LHS paper's micro-benchmark (workload fig6).
+	Fig6 []*MatcherFig6 `json:"fig6,omitempty"`
 }
 
 // matcherArea reads a hardware matcher's area from the reports; nil when a report it needs
@@ -151,11 +140,26 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 		s    *goal.Schedule
 	}
 	var ws []work
+	res := &MatchersResult{Ranks: cfg.Ranks, Size: cfg.Size, RTLNodes: cfg.RTLNodes}
 	for _, w := range cfg.Workloads {
+		if w == Fig6Workload {
+			for _, m := range cfg.Matchers {
+				if !slices.Contains(Fig6Matchers, m) {
+					continue
+				}
+				r, err := RunMatcherFig6(m, cfg.Fig6)
+				if err != nil {
+					return nil, fmt.Errorf("matchers: %s with %s: %w", w, m, err)
+				}
+				res.Fig6 = append(res.Fig6, r)
+			}
+			if len(res.Fig6) == 0 {
+				return nil, fmt.Errorf("matchers: %s runs the matchers %v; --matchers has none of them", w, Fig6Matchers)
+			}
+			continue
+		}
 		var buf bytes.Buffer
-		if w == "alltoall_late" {
-			alltoallLate(&buf, cfg.Ranks, cfg.Size)
-		} else if err := goal.Generate(&buf, goal.GenConfig{Pattern: w, Ranks: cfg.Ranks, Size: cfg.Size, Segment: 1024, Seed: cfg.Seed}); err != nil {
+		if err := goal.Generate(&buf, goal.GenConfig{Pattern: w, Ranks: cfg.Ranks, Size: cfg.Size, Segment: 1024, Seed: cfg.Seed}); err != nil {
 			return nil, err
 		}
 		s, err := goal.Parse(&buf)
@@ -171,7 +175,6 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 		}
 		ws = append(ws, work{cfg.Schedule, s})
 	}
-	res := &MatchersResult{Ranks: cfg.Ranks, Size: cfg.Size, RTLNodes: cfg.RTLNodes}
 	for _, w := range ws {
 		for _, m := range cfg.Matchers {
 			spec, err := match.Parse(m)
@@ -203,8 +206,21 @@ func (r *MatchersResult) WriteJSON(w io.Writer) error {
 	return e.Encode(r)
 }
 
-// WriteTable writes one row per cell.
+// WriteTable writes one row per cell, then the micro-benchmark's table.
 func (r *MatchersResult) WriteTable(w io.Writer) error {
+	if len(r.Cells) == 0 {
+		return WriteFig6Table(w, r.Fig6)
+	}
+	if err := r.writeCells(w); err != nil {
+		return err
+	}
+	if len(r.Fig6) > 0 {
+		return WriteFig6Table(w, r.Fig6)
+	}
+	return nil
+}
+
+func (r *MatchersResult) writeCells(w io.Writer) error {
 	fmt.Fprintf(w, "matchers on the packet network, %d ranks, %d-byte messages (simulated; area from synth-reports, Yosys)\n", r.Ranks, r.Size)
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("workload", "matcher", "end µs", "match ns mean", "p99", "posted max", "unexp. max", "to software", "xc2vp slices", "xc7 LUTs")

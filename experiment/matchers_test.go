@@ -19,8 +19,8 @@ func TestMatchersStudy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Cells) != 20 {
-		t.Fatalf("%d cells, want 20", len(r.Cells))
+	if len(r.Cells) != 16 {
+		t.Fatalf("%d cells, want 16", len(r.Cells))
 	}
 	sum, err := area.LoadSummary("../synth-reports")
 	if err != nil {

@@ -190,6 +190,8 @@ func runGoalGen(args []string) error {
 	intVar(fs, &c.Size, "size", 1, 1<<40, "bytes per message in a basic step (Schedgen's --datasize)")
 	intVar(fs, &c.Segment, "segment", 1, 1<<40, "pipelinedring: bytes per segment (Schedgen's --segmentsize)")
 	seedVar(fs, &c.Seed, "seed", "random_bisect, linear_alltoallv: seed of the pairing and the sizes")
+	late := int(goal.DefaultLateNs)
+	intVar(fs, &late, "late-ns", 1, 1<<50, "alltoall_late: ns the receivers compute before posting their receives")
 	out := fs.String("out", "", "write the schedule to this file (default: standard output)")
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		c.Pattern, args = args[0], args[1:]
@@ -200,6 +202,7 @@ func runGoalGen(args []string) error {
 	if c.Pattern == "" {
 		return badUsage(fs, errMsg("a PATTERN is required"))
 	}
+	c.LateNs = int64(late)
 	var buf strings.Builder
 	if err := goal.Generate(&buf, c); err != nil {
 		return badUsage(fs, err)

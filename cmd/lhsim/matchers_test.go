@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -36,4 +37,47 @@ func TestMatchersCommand(t *testing.T) {
 		require.Equal(t, 2, code, "%v: %s", bad, stderr)
 		require.Contains(t, stderr, match.Usage, "%v", bad)
 	}
+}
+
+// Seed 000 as the check, from the command line: lhsim matchers --workloads fig6 runs the list
+// and lhs matchers on the LHS paper's micro-benchmark and gives, depth for depth and as
+// slopes, the figures lhsim search gives for Fig. 6 (no LHS; LHS first and repeated search).
+func TestMatchersFig6IsLhsimSearch(t *testing.T) {
+	code, js, stderr := run(t, nil, "matchers", "--workloads", "fig6", "--matchers", "list,lhs,alpu:64", "--json")
+	require.Equal(t, 0, code, stderr)
+	var m struct {
+		Cells []any `json:"cells"`
+		Fig6  []struct {
+			Matcher     string    `json:"matcher"`
+			Depths      []int     `json:"depths"`
+			First       []float64 `json:"first_ns"`
+			Repeated    []float64 `json:"repeated_ns"`
+			FirstPer    float64   `json:"first_ns_per_message"`
+			RepeatedPer float64   `json:"repeated_ns_per_message"`
+		} `json:"fig6"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(js), &m))
+	code, sjs, stderr := run(t, nil, "search", "--json")
+	require.Equal(t, 0, code, stderr)
+	var s struct {
+		Depths []int                `json:"depths"`
+		Per    map[string]float64   `json:"per_message_ns"`
+		Series map[string][]float64 `json:"series_ns"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(sjs), &s))
+	require.Empty(t, m.Cells)
+	require.Len(t, m.Fig6, 2, "alpu:64 has no set-up on the micro-benchmark")
+	list, lhs := m.Fig6[0], m.Fig6[1]
+	require.Equal(t, "list", list.Matcher)
+	require.Equal(t, s.Depths, list.Depths)
+	require.Equal(t, s.Series["no_lhs"], list.First)
+	require.Equal(t, s.Series["lhs_cold"], lhs.First)
+	require.Equal(t, s.Series["lhs"], lhs.Repeated)
+	require.InDelta(t, s.Per["no_lhs"], list.FirstPer, 1e-9)
+	require.InDelta(t, s.Per["lhs_cold"], lhs.FirstPer, 1e-9)
+	require.InDelta(t, s.Per["lhs"], lhs.RepeatedPer, 1e-9)
+	require.InDelta(t, 13.85, lhs.RepeatedPer, 0.005, "the README's Fig. 6 figure")
+	code, _, stderr = run(t, nil, "matchers", "--workloads", "fig6", "--matchers", "bins:4")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "list and lhs")
 }
