@@ -115,13 +115,14 @@ func RunMatcherFig6(m string, cfg SearchConfig) (*MatcherFig6, error) {
 
 // WriteFig6Table prints the matchers' slopes beside the rig's curves they reproduce.
 func WriteFig6Table(w io.Writer, rs []*MatcherFig6) error {
-	fmt.Fprintln(w, "matchers on the LHS paper's micro-benchmark (Fig. 6; simulated, lhsim search's set-up), ns per message")
+	fmt.Fprintln(w, "matchers on the LHS paper's micro-benchmark (Fig. 6), ns per message: least-squares slope over the depths (simulated,")
+	fmt.Fprintln(w, "lhsim search's device, host model and loop; list: its messages in NIC memory, read by VL)")
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header("matcher", "first search", "repeated search", "lhsim search's curve", "paper")
+	t.Header("matcher", "first search", "repeated search", "its curves in lhsim search", "paper (input)")
 	for _, r := range rs {
-		curve, paper, rep := "no LHS (first search)", "634", "-"
+		curve, paper, rep := "no LHS", "634 (no LHS)", "-"
 		if r.RepeatedNs != nil {
-			curve, paper, rep = "LHS, repeated search (first search: LHS, first search)", "14.8", fmt.Sprintf("%.2f", r.RepeatedPerMsgNs)
+			curve, paper, rep = "LHS first search, LHS repeated search", "14.8 (repeated)", fmt.Sprintf("%.2f", r.RepeatedPerMsgNs)
 		}
 		if err := t.Append(r.Matcher, fmt.Sprintf("%.2f", r.FirstPerMsgNs), rep, curve, paper); err != nil {
 			return err

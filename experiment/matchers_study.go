@@ -223,15 +223,15 @@ func (r *MatchersResult) WriteTable(w io.Writer) error {
 func (r *MatchersResult) writeCells(w io.Writer) error {
 	fmt.Fprintf(w, "matchers on the packet network, %d ranks, %d-byte messages (simulated; area from synth-reports, Yosys)\n", r.Ranks, r.Size)
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header("workload", "matcher", "end µs", "match ns mean", "p99", "posted max", "unexp. max", "to software", "xc2vp slices", "xc7 LUTs")
+	t.Header("workload", "matcher", "end µs", "match ns mean", "p99", "posted max", "unexp. max", "to software", "xc2vp slices/LUTs/BRAM", "xc7 slices/LUTs/BRAM")
 	var rtl []string
 	for _, c := range r.Cells {
-		sl, lu := "0 (software)", "0"
+		v, k := "0 (software)", "0 (software)"
 		if !c.Software {
-			sl, lu = "no report", "no report"
+			v, k = "no report", "no report"
 		}
-		if c.Area != nil {
-			sl, lu = fmt.Sprint(c.Area.XC2VPSlices), fmt.Sprint(c.Area.XC7LUTs)
+		if a := c.Area; a != nil {
+			v, k = fmt.Sprintf("%d/%d/%d", a.XC2VPSlices, a.XC2VPLUTs, a.XC2VPBRAMs), fmt.Sprintf("%d/%d/%d", a.XC7Slices, a.XC7LUTs, a.XC7BRAMs)
 		}
 		fb := "-"
 		if !c.Software {
@@ -242,7 +242,7 @@ func (r *MatchersResult) writeCells(w io.Writer) error {
 			rtl = append(rtl, fmt.Sprintf("%s %s: %d", strings.TrimSuffix(c.Workload, ".goal"), c.Matcher, c.Matching.RTLChecked))
 		}
 		if err := t.Append(strings.TrimSuffix(c.Workload, ".goal"), c.Matcher, fmt.Sprintf("%.2f", c.EndUs), fmt.Sprintf("%.1f", m.MeanNs), fmt.Sprintf("%.1f", m.P99Ns),
-			fmt.Sprint(m.MaxPosted), fmt.Sprint(m.MaxUnexpected), fb, sl, lu); err != nil {
+			fmt.Sprint(m.MaxPosted), fmt.Sprint(m.MaxUnexpected), fb, v, k); err != nil {
 			return err
 		}
 	}

@@ -18,7 +18,7 @@ func init() {
 const matchersSummary = "compare message matchers (list, bins:K, alpu:N, lhs, lhs+alpu:N) on GOAL workloads on the packet network, with their area"
 
 func runMatchers(args []string) error {
-	cfg := experiment.MatchersConfig{Ranks: 64, Size: 8, Seed: 1, Reports: "synth-reports", Fig6: experiment.DefaultSearch()}
+	cfg := experiment.MatchersConfig{Ranks: 256, Size: 8, Seed: 1, Reports: "synth-reports", Fig6: experiment.DefaultSearch()}
 	fs := newFlags("matchers", matchersSummary)
 	intVar(fs, &cfg.Ranks, "ranks", 2, 1024, "ranks of the generated workloads (64 to 1024 for the study; fewer to try it)")
 	intVar(fs, &cfg.Size, "size", 1, 1<<30, "bytes per message of the generated workloads")
