@@ -31,6 +31,20 @@ func TestMatchersCommand(t *testing.T) {
 		code, _, stderr := run(t, nil, bad...)
 		require.Equal(t, 2, code, "%v: %s", bad, stderr)
 	}
+	// --matcher-rtl-nodes: the LHS receive path runs as RTL beside its model; a software
+	// matcher has no RTL (exit 2, naming the ones that have).
+	dir = t.TempDir()
+	sched := filepath.Join(dir, "late.goal")
+	code, _, stderr = run(t, nil, "goal", "gen", "alltoall_late", "--ranks", "8", "--out", sched)
+	require.Equal(t, 0, code, stderr)
+	code, out, stderr := run(t, nil, "goal", "--schedule", sched, "--matcher", "lhs", "--matcher-rtl-nodes", "0,3")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "matcher lhs (RTL on nodes 0,3)")
+	code, _, stderr = run(t, nil, "goal", "--schedule", sched, "--matcher", "list", "--matcher-rtl-nodes", "0")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, match.RTLUsage)
+	code, _, stderr = run(t, nil, "goal", "gen", "alltoall_late", "--ranks", "8", "--late-ns", "0")
+	require.Equal(t, 2, code, stderr)
 	for _, bad := range [][]string{{"matchers", "--matchers", "lhs2"}, {"matchers", "--matchers", "alpu:0"}, {"matchers", "--matchers", "bins:70000"},
 		{"goal", "--schedule", "x.goal", "--matcher", "alpu:2000"}, {"goal", "--schedule", "x.goal", "--matcher", "hash"}} {
 		code, _, stderr := run(t, nil, bad...)
