@@ -115,12 +115,17 @@ func runGoalPacket(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 		if set, err = match.NewSet(spec, MatchConfig(spec, cfg.MatcherRTLNodes, len(s.Ranks))); err != nil {
 			return nil, err
 		}
-		defer set.Close() // a device's error on closing follows one the run reported
+		defer set.Close() // after a failed run; a good one closes it below
 		opt.NewMatcher = set.New
 	}
 	res, err := goal.RunPacket(s, c, cfg.LogGP.S, opt)
 	if err != nil {
 		return nil, err
+	}
+	if set != nil {
+		if err := set.Close(); err != nil { // an RTL that crashed says so here
+			return nil, err
+		}
 	}
 	for i, node := range rtl {
 		if err := node.Err(); err != nil {

@@ -237,6 +237,7 @@ func (s *Set) RTLSteps() int {
 }
 
 // Close frees the RTL and the NICs; the error is the first a device reported on closing.
+// Stats and RTLSteps stay valid; closing twice is harmless.
 func (s *Set) Close() error {
 	var err error
 	for _, u := range s.units {
@@ -251,11 +252,12 @@ func (s *Set) Close() error {
 	return err
 }
 
+// closeRTL frees the ALPU RTL models, keeping their counts (RTLSteps); closing twice is
+// harmless.
 func (u *unit) closeRTL() {
 	for _, r := range u.rtl {
 		r.close()
 	}
-	u.rtl = nil
 }
 
 // attachRTL gives each queue its Verilated ALPU.
