@@ -28,39 +28,56 @@ type lhsQueue struct {
 	ent   map[uint64]goal.Entry
 	order []uint64 // arrival numbers queued, oldest first
 	// fault, in tests, changes what the model side is given (a fault in the model).
-	fault func(e *goal.Entry)
+	fault   func(e *goal.Entry)
+	nc      NICConfig
+	rtl     bool
+	openErr error
 }
 
 func newLHSQueue(u *unit, cfg *Config, rtl bool) (*lhsQueue, error) {
-	nc := cfg.NIC
+	return &lhsQueue{u: u, ent: map[uint64]goal.Entry{}, fault: cfg.lhsFault, nc: cfg.NIC, rtl: rtl}, nil
+}
+
+// open opens the node's NIC (and on RTL nodes the model beside it) when the queue is first
+// used: a rank that never receives needs none.
+func (q *lhsQueue) open() bool {
+	if q.nic != nil || q.openErr != nil {
+		return q.openErr == nil
+	}
+	nc := q.nc
 	nc.LHS = true
-	q := &lhsQueue{u: u, ent: map[uint64]goal.Entry{}, fault: cfg.lhsFault}
-	var err error
-	if !rtl {
-		nc.Model = device.Go
-		q.nic, err = OpenNIC(nc)
-		return q, err
-	}
-	nc.Entries = LHSRTLEntries
-	nc.Model = device.RTL
-	if q.nic, err = OpenNIC(nc); err != nil {
-		return nil, err
-	}
 	nc.Model = device.Go
-	if q.model, err = OpenNIC(nc); err != nil {
-		q.nic.Close()
-		return nil, err
+	if q.rtl {
+		nc.Entries = LHSRTLEntries
+		nc.Model = device.RTL
 	}
-	return q, nil
+	nic, err := OpenNIC(nc)
+	if err == nil && q.rtl {
+		nc.Model = device.Go
+		if q.model, err = OpenNIC(nc); err != nil {
+			nic.Close()
+		}
+	}
+	if err != nil {
+		q.openErr = err
+		q.u.fail(fmt.Errorf("node %d's LHS receive path: %w", q.u.rank, err))
+		return false
+	}
+	q.nic = nic
+	return true
 }
 
 func (q *lhsQueue) close() error {
+	if q.nic == nil {
+		return nil
+	}
 	err := q.nic.Close()
 	if q.model != nil {
 		if e := q.model.Close(); err == nil {
 			err = e
 		}
 	}
+	q.nic, q.model = nil, nil
 	return err
 }
 
@@ -85,6 +102,9 @@ func (q *lhsQueue) Push(e goal.Entry) {
 	src, tag, ok := q.int32s(e.Src, e.Tag)
 	if !ok || src < 0 || tag < 0 {
 		q.u.fail(fmt.Errorf("node %d: message from %d tag %d (line %d) does not fit the MPI envelope's 32-bit signed source and tag", q.u.rank, e.Src, e.Tag, e.Line))
+		return
+	}
+	if !q.open() {
 		return
 	}
 	msg := fmt.Sprintf("message from %d tag %d (line %d)", e.Src, e.Tag, e.Line)
@@ -116,6 +136,9 @@ func (q *lhsQueue) Take(src, tag uint32) (goal.Entry, int, bool) {
 	s, t, ok := q.int32s(src, tag)
 	if !ok {
 		q.u.fail(fmt.Errorf("node %d: a receive from %d tag %d does not fit the MPI envelope's 32-bit signed source and tag", q.u.rank, src, tag))
+		return goal.Entry{}, 0, false
+	}
+	if !q.open() {
 		return goal.Entry{}, 0, false
 	}
 	recv := fmt.Sprintf("receive from %s tag %s", anyStr(src), anyStr(tag))
