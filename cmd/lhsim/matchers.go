@@ -23,7 +23,7 @@ func runMatchers(args []string) error {
 	intVar(fs, &cfg.Ranks, "ranks", 2, 1024, "ranks of the generated workloads (64 to 1024 for the study; fewer to try it)")
 	intVar(fs, &cfg.Size, "size", 1, 1<<30, "bytes per message of the generated workloads")
 	seedVar(fs, &cfg.Seed, "seed", "random_bisect's pairing")
-	workloads := fs.String("workloads", strings.Join(experiment.MatchersWorkloads, ","), "workloads, comma-separated: lhsim goal gen patterns or alltoall_late (docs/matchers.md; \"\" with --schedule: that alone)")
+	workloads := fs.String("workloads", strings.Join(experiment.MatchersWorkloads, ","), "workloads, comma-separated: lhsim goal gen patterns, or fig6 (the LHS paper's micro-benchmark with lhsim search's set-up, for list and lhs) (docs/matchers.md; \"\" with --schedule: that alone)")
 	fs.StringVar(&cfg.Schedule, "schedule", "", "also run this GOAL schedule")
 	matchers := fs.String("matchers", strings.Join(experiment.MatchersDefault, ","), "matchers, comma-separated: "+match.Usage)
 	fs.StringVar(&cfg.Reports, "reports", cfg.Reports, "the area flow's checked-in Yosys reports, relative to the repository root")
