@@ -9,14 +9,13 @@ import (
 
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/hw"
-	"github.com/lhsim/lhsim/waves"
-
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/goal"
 	"github.com/lhsim/lhsim/netsim/lhsnic"
 	"github.com/lhsim/lhsim/netsim/match"
 	"github.com/lhsim/lhsim/netsim/timeline"
+	"github.com/lhsim/lhsim/waves"
 )
 
 func matcherNote(cfg GoalConfig) string {
@@ -141,14 +140,10 @@ func runGoalPacket(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 				return nil, fmt.Errorf("goal: matcher RTL on node %d: the schedule has ranks 0 to %d", n, len(s.Ranks)-1)
 			}
 		}
-		mc, err := MatchConfig(spec, cfg.MatcherRTLNodes)
-		if err != nil {
+		if set, err = match.NewSet(spec, MatchConfig(spec, cfg.MatcherRTLNodes, len(s.Ranks))); err != nil {
 			return nil, err
 		}
-		if set, err = match.NewSet(spec, mc); err != nil {
-			return nil, err
-		}
-		defer set.Close()
+		defer set.Close() // after a failed run; a good one closes it below
 		opt.NewMatcher = set.New
 	}
 	res, err := goal.RunPacket(s, c, cfg.LogGP.S, opt)
@@ -170,6 +165,11 @@ func runGoalPacket(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if set != nil {
+		if err := set.Close(); err != nil { // an RTL that crashed says so here
+			return nil, err
+		}
 	}
 	for i, node := range rtl {
 		if err := node.Err(); err != nil {

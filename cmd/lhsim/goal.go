@@ -50,7 +50,7 @@ func runGoal(args []string) error {
 	trace := -1
 	intVar(fs, &trace, "trace", -1, 1<<30, "packet: write RTL node NODE's waveform (one of --rtl-nodes) with a GTKWave save file that opens it at its first message")
 	traceFile := fs.String("trace-file", "", "the waveform's file (default build/waves/goal-nodeNODE.fst)")
-	mrtl := fs.String("matcher-rtl-nodes", "", "packet: nodes whose matcher runs as RTL beside its Go model, checked against it (alpu:N and lhs+alpu:N, N up to 128)")
+	mrtl := fs.String("matcher-rtl-nodes", "", "packet: nodes whose matcher runs as RTL beside its Go model, checked against it (lhs; alpu:N and lhs+alpu:N, N up to 128)")
 	var mem uint64
 	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (0: GOMEMLIMIT, else the memory available, as for the network)")
 	out := addOutputFlags(fs)
@@ -93,8 +93,8 @@ func runGoal(args []string) error {
 		return badUsage(fs, fmt.Errorf("--matcher-rtl-nodes %q: want node numbers separated by commas", *mrtl))
 	}
 	if len(cfg.MatcherRTLNodes) > 0 {
-		if spec, _ := match.Parse(cfg.Matcher); (spec.Kind != "alpu" && spec.Kind != "lhs+alpu") || spec.N > match.RTLCells {
-			return badUsage(fs, fmt.Errorf("--matcher-rtl-nodes runs the ALPU of alpu:N or lhs+alpu:N (N up to %d) as RTL, not --matcher %q", match.RTLCells, cfg.Matcher))
+		if spec, _ := match.Parse(cfg.Matcher); !spec.RTL() {
+			return badUsage(fs, fmt.Errorf("--matcher-rtl-nodes runs as RTL %s, not --matcher %q", match.RTLUsage, cfg.Matcher))
 		}
 	}
 	if len(cfg.RTLNodes) > 0 && cfg.Network != "packet" {
@@ -214,6 +214,8 @@ func runGoalGen(args []string) error {
 	intVar(fs, &c.Size, "size", 1, 1<<40, "bytes per message in a basic step (Schedgen's --datasize)")
 	intVar(fs, &c.Segment, "segment", 1, 1<<40, "pipelinedring: bytes per segment (Schedgen's --segmentsize)")
 	seedVar(fs, &c.Seed, "seed", "random_bisect, linear_alltoallv: seed of the pairing and the sizes")
+	late := int(goal.DefaultLateNs)
+	intVar(fs, &late, "late-ns", 1, 1<<50, "alltoall_late: ns the receivers compute before posting their receives")
 	out := fs.String("out", "", "write the schedule to this file (default: standard output)")
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		c.Pattern, args = args[0], args[1:]
@@ -224,6 +226,7 @@ func runGoalGen(args []string) error {
 	if c.Pattern == "" {
 		return badUsage(fs, errMsg("a PATTERN is required"))
 	}
+	c.LateNs = int64(late)
 	var buf strings.Builder
 	if err := goal.Generate(&buf, c); err != nil {
 		return badUsage(fs, err)
