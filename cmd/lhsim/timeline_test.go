@@ -214,7 +214,7 @@ func TestProgressLines(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stderr, "lhsim goal: 5/5 operations, ")
 	// The other long commands: goal on LogGOPS, traffic (router cycles), mbcf
-	// (measurements), ib run (sends); none of it with --json.
+	// (measurements), ib run (sends), matchers (runs); none of it with --json.
 	for _, c := range []struct {
 		args []string
 		want string
@@ -223,6 +223,7 @@ func TestProgressLines(t *testing.T) {
 		{[]string{"traffic", "--topology", "torus:4x4x4", "--load", "0.1", "--warmup", "1000", "--measure", "3000"}, "lhsim traffic: 4000/4000 cycles, "},
 		{[]string{"mbcf", "--network", "100basetx", "--sizes", "4", "--bandwidth-sizes", "4", "--iterations", "2", "--writes", "16"}, "lhsim mbcf: 5/5 measurements, "},
 		{[]string{"ib", "run", "--nodes", "3", "--messages", "4"}, "lhsim ib run: 24/24 sends, "},
+		{[]string{"matchers", "--ranks", "8", "--matchers", "list,alpu:64", "--workloads", "incast"}, "lhsim matchers: 2/2 runs, "},
 	} {
 		code, _, stderr = run(t, env, c.args...)
 		require.Equal(t, 0, code, stderr)
