@@ -11,7 +11,8 @@ import (
 // TestIBRunTimeline: every packet of an ib run (SENDs, RDMA WRITEs, ACKs) goes from its
 // source's HCA to its destination's, every SEND message from its post to its consumption
 // by the peer; recording it and telling the progress change nothing
-// in the run's outcome, and the progress ends at every send.
+// in the run's outcome, and the progress ends at every send; the same run writes the same
+// file.
 func TestIBRunTimeline(t *testing.T) {
 	cfg := DefaultIBRun()
 	cfg.Machine.Nodes, cfg.Workload.Messages = 4, 10
@@ -29,6 +30,17 @@ func TestIBRunTimeline(t *testing.T) {
 	}
 	if err := cfg.Timeline.Close(); err != nil {
 		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	cfg.Timeline, cfg.Progress = timeline.New(&again, timeline.Options{}), nil
+	if _, err := RunIB(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Timeline.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), again.Bytes()) {
+		t.Fatal("the same run wrote another file")
 	}
 	if res.Digest != plain.Digest {
 		t.Fatalf("digest %s with the timeline, %s without", res.Digest, plain.Digest)
