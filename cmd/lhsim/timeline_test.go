@@ -1,15 +1,20 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/lhsim/lhsim/netsim/timeline"
+	"github.com/lhsim/lhsim/waves"
 )
 
 // lhsim goal --timeline writes a file that parses and passes the format's checks, says on
@@ -73,6 +78,16 @@ func TestGoalTimelineCommand(t *testing.T) {
 		}
 	}
 	require.Contains(t, marks, fmt.Sprint((int(entry)+4)*10))
+	// And the real GTKWave opens it there: the dump loads with the save file, and one of its
+	// named markers stands at the LH entry.
+	v, err := waves.Open(context.Background(), fst, save, nil)
+	if errors.Is(err, waves.ErrNoGTKWave) {
+		t.Log("GTKWave not checked:", err)
+	} else {
+		require.NoError(t, err)
+		require.Empty(t, v.Missing, "traces the save file names and the FST lacks")
+		require.Contains(t, slices.Collect(maps.Values(v.Markers)), int64((int(entry)+4)*10), "no marker at the LH entry: %v", v.Markers)
+	}
 	require.FileExists(t, filepath.Join(dir, "g.gtkw"))
 	code, _, stderr = run(t, nil, "goal", "--schedule", "../../netsim/goal/testdata/pingpong.goal", "--rtl-nodes", "1", "--trace", "2")
 	require.Equal(t, 2, code, stderr)
