@@ -26,9 +26,9 @@ func CheckPlotFile(file string) error {
 	return nil
 }
 
-// logXPlot is a plot with a logarithmic X axis (readableLogTicks): the form of the sweeps'
-// figures. curves.draw puts its legend outside the data, at the right.
-func logXPlot(title, x, y string) *plot.Plot {
+// LogXPlot is a plot with a logarithmic X axis (readableLogTicks): the form of the sweeps'
+// figures. Curves.Draw puts its legend outside the data, at the right.
+func LogXPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text, p.Y.Label.Text = x, y
@@ -38,8 +38,8 @@ func logXPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-// logY makes p's Y axis logarithmic (where one series dwarfs the others).
-func logY(p *plot.Plot) {
+// LogY makes p's Y axis logarithmic (where one series dwarfs the others).
+func LogY(p *plot.Plot) {
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = readableLogTicks{}
 }
@@ -124,15 +124,15 @@ func savePlot(p *plot.Plot, w, h vg.Length, file string) error {
 	return f.Close()
 }
 
-// curves collects points into named curves, in the order each name first comes.
-type curves struct {
+// Curves collects points into named curves, in the order each name first comes.
+type Curves struct {
 	names  []string
 	dashed map[string]bool
 	pts    map[string]plotter.XYs
 }
 
-// add puts (x, y) on the curve name; dashed draws that curve dashed.
-func (c *curves) add(name string, dashed bool, x, y float64) {
+// Add puts (x, y) on the curve name; dashed draws that curve dashed.
+func (c *Curves) Add(name string, dashed bool, x, y float64) {
 	if c.pts == nil {
 		c.pts, c.dashed = map[string]plotter.XYs{}, map[string]bool{}
 	}
@@ -143,9 +143,9 @@ func (c *curves) add(name string, dashed bool, x, y float64) {
 	c.dashed[name] = dashed
 }
 
-// draw adds every curve to p as lines with markers, a color and a shape each, in the
+// Draw adds every curve to p as lines with markers, a color and a shape each, in the
 // legend, and saves p with a grid at 8x6 inches.
-func (c *curves) draw(p *plot.Plot, file string) error {
+func (c *Curves) Draw(p *plot.Plot, file string) error {
 	for i, name := range c.names {
 		l, sc, err := plotter.NewLinePoints(c.pts[name])
 		if err != nil {

@@ -87,24 +87,20 @@ func checkPlot(t *testing.T, name string, write func(string) error) {
 	}
 }
 
+// CheckPlot is checkPlot for the external tests that draw a sweep's own figure.
+var CheckPlot = checkPlot
+
 func TestPlotsReadable(t *testing.T) {
-	cfg := DefaultBarrier()
-	cfg.Topologies, cfg.Processes, cfg.NodeLatency = []string{"crossbar:16"}, []int{2, 4, 8, 16}, cfg.NodeLatency[2:3]
-	br, err := RunBarrier(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkPlot(t, "barrier", br.WritePlot)
-	// Twelve series with long names, the most curves.draw promises apart.
-	p := logXPlot("twelve series over five decades, a long title that must fit its picture", "x, a long axis label", "y (µs)")
-	logY(p)
-	var c curves
+	// Twelve series with long names, the most Curves.Draw promises apart.
+	p := LogXPlot("twelve series over five decades, a long title that must fit its picture", "x, a long axis label", "y (µs)")
+	LogY(p)
+	var c Curves
 	for i := range 12 {
 		for x := 1.0; x <= 1e5; x *= 10 {
-			c.add(fmt.Sprintf("series %d, %s", i, strings.Repeat("long ", i%3)), i%2 == 1, x, x*float64(i+1))
+			c.Add(fmt.Sprintf("series %d, %s", i, strings.Repeat("long ", i%3)), i%2 == 1, x, x*float64(i+1))
 		}
 	}
-	checkPlot(t, "twelve", func(f string) error { return c.draw(p, f) })
+	checkPlot(t, "twelve", func(f string) error { return c.Draw(p, f) })
 }
 
 // TestSeriesStyles: the first 12 series have 12 colours.

@@ -7,9 +7,9 @@ import (
 	"github.com/lhsim/lhsim/netsim/timeline"
 )
 
-// machineTimeline records machine k of a command's runs on w (docs/timeline.md): its node n
+// MachineTimeline records machine k of a command's runs on w (docs/timeline.md): its node n
 // is process k*timeline.MachinePids+n, named after name; nil without a timeline.
-func machineTimeline(w *timeline.Writer, c *cluster.Cluster, k int, name string) *timeline.Net {
+func MachineTimeline(w *timeline.Writer, c *cluster.Cluster, k int, name string) *timeline.Net {
 	if w == nil {
 		return nil
 	}

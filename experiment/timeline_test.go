@@ -1,9 +1,12 @@
-package experiment
+package experiment_test
 
 import (
 	"bytes"
 	"testing"
 
+	"github.com/lhsim/lhsim/experiment/incast"
+	"github.com/lhsim/lhsim/experiment/net"
+	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/alltoall"
 	"github.com/lhsim/lhsim/netsim/collective"
 	"github.com/lhsim/lhsim/netsim/timeline"
@@ -80,11 +83,11 @@ func checkMessages(t *testing.T, b []byte) (slices map[string]int) {
 // TestBarrierTimeline: every algorithm's puts and polls, on two process counts, with each
 // barrier a slice on the runs track.
 func TestBarrierTimeline(t *testing.T) {
-	cfg := DefaultBarrier()
+	cfg := net.DefaultBarrier()
 	cfg.Topologies, cfg.Processes, cfg.NodeLatency = []string{"crossbar:8"}, []int{3, 8}, cfg.NodeLatency[2:3]
 	var buf bytes.Buffer
 	cfg.Timeline = timeline.New(&buf, timeline.Options{})
-	if _, err := RunBarrier(cfg); err != nil {
+	if _, err := net.RunBarrier(cfg); err != nil {
 		t.Fatal(err)
 	}
 	if err := cfg.Timeline.Close(); err != nil {
@@ -107,11 +110,12 @@ func TestBarrierTimeline(t *testing.T) {
 
 // TestIncastTimeline: sends and their receives, LHS on and off, on the golden model.
 func TestIncastTimeline(t *testing.T) {
-	cfg := smallIncast()
+	cfg := incast.Default()
+	cfg.Topology, cfg.Messages, cfg.PostAt, cfg.Speed = "crossbar:4", 30, 20*netsim.Microsecond, false
 	cfg.RTLNodes = []int{}
 	var buf bytes.Buffer
 	cfg.Timeline = timeline.New(&buf, timeline.Options{})
-	if _, err := RunIncast(cfg); err != nil {
+	if _, err := incast.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
 	if err := cfg.Timeline.Close(); err != nil {
@@ -125,11 +129,11 @@ func TestIncastTimeline(t *testing.T) {
 
 // TestAlltoallTimeline: a small torus, each scheme a machine of its own.
 func TestAlltoallTimeline(t *testing.T) {
-	cfg := DefaultAlltoall()
+	cfg := net.DefaultAlltoall()
 	cfg.Torus, cfg.Sizes, cfg.Schemes = "torus:4x4x4", []int{8}, alltoall.Schemes
 	var buf bytes.Buffer
 	cfg.Timeline = timeline.New(&buf, timeline.Options{})
-	if _, err := RunAlltoall(cfg); err != nil {
+	if _, err := net.RunAlltoall(cfg); err != nil {
 		t.Fatal(err)
 	}
 	if err := cfg.Timeline.Close(); err != nil {
@@ -139,4 +143,13 @@ func TestAlltoallTimeline(t *testing.T) {
 	if n["put"] == 0 || n["put in"] != n["put"] {
 		t.Fatalf("slices %v", n)
 	}
+}
+
+// num is the event's argument k as an int, -1 when it has none.
+func num(e timeline.Event, k string) int {
+	v, ok := e.Args[k].(float64)
+	if !ok {
+		return -1
+	}
+	return int(v)
 }

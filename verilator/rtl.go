@@ -93,7 +93,7 @@ func (r *RTL) Close() error {
 // before it gives up: a message of the workload takes at most 17 cycles at the input.
 const NativeStallLimit = 1_000_000
 
-// NativeWorkload runs the benchmark workload (experiment.Workload) in a C++ loop over the
+// NativeWorkload runs the benchmark workload (rx.Workload) in a C++ loop over the
 // Verilated model, with no Go in the loop, and returns the cycles it took. The loop's tail
 // ring is the largest (hw.TailSizeMax); its host releases each entry the cycle after it
 // commits and a split message's tail units with the next write, as the workload's host does.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/lhsim/lhsim/checkpoint"
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/net"
 	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
@@ -112,7 +113,7 @@ func (e subcommandError) Unwrap() error { return e.err }
 // failed exits 1.
 func isInputError(err error) bool {
 	var ie *experiment.InputError
-	var te *experiment.TrafficInputError
+	var te *net.TrafficInputError
 	return errors.As(err, &ie) || errors.As(err, &te) ||
 		errors.Is(err, checkpoint.ErrFormat) || errors.Is(err, fabric.ErrTooBig)
 }

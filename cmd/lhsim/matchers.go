@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lhsim/lhsim/experiment"
-	"github.com/lhsim/lhsim/netsim/goal"
+	"github.com/lhsim/lhsim/experiment/goal"
+	goalsim "github.com/lhsim/lhsim/netsim/goal"
 	"github.com/lhsim/lhsim/netsim/match"
 )
 
@@ -18,14 +18,14 @@ func init() {
 const matchersSummary = "compare message matchers (list, bins:K, alpu:N, lhs, lhs+alpu:N) on GOAL workloads on the packet network, with their area"
 
 func runMatchers(args []string) error {
-	cfg := experiment.MatchersConfig{Ranks: 64, Size: 8, Seed: 1, Reports: "synth-reports"}
+	cfg := goal.MatchersConfig{Ranks: 64, Size: 8, Seed: 1, Reports: "synth-reports"}
 	fs := newFlags("matchers", matchersSummary)
 	intVar(fs, &cfg.Ranks, "ranks", 2, 1024, "ranks of the generated workloads (64 to 1024 for the study; fewer to try it)")
 	intVar(fs, &cfg.Size, "size", 1, 1<<30, "bytes per message of the generated workloads")
 	seedVar(fs, &cfg.Seed, "seed", "random_bisect's pairing")
-	workloads := fs.String("workloads", strings.Join(experiment.MatchersWorkloads, ","), "workloads, comma-separated: lhsim goal gen patterns or alltoall_late (docs/matchers.md; \"\" with --schedule: that alone)")
+	workloads := fs.String("workloads", strings.Join(goal.MatchersWorkloads, ","), "workloads, comma-separated: lhsim goal gen patterns or alltoall_late (docs/matchers.md; \"\" with --schedule: that alone)")
 	fs.StringVar(&cfg.Schedule, "schedule", "", "also run this GOAL schedule")
-	matchers := fs.String("matchers", strings.Join(experiment.MatchersDefault, ","), "matchers, comma-separated: "+match.Usage)
+	matchers := fs.String("matchers", strings.Join(goal.MatchersDefault, ","), "matchers, comma-separated: "+match.Usage)
 	fs.StringVar(&cfg.Reports, "reports", cfg.Reports, "the area flow's checked-in Yosys reports, relative to the repository root")
 	rtl := fs.String("rtl-nodes", "", "nodes whose ALPU (alpu:N, lhs+alpu:N, N up to 128) runs as Verilated RTL beside its model, checked against it (comma-separated)")
 	out := addOutputFlags(fs)
@@ -45,8 +45,8 @@ func runMatchers(args []string) error {
 		if w = strings.TrimSpace(w); w == "" {
 			continue
 		}
-		if !slices.Contains(goal.Patterns(), w) && w != "alltoall_late" {
-			return badUsage(fs, fmt.Errorf("--workloads: no pattern %q; patterns: alltoall_late, %s", w, strings.Join(goal.Patterns(), ", ")))
+		if !slices.Contains(goalsim.Patterns(), w) && w != "alltoall_late" {
+			return badUsage(fs, fmt.Errorf("--workloads: no pattern %q; patterns: alltoall_late, %s", w, strings.Join(goalsim.Patterns(), ", ")))
 		}
 		cfg.Workloads = append(cfg.Workloads, w)
 	}
@@ -72,7 +72,7 @@ func runMatchers(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
-	r, err := experiment.RunMatchers(cfg)
+	r, err := goal.RunMatchers(cfg)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "lhsim matchers: %v\n", err)
 		return err

@@ -6,7 +6,7 @@ import (
 
 	"strings"
 
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/rx"
 )
 
 func init() {
@@ -16,7 +16,7 @@ func init() {
 const searchSummary = "unexpected-queue search time: no LHS, LHS, QsNET-II (paper Figure 6)"
 
 func runSearch(args []string) error {
-	cfg := experiment.DefaultSearch()
+	cfg := rx.DefaultSearch()
 	fs := newFlags("search", searchSummary)
 	dev := addDeviceFlags(fs)
 	intVar(fs, &cfg.MaxDepth, "max-depth", 1, 1<<20, "deepest search (messages ahead of the target); the RTL holds 1024 entries")
@@ -62,9 +62,9 @@ func runSearch(args []string) error {
 		return err
 	}
 	depthList, _, _ := cfg.Plan()
-	bar := newProgress(out.json, "search", int64(experiment.SearchSteps(len(depthList))), "steps")
+	bar := newProgress(out.json, "search", int64(rx.SearchSteps(len(depthList))), "steps")
 	cfg.Progress = func(done, _ int, step string) { bar.set(int64(done), "("+step+")") }
-	res, err := experiment.RunSearch(cfg)
+	res, err := rx.RunSearch(cfg)
 	bar.finish(err == nil)
 	if err != nil {
 		return err

@@ -479,7 +479,7 @@ func TestClusterDocTestsExist(t *testing.T) {
 	require.Greater(t, len(names), 15)
 	defined := map[string]bool{}
 	funcs := regexp.MustCompile(`(?m)^func (Test[A-Za-z0-9_]+)\(`)
-	for _, dir := range []string{".", "../../slurm", "../../slurm/slurmtest", "../../experiment"} {
+	for _, dir := range []string{".", "../../slurm", "../../slurm/slurmtest", "../../experiment", "../../experiment/net"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 		require.NoError(t, err)
 		for _, f := range files {

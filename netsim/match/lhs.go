@@ -9,7 +9,7 @@ import (
 )
 
 // LHSCurve is what a search of the unexpected queue costs on the LHS paper's receive path, as
-// the search rig measured it (experiment.RunSearch: the device in RTL, Go model or TLM, the
+// the search rig measured it (rx.RunSearch: the device in RTL, Go model or TLM, the
 // host model, the compiled search loop): Ns[i] is the search with Depths[i] messages ahead of
 // the target. Between measured depths the cost is interpolated linearly; past the deepest,
 // the LH buffer is full and every further message is searched where it lies whole, in NIC
@@ -38,7 +38,7 @@ func (c *LHSCurve) Ps(ahead int) uint64 {
 
 func (c *LHSCurve) check() error {
 	if len(c.Depths) == 0 || len(c.Depths) != len(c.Ns) || c.Depths[0] != 0 || !sort.IntsAreSorted(c.Depths) {
-		return fmt.Errorf("match: lhs needs the search rig's curve from depth 0 (experiment.MatchConfig)")
+		return fmt.Errorf("match: lhs needs the search rig's curve from depth 0 (experiment/goal.MatchConfig)")
 	}
 	return nil
 }

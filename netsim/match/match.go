@@ -82,7 +82,7 @@ type Config struct {
 	// hostcpu.Pentium4).
 	Host hostcpu.Config
 	// Costs are the software's instructions (the caller sets them from the paper's search
-	// loop: experiment.MatchCosts).
+	// loop: experiment/goal.MatchCosts).
 	Costs Costs
 	// HWClockHz is the clock of the hardware matchers: 100 MHz, the clock of the LHS paper's FPGA
 	// (section 5.1.1), at which the LHS RTL runs too (lhsnic.DefaultConfig).
@@ -126,7 +126,7 @@ func NewSet(spec Spec, cfg Config) (*Set, error) {
 	}
 	if strings.HasPrefix(spec.Kind, "lhs") {
 		if cfg.LHS == nil {
-			return nil, fmt.Errorf("match: lhs needs the search rig's curve (experiment.MatchConfig)")
+			return nil, fmt.Errorf("match: lhs needs the search rig's curve (experiment/goal.MatchConfig)")
 		}
 		if err := cfg.LHS.check(); err != nil {
 			return nil, err

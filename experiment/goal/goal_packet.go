@@ -1,0 +1,143 @@
+package goal
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/lhsim/lhsim/netsim/cluster"
+	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/goal"
+	"github.com/lhsim/lhsim/netsim/lhsnic"
+	"github.com/lhsim/lhsim/netsim/match"
+	"github.com/lhsim/lhsim/netsim/timeline"
+)
+
+func matcherNote(cfg Config) string {
+	if cfg.Matcher == "" {
+		return ""
+	}
+	n := ", matcher " + cfg.Matcher
+	if len(cfg.MatcherRTLNodes) > 0 {
+		n += fmt.Sprintf(" (RTL on nodes %s)", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(cfg.MatcherRTLNodes)), ","), "[]"))
+	}
+	return n
+}
+
+func rtlNote(nodes []int) string {
+	if len(nodes) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", LHS RTL receive path on nodes %s", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(nodes)), ","), "[]"))
+}
+
+// Topology is the machine a schedule of n ranks runs on without --topology: a crossbar
+// of n nodes up to 64, else the smallest torus X×Y×Z (X ≥ Y ≥ Z, as near a cube as it goes)
+// of at least n nodes.
+func Topology(n int) string {
+	if n <= 64 {
+		return fmt.Sprintf("crossbar:%d", max(n, 2))
+	}
+	z := int(math.Floor(math.Cbrt(float64(n))))
+	for z > 1 && z*z*z > n {
+		z--
+	}
+	y := z
+	for y*y*z < n && y*(y+1)*z < n {
+		y++
+	}
+	x := (n + y*z - 1) / (y * z)
+	for x < y {
+		x, y = y, x
+	}
+	return fmt.Sprintf("torus:%dx%dx%d", x, y, z)
+}
+
+func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
+	if cfg.Topology == "" {
+		cfg.Topology = Topology(len(s.Ranks))
+	}
+	topo, err := fabric.ParseTopology(cfg.Topology)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Ranks) > topo.Nodes() {
+		return nil, fmt.Errorf("goal: %d ranks on %s (%d nodes)", len(s.Ranks), cfg.Topology, topo.Nodes())
+	}
+	c, err := cluster.Build(topo, cfg.Fabric, cfg.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	var rtl []*lhsnic.Node
+	var rtlAt []int
+	for _, n := range cfg.RTLNodes {
+		if n < 0 || n >= topo.Nodes() {
+			return nil, fmt.Errorf("goal: RTL receive path on node %d: %s has nodes 0 to %d", n, cfg.Topology, topo.Nodes()-1)
+		}
+		// The LHS receive path in Verilated RTL at 100 MHz, LHS on, each message released
+		// the cycle after it commits (lhsnic.DefaultConfig).
+		node, err := lhsnic.New(c.Engine(), lhsnic.DefaultConfig())
+		if err != nil {
+			return nil, err
+		}
+		defer node.Close()
+		if err := c.SetReceivePath(n, node); err != nil {
+			return nil, err
+		}
+		rtl = append(rtl, node)
+		rtlAt = append(rtlAt, n)
+	}
+	opt := goal.Options{Stats: true}
+	if cfg.Timeline != nil {
+		net := timeline.NewNet(cfg.Timeline, c.Size())
+		net.SampleLinks(c.Network())
+		for i, node := range rtl {
+			n := rtlAt[i]
+			node.OnCommit = func(cm lhsnic.Commit, board uint64) { net.Commit(n, cm.Time, cm.Cycle, board, cm.Size) }
+		}
+		c.Observe(net)
+		opt.Tracer = newGoalTracer(s, net)
+	}
+	if cfg.Progress != nil {
+		opt.Tracer = &progressTracer{next: opt.Tracer, total: int64(s.NumOps), tell: cfg.Progress}
+	}
+	var set *match.Set
+	if cfg.Matcher != "" {
+		spec, err := match.Parse(cfg.Matcher)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range cfg.MatcherRTLNodes {
+			if n < 0 || n >= len(s.Ranks) {
+				return nil, fmt.Errorf("goal: matcher RTL on node %d: the schedule has ranks 0 to %d", n, len(s.Ranks)-1)
+			}
+		}
+		mc, err := MatchConfig(spec, cfg.MatcherRTLNodes)
+		if err != nil {
+			return nil, err
+		}
+		if set, err = match.NewSet(spec, mc); err != nil {
+			return nil, err
+		}
+		defer set.Close()
+		opt.NewMatcher = set.New
+	}
+	res, err := goal.RunPacket(s, c, cfg.LogGP.S, opt)
+	if err != nil {
+		return nil, err
+	}
+	for i, node := range rtl {
+		if err := node.Err(); err != nil {
+			return nil, fmt.Errorf("goal: node %d's RTL receive path: %w", cfg.RTLNodes[i], err)
+		}
+	}
+	r := &Result{Schedule: cfg.Schedule, Network: "packet", Ranks: len(s.Ranks), Ops: s.NumOps, EndNs: float64(res.End) / 1000, Events: res.Events,
+		Params: fmt.Sprintf("%s, node latency %.3f µs, S=%d B%s%s", cfg.Topology, cfg.Cluster.NodeLatency.Microseconds(), cfg.LogGP.S, rtlNote(cfg.RTLNodes), matcherNote(cfg))}
+	if set != nil {
+		r.Matching = summarizeMatch(set)
+	}
+	for i, f := range res.Finished {
+		r.PerRank = append(r.PerRank, RankResult{Rank: i, DoneNs: float64(f) / 1000, Match: &res.Match[i], MaxDepth: res.Match[i].MaxDepth(), NotStarted: res.NotRun[i]})
+	}
+	return r, r.unmatched(res.Unmatched, res.NotRun)
+}
