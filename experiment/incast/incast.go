@@ -22,8 +22,6 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/lhsim/lhsim/device"
-	"github.com/lhsim/lhsim/drivers"
-	"github.com/lhsim/lhsim/drivers/mpi"
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/hw"
@@ -164,227 +162,6 @@ const (
 	HostCosts = "costs" // per-message costs from lhsim search (inputs)
 )
 
-// key names a message by sender and tag.
-type key struct{ src, tag int }
-
-// receiver is what a receiving node's host reports after the run.
-type receiver interface {
-	results() (done []netsim.Time, depths []int, maxQueue, copies int)
-	// unfinished says why the host has not completed all its receives ("" if it has).
-	unfinished() string
-}
-
-// mpiHost is a receiving node's software with HostMPI: the driver and the MPI library of
-// drivers/mpi, run on the node's host bus at the host CPU model's time. From PostAt it
-// receives every expected message in the order of sender and tag, one at a time, as the
-// costs host does: the MPI engine searches the unexpected queue in the LH buffer by PIO
-// (LHS on) or in the SO-DIMM ring by VL (LHS off), fetches tails by VL and releases what it
-// consumed. When the LH buffer is full and the wanted message is not in it, the host spills
-// the oldest held message to host memory (mpi.LHSQueue.Spill) so that the input moves again.
-type mpiHost struct {
-	want     []key
-	lhs      bool
-	nodes    int
-	postAt   netsim.Time
-	wait     netsim.Time
-	done     []netsim.Time
-	depths   []int
-	maxQueue int
-	copies   int
-	bus      *lhsnic.HostBus
-}
-
-func (h *mpiHost) results() ([]netsim.Time, []int, int, int) {
-	return h.done, h.depths, h.maxQueue, h.copies
-}
-
-func (h *mpiHost) unfinished() string {
-	switch b := h.bus; {
-	case len(h.done) == len(h.want):
-		return ""
-	case b == nil:
-		return "its host program never started"
-	case b.Err() != nil:
-		return b.Err().Error()
-	case !b.Done():
-		return "its host waits for " + b.Waiting()
-	}
-	return "its host program ended early"
-}
-
-// program is the host's software.
-func (h *mpiHost) program(bus *lhsnic.HostBus) error {
-	h.bus = bus
-	st, err := mpi.OpenStack(bus, bus.CPU, drivers.Config{LHS: h.lhs, TailSize: hw.TailSizeMax})
-	if err != nil {
-		return err
-	}
-	e, lq := st.Engine, st.LHS
-	if err := e.AddComm(0, h.nodes); err != nil {
-		return err
-	}
-	bus.Sleep(h.postAt - bus.Now())
-	for _, k := range h.want {
-		r, err := e.Irecv(mpi.Pattern{Source: int32(k.src), Tag: int32(k.tag), Comm: 0})
-		if err != nil {
-			return err
-		}
-		for !r.Done() {
-			spilled := false
-			if lq != nil && lq.Held() >= st.Host.Entries() {
-				if spilled, err = lq.Spill(); err != nil {
-					return err
-				}
-			}
-			if !spilled {
-				if err := bus.WaitCommit(h.wait); err != nil {
-					return fmt.Errorf("receive from %d, tag %d: %w", k.src, k.tag, err)
-				}
-			}
-			if err := e.Progress(); err != nil {
-				return err
-			}
-		}
-		if err := r.Status().Err; err != nil {
-			return fmt.Errorf("receive from %d, tag %d: %w", k.src, k.tag, err)
-		}
-		h.done = append(h.done, bus.Now())
-		h.depths = append(h.depths, max(r.Status().Depth, 0))
-		h.maxQueue = max(h.maxQueue, e.Pending()+1)
-	}
-	if lq != nil {
-		h.copies = lq.Spilled
-	}
-	return nil
-}
-
-// receiverHost is a receiving node's software: from PostAt it posts a receive for every
-// expected message, in the order of sender and tag (so that messages that arrived
-// interleaved from many senders sit ahead of the one wanted: deep searches), and completes
-// each one after searching the unexpected queue: depth x the per-message cost, plus the fetch
-// of a body not in the entry. Consumed entries go back to the NIC oldest first, as
-// drivers/mpi's host driver releases them.
-type receiverHost struct {
-	eng      *netsim.Engine
-	node     *lhsnic.Node
-	lhs      bool
-	cfg      *Config
-	want     []key       // the receives, in posting order
-	next     int         // the next receive to complete
-	busy     netsim.Time // the host is busy until then
-	queue    []queued    // unexpected: committed, not received, in arrival order
-	consumed []bool      // by commit number
-	sizes    []int       // by commit number
-	released int         // commits released so far (a prefix)
-	pending  bool        // a completion or copy event is scheduled
-	entries  int         // the receive path's LH entries
-	copies   int
-	done     []netsim.Time
-	depths   []int
-	maxQueue int
-}
-
-type queued struct {
-	k      key
-	seq    int // commit number
-	size   int
-	split  bool
-	copied bool // moved to host memory, its entry released
-}
-
-func (h *receiverHost) results() ([]netsim.Time, []int, int, int) {
-	return h.done, h.depths, h.maxQueue, h.copies
-}
-
-func (h *receiverHost) unfinished() string {
-	if len(h.done) == len(h.want) {
-		return ""
-	}
-	return fmt.Sprintf("its host waits for the message from %d, tag %d", h.want[h.next].src, h.want[h.next].tag)
-}
-
-// Committed implements lhsnic.Host.
-func (h *receiverHost) Committed(now netsim.Time, c lhsnic.Commit, msg []byte) {
-	env, err := mpi.ParseEnvelope(msg) // cluster's sends carry an MPI envelope
-	if err != nil {
-		panic(fmt.Sprintf("incast: a message without an envelope reached the host: %v", err))
-	}
-	k := key{int(env.Source), int(env.Tag)}
-	h.queue = append(h.queue, queued{k: k, seq: len(h.sizes), size: len(msg), split: len(msg) > hw.InlineMax})
-	h.sizes = append(h.sizes, len(msg))
-	h.consumed = append(h.consumed, false)
-	h.maxQueue = max(h.maxQueue, len(h.queue))
-	h.try(now)
-}
-
-// try schedules the next receive's completion if its message is here. If it is not, and
-// the LH buffer is full of messages received later, the host copies the oldest of them to
-// host memory and releases its entry (as an MPI library moves unexpected messages off the
-// NIC), so that the one it waits for can come in.
-func (h *receiverHost) try(now netsim.Time) {
-	if h.pending || h.next >= len(h.want) {
-		return
-	}
-	start := max(now, h.busy, h.cfg.PostAt)
-	for d, q := range h.queue {
-		if q.k != h.want[h.next] {
-			continue
-		}
-		cost := netsim.Time(d+1) * h.cfg.SearchPerMessage[h.lhs]
-		if (!h.lhs || q.split) && !q.copied {
-			cost += h.cfg.Fetch
-		}
-		h.pending = true
-		h.depths = append(h.depths, d)
-		h.eng.At(start+cost, h, int64(d))
-		return
-	}
-	if h.lhs && len(h.sizes)-h.released >= h.entries {
-		for i, q := range h.queue {
-			if !q.copied {
-				h.pending = true
-				h.eng.At(start+h.cfg.Fetch, h, -1-int64(i))
-				return
-			}
-		}
-	}
-}
-
-// Fire completes the receive whose message sits at depth arg, or (arg < 0) the copy of the
-// queued message -1-arg to host memory.
-func (h *receiverHost) Fire(now netsim.Time, arg int64) {
-	h.pending = false
-	h.busy = now
-	if arg < 0 {
-		q := &h.queue[-1-arg]
-		q.copied = true
-		h.copies++
-		h.consumed[q.seq] = true
-		h.releaseConsumed(now)
-		h.try(now)
-		return
-	}
-	q := h.queue[arg]
-	h.queue = slices.Delete(h.queue, int(arg), int(arg)+1)
-	h.done = append(h.done, now)
-	h.next++
-	h.consumed[q.seq] = true
-	h.releaseConsumed(now)
-	h.try(now)
-}
-
-// releaseConsumed gives the NIC back the oldest run of consumed entries.
-func (h *receiverHost) releaseConsumed(now netsim.Time) {
-	var sizes []int
-	for h.released < len(h.consumed) && h.consumed[h.released] {
-		sizes = append(sizes, h.sizes[h.released])
-		h.released++
-	}
-	if len(sizes) > 0 {
-		h.node.Release(now, sizes)
-	}
-}
-
 // Run runs the experiment with LHS on and with LHS off.
 func Run(cfg Config) (*Result, error) {
 	topo, err := fabric.ParseTopology(cfg.Topology)
@@ -516,7 +293,7 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 		return run, err
 	}
 	senders := topo.Nodes() - cfg.Receivers
-	var hosts []receiver
+	var hosts []lhsnic.Receiver
 	var nodes []*lhsnic.Node
 	var traced *waves.Events
 	closeAll := func() error {
@@ -531,10 +308,10 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 	}
 	defer closeAll()
 	for r := range cfg.Receivers {
-		var want []key
+		var want []lhsnic.Want
 		for s := cfg.Receivers; s < topo.Nodes(); s++ {
 			for t := range cfg.Messages {
-				want = append(want, key{s, t})
+				want = append(want, lhsnic.Want{Src: s, Tag: t})
 			}
 		}
 		dc := device.Config{Model: device.Go, Bridge: device.Cgo, Entries: cfg.Entries}
@@ -555,13 +332,14 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 			traced = ev
 		}
 		nc := lhsnic.Config{Device: dc, TLM: kinds[r] == nicTLM, Period: cfg.Period, Batch: 256, LHS: lhs}
-		var costs *receiverHost
+		var costs *lhsnic.CostHost
 		if cfg.Host == HostMPI {
-			h := &mpiHost{want: want, lhs: lhs, nodes: topo.Nodes(), postAt: cfg.PostAt, wait: cfg.HostWait}
-			nc.Program = h.program
+			h := &lhsnic.MPIHost{Want: want, LHS: lhs, Nodes: topo.Nodes(), PostAt: cfg.PostAt, Wait: cfg.HostWait}
+			nc.Program = h.Program
 			hosts = append(hosts, h)
 		} else {
-			costs = &receiverHost{eng: eng, lhs: lhs, cfg: &cfg, want: want, entries: dc.Params().Entries}
+			costs = lhsnic.NewCostHost(eng, want, lhs, dc.Params().Entries,
+				lhsnic.Costs{PostAt: cfg.PostAt, SearchPerMessage: cfg.SearchPerMessage, Fetch: cfg.Fetch})
 			nc.Host = costs
 			hosts = append(hosts, costs)
 		}
@@ -578,7 +356,7 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 			node.Local().OnCycle(ev.Observe)
 		}
 		if costs != nil {
-			costs.node = node
+			costs.Attach(node)
 		}
 		if err := c.SetReceivePath(r, node); err != nil {
 			return run, err
@@ -611,13 +389,13 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 	var sum, depth float64
 	var last netsim.Time
 	for r, h := range hosts {
-		if why := h.unfinished(); why != "" {
+		if why := h.Unfinished(); why != "" {
 			if err := nodes[r].Err(); err != nil {
 				return run, fmt.Errorf("incast: receiver %d: %w", r, err)
 			}
 			return run, fmt.Errorf("incast: receiver %d did not complete its receives: %s", r, why)
 		}
-		done, depths, maxQueue, copies := h.results()
+		done, depths, maxQueue, copies := h.Results()
 		run.Done = append(run.Done, done...)
 		for i, t := range done {
 			sum += t.Microseconds()
