@@ -8,8 +8,6 @@ package ib
 // (derived); docs/ib.md gives each parameter's source.
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,7 +16,6 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
-	"gonum.org/v1/plot"
 
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
@@ -29,10 +26,10 @@ import (
 var (
 	// paperRTT is Table 4: round trip with and without DoWQE, µs (switch included).
 	paperRTT = map[string][2]float64{"gc-le": {15.6, 17.9}, "e7501": {16.8, 18.9}}
-	// ibPaperEffect is Table 4's "Effects" column, %.
-	ibPaperEffect = map[string]float64{"gc-le": 12.5, "e7501": 11.1}
-	// ibPaperBW is Table 5: message and RDMA bandwidth, MB/s.
-	ibPaperBW = map[string][2]float64{"gc-le": {688.0, 913.2}, "e7501": {586.1, 820.9}}
+	// paperEffect is Table 4's "Effects" column, %.
+	paperEffect = map[string]float64{"gc-le": 12.5, "e7501": 11.1}
+	// paperBW is Table 5: message and RDMA bandwidth, MB/s.
+	paperBW = map[string][2]float64{"gc-le": {688.0, 913.2}, "e7501": {586.1, 820.9}}
 )
 
 func chipsetLabel(c string) string {
@@ -126,7 +123,7 @@ func (r *RTTResult) WriteTable(w io.Writer) error {
 		effect := (1 - row.DoWQEUs/row.NoDoWQEUs) * 100
 		if err := t.Append(chipsetLabel(row.Chipset), with, fmt.Sprintf("%.1f", paper[0]),
 			fmt.Sprintf("%.2f simulated (%s)", row.NoDoWQEUs, pct(row.NoDoWQEUs, paper[1])), fmt.Sprintf("%.1f", paper[1]),
-			fmt.Sprintf("%.1f %% derived", effect), fmt.Sprintf("%.1f %%", ibPaperEffect[row.Chipset])); err != nil {
+			fmt.Sprintf("%.1f %% derived", effect), fmt.Sprintf("%.1f %%", paperEffect[row.Chipset])); err != nil {
 			return err
 		}
 	}
@@ -182,7 +179,7 @@ func RunBandwidth(cfg BandwidthConfig) (*BandwidthResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		peak := map[string]float64{"paper_message": ibPaperBW[p.Chipset][0], "paper_rdma": ibPaperBW[p.Chipset][1]}
+		peak := map[string]float64{"paper_message": paperBW[p.Chipset][0], "paper_rdma": paperBW[p.Chipset][1]}
 		rdma := append([]int(nil), cfg.Sizes...)
 		for s := cfg.Sizes[len(cfg.Sizes)-1] * 2; s <= cfg.RDMAMax; s *= 2 {
 			rdma = append(rdma, s)
@@ -280,384 +277,4 @@ func (r *BandwidthResult) WritePlot(file string) error {
 		c.Add(chipsetLabel(row.Chipset)+" "+row.Kind, false, float64(row.Bytes), row.MBps)
 	}
 	return c.Draw(p, file)
-}
-
-// BuffersConfig is what lhsim ib buffers reports.
-type BuffersConfig struct {
-	Nodes    []int // node counts for the memory table
-	PerPeer  int   // receive buffers per RC QP (the PM/InfiniBand-FJ paper's §5.4: 128)
-	SRQDepth int   // shared receive queue buffers (the PM/InfiniBand-FJ paper's §6: 8 MB of 8 KB)
-	Senders  int   // the run-dry study: nodes sending to one receiver
-	Messages int   // per sender
-	Size     int
-	Consume  netsim.Time // the receiving host's time per message
-	Depths   []int       // shared receive queue depths to run dry
-	RatesKps []float64   // offered messages per second at the receiver, thousands
-	Params   ib.Params
-}
-
-// DefaultBuffers is the PM/InfiniBand-FJ paper's sizes on 2..4,096 nodes, and an incast of 7 senders (the
-// GC-LE cluster's 8-port switch) onto queues of 64 and 256 buffers.
-func DefaultBuffers() BuffersConfig {
-	var ns []int
-	for n := 2; n <= 4096; n *= 2 {
-		ns = append(ns, n)
-	}
-	return BuffersConfig{Nodes: ns, PerPeer: 128, SRQDepth: 1024, Senders: 7, Messages: 150, Size: 256,
-		Consume: 10 * netsim.Microsecond, Depths: []int{64, 256}, RatesKps: []float64{80, 120, 200}, Params: ib.GCLE()}
-}
-
-// BufferRow is receive-buffer memory per node, bytes: per-peer RC and one shared queue.
-type BufferRow struct {
-	Nodes    int    `json:"nodes"`
-	RCBytes  uint64 `json:"rc_bytes"`
-	SRQBytes uint64 `json:"srq_bytes"`
-}
-
-// DryRow is one incast onto a shared receive queue.
-type DryRow struct {
-	Depth       int     `json:"depth"`
-	OfferedKps  float64 `json:"offered_kmsg_s"`   // input
-	HostKps     float64 `json:"host_kmsg_s"`      // input (1/Consume)
-	ThresholdKp float64 `json:"threshold_kmsg_s"` // derived: the rate above which this burst runs the queue dry (0: never, it fits the queue)
-	PredictedUs float64 `json:"predicted_dry_us"` // derived: closed form (0: never)
-	FirstRNRUs  float64 `json:"first_rnr_us"`     // simulated (0: never)
-	RNRNaks     uint64  `json:"rnr_naks"`
-	Retransmits uint64  `json:"retransmitted_messages"`
-	Delivered   int     `json:"delivered"`
-	Sent        int     `json:"sent"`
-}
-
-// BuffersResult is the memory table and the run-dry study.
-type BuffersResult struct {
-	Rows    []BufferRow `json:"rows"`
-	Dry     []DryRow    `json:"srq_dry"`
-	Senders int         `json:"senders"`
-	Size    int         `json:"message_bytes"`
-}
-
-// RunBuffers computes the memory (from the layout the model allocates) and runs the
-// incasts.
-func RunBuffers(cfg BuffersConfig) (*BuffersResult, error) {
-	res := &BuffersResult{Senders: cfg.Senders, Size: cfg.Size}
-	rc := ib.DefaultConfig()
-	rc.Params, rc.Receive, rc.RecvDepth = cfg.Params, ib.PerPeerRQ, cfg.PerPeer
-	srq := ib.DefaultConfig()
-	srq.Params, srq.Receive, srq.RecvDepth = cfg.Params, ib.SharedRQ, cfg.SRQDepth
-	for _, n := range cfg.Nodes {
-		if n < 2 || n > 4096 {
-			return nil, fmt.Errorf("ib buffers: %d nodes: want 2..4096", n)
-		}
-		a, _ := ib.ReceiveBytes(rc, n)
-		b, _ := ib.ReceiveBytes(srq, n)
-		res.Rows = append(res.Rows, BufferRow{Nodes: n, RCBytes: a, SRQBytes: b})
-	}
-	us := float64(netsim.Microsecond)
-	for _, d := range cfg.Depths {
-		for _, k := range cfg.RatesKps {
-			gap := netsim.Time(float64(cfg.Senders) / (k * 1000) * float64(netsim.Second))
-			r, err := ib.RunIncast(ib.IncastConfig{Params: cfg.Params, Nodes: cfg.Senders + 1, Depth: d, Size: cfg.Size,
-				Count: cfg.Messages, Gap: gap, Consume: cfg.Consume})
-			if err != nil {
-				return nil, err
-			}
-			burst := float64(cfg.Senders * cfg.Messages)
-			host := us / float64(cfg.Consume) * 1000
-			row := DryRow{Depth: d, OfferedKps: r.OfferedRate * 1000, HostKps: host, PredictedUs: r.PredictedDry.Microseconds(),
-				FirstRNRUs: r.FirstRNR.Microseconds(), RNRNaks: r.RNRNaks, Retransmits: r.Retransmits, Delivered: r.Delivered,
-				Sent: cfg.Senders * cfg.Messages}
-			if burst > float64(d) {
-				row.ThresholdKp = host * burst / (burst - float64(d))
-			}
-			res.Dry = append(res.Dry, row)
-		}
-	}
-	return res, nil
-}
-
-// WriteTable prints both.
-func (r *BuffersResult) WriteTable(w io.Writer) error {
-	fmt.Fprintln(w, "Receive-buffer memory per node (the PM/InfiniBand-FJ paper §5.4; derived from the layout the model allocates):")
-	fmt.Fprintln(w, "per-peer RC: 128 buffers of 8 KB per QP, one QP per other node; SRQ: one queue of 1,024 buffers of 8 KB (the 8 MB of §6)")
-	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header("nodes", "RC bytes", "RC", "SRQ bytes", "SRQ", "RC / SRQ")
-	for _, row := range r.Rows {
-		if err := t.Append(fmt.Sprint(row.Nodes), fmt.Sprint(row.RCBytes), human(row.RCBytes), fmt.Sprint(row.SRQBytes), human(row.SRQBytes),
-			fmt.Sprintf("%.2f", float64(row.RCBytes)/float64(row.SRQBytes))); err != nil {
-			return err
-		}
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	for _, row := range r.Rows {
-		if row.Nodes == 1024 {
-			fmt.Fprintf(w, "paper: 1 MB per RC QP, 1 GB on 1,024 nodes; here %s (%s)\n", human(row.RCBytes), pct(float64(row.RCBytes), 1<<30))
-		}
-	}
-	if len(r.Dry) == 0 {
-		return nil
-	}
-	d := r.Dry[0]
-	fmt.Fprintf(w, "\nA shared receive queue running dry (simulated): %d senders send %d messages of %d bytes in all to one node, whose host takes\n", r.Senders, d.Sent, r.Size)
-	fmt.Fprintf(w, "each for %.0f µs (%.0f thousand a second, input) before it posts the buffer again; the first RNR NAK against the closed form\n", 1000/d.HostKps, d.HostKps)
-	dt := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-	dt.Header("depth", "offered k msg/s", "dry above k msg/s (derived)", "first RNR NAK µs", "predicted µs", "RNR NAKs", "resent", "delivered")
-	for _, row := range r.Dry {
-		first, pred, dry := "never", "never", "never (fits)"
-		if row.ThresholdKp > 0 {
-			dry = fmt.Sprintf("%.1f", row.ThresholdKp)
-		}
-		if row.FirstRNRUs > 0 {
-			first = fmt.Sprintf("%.1f", row.FirstRNRUs)
-		}
-		if row.PredictedUs > 0 {
-			pred = fmt.Sprintf("%.1f", row.PredictedUs)
-		}
-		if err := dt.Append(fmt.Sprint(row.Depth), fmt.Sprintf("%.0f", row.OfferedKps), dry, first, pred,
-			fmt.Sprint(row.RNRNaks), fmt.Sprint(row.Retransmits), fmt.Sprintf("%d of %d", row.Delivered, row.Sent)); err != nil {
-			return err
-		}
-	}
-	if err := dt.Render(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w, "when the queue runs dry the receiver answers RNR NAKs, the senders wait the RNR timer (10 µs) and resend from the refused message; every message arrives once, in order")
-	return nil
-}
-
-// human is a byte count in binary units.
-func human(b uint64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.2f MiB", float64(b)/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.2f KiB", float64(b)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", b)
-}
-
-// WritePlot draws memory per node against node count.
-func (r *BuffersResult) WritePlot(file string) error {
-	if err := experiment.CheckPlotFile(file); err != nil {
-		return fmt.Errorf("ib buffers: %w", err)
-	}
-	p := experiment.LogXPlot("Receive-buffer memory per node (PM/InfiniBand-FJ paper §5.4)", "nodes", "bytes")
-	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-	var c experiment.Curves
-	for _, row := range r.Rows {
-		c.Add("per-peer RC (128 x 8 KB per QP)", false, float64(row.Nodes), float64(row.RCBytes))
-		c.Add("shared receive queue (1,024 x 8 KB)", false, float64(row.Nodes), float64(row.SRQBytes))
-	}
-	return c.Draw(p, file)
-}
-
-// CPRConfig is what lhsim ib cpr times.
-type CPRConfig struct {
-	QPs    []int
-	Params ib.Params
-}
-
-// DefaultCPR is 1 to 4,095 QPs (a node of 2 to 4,096 nodes).
-func DefaultCPR() CPRConfig {
-	return CPRConfig{QPs: []int{1, 3, 15, 63, 255, 1023, 4095}, Params: ib.GCLE()}
-}
-
-// CPRRow is one QP count: each step bulk and per QP, µs, simulated.
-type CPRRow struct {
-	QPs        int     `json:"qps"`
-	BulkUs     float64 `json:"bulk_us"`   // stop + save + restore + resume, one command each
-	PerQPUs    float64 `json:"per_qp_us"` // the same, one command per QP
-	SavedUs    float64 `json:"saved_us"`  // derived
-	StopBulkUs float64 `json:"stop_bulk_us"`
-	StopPerQP  float64 `json:"stop_per_qp_us"`
-	SaveBulkUs float64 `json:"save_bulk_us"`
-	SavePerQP  float64 `json:"save_per_qp_us"`
-	ImageBytes int     `json:"image_bytes"`
-}
-
-// CPRResult is the table.
-type CPRResult struct {
-	Rows []CPRRow `json:"rows"`
-}
-
-// RunCPR times the four steps on one HCA for each QP count.
-func RunCPR(cfg CPRConfig) (*CPRResult, error) {
-	res := &CPRResult{}
-	c := ib.DefaultConfig()
-	c.Params = cfg.Params
-	for _, n := range cfg.QPs {
-		b, err := ib.CPRCost(c, n, true)
-		if err != nil {
-			return nil, err
-		}
-		e, err := ib.CPRCost(c, n, false)
-		if err != nil {
-			return nil, err
-		}
-		res.Rows = append(res.Rows, CPRRow{QPs: n, BulkUs: b.Total().Microseconds(), PerQPUs: e.Total().Microseconds(),
-			SavedUs: (e.Total() - b.Total()).Microseconds(), StopBulkUs: b.Stop.Microseconds(), StopPerQP: e.Stop.Microseconds(),
-			SaveBulkUs: b.Save.Microseconds(), SavePerQP: e.Save.Microseconds(), ImageBytes: b.ImageBytes})
-	}
-	return res, nil
-}
-
-// WriteTable prints the comparison.
-func (r *CPRResult) WriteTable(w io.Writer) error {
-	fmt.Fprintln(w, "Checkpoint/restart of QP contexts on one HCA (the PM/InfiniBand-FJ paper §5.5): stop, save, restore, resume of every QP, µs, simulated;")
-	fmt.Fprintln(w, "bulk = one range command per step, per QP = one command per QP per step (command costs are assumptions: docs/ib.md)")
-	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header("QPs", "stop bulk", "stop per QP", "save bulk", "save per QP", "all four bulk", "all four per QP", "saved (derived)", "image bytes")
-	for _, row := range r.Rows {
-		if err := t.Append(fmt.Sprint(row.QPs), fmt.Sprintf("%.1f", row.StopBulkUs), fmt.Sprintf("%.1f", row.StopPerQP),
-			fmt.Sprintf("%.1f", row.SaveBulkUs), fmt.Sprintf("%.1f", row.SavePerQP), fmt.Sprintf("%.1f", row.BulkUs),
-			fmt.Sprintf("%.1f", row.PerQPUs), fmt.Sprintf("%.1f", row.SavedUs), fmt.Sprint(row.ImageBytes)); err != nil {
-			return err
-		}
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	last := r.Rows[len(r.Rows)-1]
-	fmt.Fprintf(w, "at %d QPs a gang switch (all four steps) takes %.2f ms in bulk and %.2f ms one QP at a time, against SCore's 100 ms time slice\n",
-		last.QPs, last.BulkUs/1000, last.PerQPUs/1000)
-	return nil
-}
-
-// RunConfig is a checkpointed run of mixed traffic (lhsim ib run).
-type RunConfig struct {
-	Machine  ib.Config
-	Workload ib.Workload
-	// CheckpointAt, when not 0, takes a checkpoint then (Bulk: one range command per step).
-	CheckpointAt netsim.Time
-	Bulk         bool
-	// Checkpoint, when set, is where the checkpoint is written; the run then stops there.
-	Checkpoint string
-}
-
-// DefaultRun is the GC-LE cluster's 8 nodes, small shared receive queues that run dry,
-// 50 messages from each node to each other, every fifth an RDMA write.
-func DefaultRun() RunConfig {
-	m := ib.DefaultConfig()
-	m.Nodes, m.OneCQ, m.RecvDepth, m.SQDepth, m.CQDepth, m.RDMABytes = 8, true, 4, 8, 64, 8*4096
-	return RunConfig{Machine: m, Bulk: true,
-		Workload: ib.Workload{Messages: 50, RDMAEvery: 5, Gap: 2 * netsim.Microsecond, Consume: 12 * netsim.Microsecond, Seed: 1}}
-}
-
-// RunResult is how a run ended (or where it stopped into a checkpoint file).
-type RunResult struct {
-	Nodes      []ib.NodeOutcome     `json:"nodes,omitempty"`
-	Digest     string               `json:"digest,omitempty"` // of every node's outcome
-	EndUs      float64              `json:"end_us,omitempty"`
-	Checkpoint *ib.CheckpointReport `json:"checkpoint,omitempty"`
-	Saved      string               `json:"saved,omitempty"` // the file, when the run stopped into it
-	Resumed    bool                 `json:"resumed"`
-	Events     uint64               `json:"events"`
-}
-
-// Run runs the traffic, checkpointing it where asked.
-func Run(cfg RunConfig) (*RunResult, error) {
-	if err := cfg.Workload.Validate(); err != nil {
-		return nil, err
-	}
-	// A send buffer per WQE a node can have outstanding to each peer.
-	cfg.Machine.SendBuffers = max(cfg.Machine.SendBuffers, (cfg.Machine.Nodes-1)*cfg.Machine.SQDepth)
-	c, err := ib.Build(cfg.Machine)
-	if err != nil {
-		return nil, err
-	}
-	for i := range c.Nodes() {
-		c.Start(i, 0, ib.NewTraffic(cfg.Workload, i))
-	}
-	res := &RunResult{}
-	if cfg.CheckpointAt > 0 {
-		rep, err := c.Checkpoint(cfg.CheckpointAt, cfg.Bulk)
-		if err != nil {
-			return nil, err
-		}
-		res.Checkpoint = rep
-		if cfg.Checkpoint != "" {
-			if err := c.WriteCheckpoint(cfg.Checkpoint, cfg.Workload); err != nil {
-				return nil, err
-			}
-			res.Saved = cfg.Checkpoint
-			res.Events = c.Engine().Fired()
-			return res, nil
-		}
-		if err := c.Continue(); err != nil {
-			return nil, err
-		}
-	}
-	return res, finishIB(c, res)
-}
-
-// Resume reads a checkpoint file and runs it to the end.
-func Resume(path string) (*RunResult, error) {
-	c, meta, err := ib.ReadCheckpoint(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Continue(); err != nil {
-		return nil, err
-	}
-	res := &RunResult{Resumed: true, Checkpoint: &meta.Report}
-	return res, finishIB(c, res)
-}
-
-func finishIB(c *ib.Cluster, res *RunResult) error {
-	if err := c.Run(netsim.Never); err != nil {
-		return err
-	}
-	o, err := c.Outcome()
-	if err != nil {
-		return err
-	}
-	res.Nodes = o
-	res.Events = c.Engine().Fired()
-	data, err := json.Marshal(o)
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256(data)
-	res.Digest = hex.EncodeToString(sum[:8])
-	for _, n := range o {
-		res.EndUs = max(res.EndUs, netsim.Time(n.EndPs).Microseconds())
-	}
-	return nil
-}
-
-// WriteTable prints each node's outcome and the run's digest.
-func (r *RunResult) WriteTable(w io.Writer) error {
-	if r.Checkpoint != nil {
-		c := r.Checkpoint
-		how := "one range command per node and step"
-		if !c.Bulk {
-			how = "one command per QP"
-		}
-		if r.Resumed {
-			fmt.Fprintf(w, "resumed in this process from the checkpoint file; its HCAs' QPs and queues made from the saved context images\n")
-		}
-		fmt.Fprintf(w, "checkpoint requested at %.3f µs (%s); in flight then: packets in the network %d, messages unacknowledged %d, WQEs posted not started %d, QPs waiting to resend after an RNR NAK %d\n",
-			c.At.Microseconds(), how, c.InFlight.Packets, c.InFlight.Unacked, c.InFlight.NotStarted, c.InFlight.RNRWaiting)
-		fmt.Fprintf(w, "stopped %.3f µs, stable %.3f µs, contexts saved %.3f µs (%d commands)\n", c.Stopped.Microseconds(), c.Stable.Microseconds(),
-			c.Saved.Microseconds(), c.Commands)
-	}
-	if r.Saved != "" {
-		return nil
-	}
-	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header("node", "received", "RDMA writes", "RNR NAKs sent", "resent", "end µs", "received (digest)")
-	for _, n := range r.Nodes {
-		if err := t.Append(fmt.Sprint(n.Node), fmt.Sprint(n.Received), fmt.Sprint(n.RDMAWrites), fmt.Sprint(n.Stats.RNRNaksSent),
-			fmt.Sprint(n.Stats.Retransmits), fmt.Sprintf("%.3f", netsim.Time(n.EndPs).Microseconds()), n.RecvDigest[:16]); err != nil {
-			return err
-		}
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(w, "every message checked in order, once, byte for byte; run digest %s\n", r.Digest)
-	return err
 }
