@@ -26,15 +26,22 @@ func CheckPlotFile(file string) error {
 	return nil
 }
 
-// LogXPlot is a plot with a logarithmic X axis (readableLogTicks): the form of the sweeps'
-// figures. Curves.Draw puts its legend outside the data, at the right.
-func LogXPlot(title, x, y string) *plot.Plot {
+// NewPlot is a plot with linear axes and its legend at the top left (where Curves.Draw
+// moves it out, right of the data; panels side by side keep it there).
+func NewPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text, p.Y.Label.Text = x, y
+	p.Legend.Top, p.Legend.Left = true, true
+	return p
+}
+
+// LogXPlot is a plot with a logarithmic X axis (readableLogTicks): the form of the sweeps'
+// figures. Curves.Draw puts its legend outside the data, at the right.
+func LogXPlot(title, x, y string) *plot.Plot {
+	p := NewPlot(title, x, y)
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = readableLogTicks{}
-	p.Legend.Top, p.Legend.Left = true, true
 	return p
 }
 
@@ -124,42 +131,129 @@ func savePlot(p *plot.Plot, w, h vg.Length, file string) error {
 	return f.Close()
 }
 
-// Curves collects points into named curves, in the order each name first comes.
+// Style is how a curve is drawn.
+type Style int
+
+const (
+	Marked Style = iota // a line with a marker at each point
+	Dashed              // the same, the line dashed
+	Plain               // a line only (a curve of many points)
+	Bound               // a dashed line only: a bound or a closed form to read the others against
+	Points              // markers only: a paper's figures beside a simulated curve
+)
+
+// Curves collects points into named curves, in the order each name first comes. Each curve
+// has its own colour and marker (seriesColor, seriesShape) unless Like gives it another's.
 type Curves struct {
-	names  []string
-	dashed map[string]bool
-	pts    map[string]plotter.XYs
+	names []string
+	style map[string]Style
+	like  map[string]string
+	pts   map[string]plotter.XYs
 }
 
-// Add puts (x, y) on the curve name; dashed draws that curve dashed.
+// Add puts (x, y) on the curve name, Marked, or Dashed when dashed.
 func (c *Curves) Add(name string, dashed bool, x, y float64) {
+	s := Marked
+	if dashed {
+		s = Dashed
+	}
+	c.AddStyled(name, s, x, y)
+}
+
+// AddStyled puts (x, y) on the curve name, drawn in style s.
+func (c *Curves) AddStyled(name string, s Style, x, y float64) {
 	if c.pts == nil {
-		c.pts, c.dashed = map[string]plotter.XYs{}, map[string]bool{}
+		c.pts, c.style, c.like = map[string]plotter.XYs{}, map[string]Style{}, map[string]string{}
 	}
 	if _, ok := c.pts[name]; !ok {
 		c.names = append(c.names, name)
 	}
 	c.pts[name] = append(c.pts[name], plotter.XY{X: x, Y: y})
-	c.dashed[name] = dashed
+	c.style[name] = s
 }
 
-// Draw adds every curve to p as lines with markers, a color and a shape each, in the
-// legend, and saves p with a grid at 8x6 inches.
-func (c *Curves) Draw(p *plot.Plot, file string) error {
-	for i, name := range c.names {
-		l, sc, err := plotter.NewLinePoints(c.pts[name])
-		if err != nil {
-			return err
+// Like draws the curve name in the colour and marker of the curve as (a paper's points
+// beside the simulated curve they compare with).
+func (c *Curves) Like(name, as string) {
+	if c.like == nil {
+		c.like = map[string]string{}
+	}
+	c.like[name] = as
+}
+
+// AddTo adds every curve to p (colour, marker and dashes by its style) and to its legend,
+// and a grid.
+func (c *Curves) AddTo(p *plot.Plot) error {
+	index := map[string]int{}
+	for _, name := range c.names {
+		if _, ok := c.like[name]; !ok {
+			index[name] = len(index)
 		}
-		l.Color, sc.Color, sc.Shape = seriesColor(i), seriesColor(i), seriesShape(i)
-		if c.dashed[name] {
-			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	}
+	for _, name := range c.names {
+		i, ok := index[c.like[name]]
+		if !ok {
+			i = index[name]
 		}
-		p.Add(l, sc)
-		p.Legend.Add(name, l, sc)
+		st := c.style[name]
+		var things []plot.Thumbnailer
+		if st != Points {
+			l, err := plotter.NewLine(c.pts[name])
+			if err != nil {
+				return err
+			}
+			l.Color = seriesColor(i)
+			if st == Dashed || st == Bound {
+				l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			}
+			p.Add(l)
+			things = append(things, l)
+		}
+		if st == Marked || st == Dashed || st == Points {
+			sc, err := plotter.NewScatter(c.pts[name])
+			if err != nil {
+				return err
+			}
+			sc.Color, sc.Shape = seriesColor(i), seriesShape(i)
+			p.Add(sc)
+			things = append(things, sc)
+		}
+		p.Legend.Add(name, things...)
 	}
 	p.Add(plotter.NewGrid())
+	return nil
+}
+
+// Draw adds every curve to p (AddTo) and saves p at 8x6 inches, its legend right of the data.
+func (c *Curves) Draw(p *plot.Plot, file string) error {
+	if err := c.AddTo(p); err != nil {
+		return err
+	}
 	return savePlot(p, 8*vg.Inch, 6*vg.Inch, file)
+}
+
+// SavePanels saves plots side by side on one w x h canvas, each with its legend inside it, a
+// margin all round, in the format of file's extension.
+func SavePanels(file string, w, h vg.Length, panels ...*plot.Plot) error {
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
+	c, err := draw.NewFormattedCanvas(w, h, format)
+	if err != nil {
+		return err
+	}
+	m := vg.Points(10)
+	tiles := draw.Tiles{Rows: 1, Cols: len(panels), PadX: vg.Centimeter, PadTop: m, PadBottom: m, PadLeft: m, PadRight: m}
+	for i, cv := range plot.Align([][]*plot.Plot{panels}, tiles, draw.New(c))[0] {
+		panels[i].Draw(cv)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // vgCanvasProbe is a canvas to measure text on.

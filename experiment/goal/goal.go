@@ -13,7 +13,6 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
-	"gonum.org/v1/plot"
 
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim/cluster"
@@ -175,10 +174,7 @@ func (r *Result) WriteTable(w io.Writer) error {
 // WritePlot draws each rank's matching statistics (LogGOPSim's --qstat): the longest posted
 // and unexpected queue met by a search and the deepest successful search, against the rank.
 func (r *Result) WritePlot(file string) error {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("matching per rank: %s, network %s (simulated)", filepath.Base(r.Schedule), r.Network)
-	p.X.Label.Text, p.Y.Label.Text = "rank", "entries"
-	p.Legend.Top, p.Legend.Left = true, true
+	p := experiment.NewPlot(fmt.Sprintf("matching per rank: %s, network %s (simulated)", filepath.Base(r.Schedule), r.Network), "rank", "entries")
 	var c experiment.Curves
 	for _, x := range r.PerRank {
 		if x.Match == nil {

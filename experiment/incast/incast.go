@@ -16,10 +16,6 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/experiment"
@@ -488,33 +484,19 @@ func (r *Result) WritePlot(file string) error {
 	if err := experiment.CheckPlotFile(file); err != nil {
 		return fmt.Errorf("incast: %w", err)
 	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("incast on %s: %d senders, %d receivers, receives posted at %.0f µs",
-		r.Topology, r.Senders, r.Receivers, r.PostAtUs)
-	p.X.Label.Text = "simulated time (µs)"
-	p.Y.Label.Text = "receives completed"
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = true, true
-	for i, run := range []Outcome{r.On, r.Off} {
-		done := slices.Clone(run.Done)
-		slices.Sort(done)
-		pts := make(plotter.XYs, len(done))
-		for k, t := range done {
-			pts[k] = plotter.XY{X: t.Microseconds(), Y: float64(k + 1)}
-		}
-		l, err := plotter.NewLine(pts)
-		if err != nil {
-			return err
-		}
-		l.Color = plotutil.Color(i)
-		p.Add(l)
+	p := experiment.LogXPlot(fmt.Sprintf("incast on %s: %d senders, %d receivers, receives posted at %.0f µs",
+		r.Topology, r.Senders, r.Receivers, r.PostAtUs), "simulated time (µs)", "receives completed")
+	var c experiment.Curves
+	for _, run := range []Outcome{r.On, r.Off} {
 		name := "LHS on"
 		if !run.LHS {
 			name = "LHS off"
 		}
-		p.Legend.Add(name, l)
+		done := slices.Clone(run.Done)
+		slices.Sort(done)
+		for k, t := range done {
+			c.AddStyled(name, experiment.Plain, t.Microseconds(), float64(k+1))
+		}
 	}
-	p.Add(plotter.NewGrid())
-	return p.Save(8*vg.Inch, 5*vg.Inch, file)
+	return c.Draw(p, file)
 }

@@ -11,19 +11,13 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
@@ -360,19 +354,20 @@ func (r *Result) WritePlot(file string) error {
 	if len(r.cfg.Networks) == 0 {
 		return errors.New("mbcf: nothing to plot")
 	}
-	rtt := plot.New()
-	rtt.Title.Text = "MBCF round trip (the MBCF paper's Tables 1, 2)"
-	rtt.X.Label.Text, rtt.Y.Label.Text = "data bytes", "round trip (µs)"
-	rtt.X.Scale, rtt.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	rtt.X.Tick.Marker, rtt.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-	rtt.Legend.Top, rtt.Legend.Left = true, true
-	bw := plot.New()
-	bw.Title.Text = "MBCF peak bandwidth (the MBCF paper's Table 4)"
-	bw.X.Label.Text, bw.Y.Label.Text = "data bytes", "MB/s"
-	bw.X.Scale, bw.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	bw.X.Tick.Marker, bw.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-	bw.Legend.Top, bw.Legend.Left = true, true
-	k := 0
+	rtt := experiment.LogXPlot("MBCF round trip (the MBCF paper's Tables 1, 2)", "data bytes", "round trip (µs)")
+	experiment.LogY(rtt)
+	bw := experiment.LogXPlot("MBCF peak bandwidth (the MBCF paper's Table 4)", "data bytes", "MB/s")
+	experiment.LogY(bw)
+	series := func(c *experiment.Curves, name string, sim, paper plotter.XYs) {
+		for _, xy := range sim {
+			c.AddStyled(name+" (simulated)", experiment.Plain, xy.X, xy.Y)
+		}
+		for _, xy := range paper {
+			c.AddStyled(name+" (paper)", experiment.Points, xy.X, xy.Y)
+		}
+		c.Like(name+" (paper)", name+" (simulated)")
+	}
+	var rc, bc experiment.Curves
 	for _, nw := range r.cfg.Networks {
 		for _, o := range mbcfOps {
 			var sim, paper plotter.XYs
@@ -384,13 +379,10 @@ func (r *Result) WritePlot(file string) error {
 					paper = append(paper, plotter.XY{X: float64(n), Y: v})
 				}
 			}
-			if err := addSeries(rtt, fmt.Sprintf("%s %s", nw, o.name), sim, paper, k); err != nil {
-				return err
-			}
-			k++
+			series(&rc, fmt.Sprintf("%s %s", nw, o.name), sim, paper)
 		}
 	}
-	for i, nw := range r.cfg.Networks {
+	for _, nw := range r.cfg.Networks {
 		var sim, paper plotter.XYs
 		for _, n := range r.cfg.BandwidthSizes {
 			sim = append(sim, plotter.XY{X: float64(n), Y: r.PeakMBs[nw][strconv.Itoa(n)]})
@@ -398,54 +390,13 @@ func (r *Result) WritePlot(file string) error {
 				paper = append(paper, plotter.XY{X: float64(n), Y: v})
 			}
 		}
-		if err := addSeries(bw, nw, sim, paper, i); err != nil {
-			return err
-		}
+		series(&bc, nw, sim, paper)
 	}
-	rtt.Add(plotter.NewGrid())
-	bw.Add(plotter.NewGrid())
-	const width, height = 14 * vg.Inch, 6 * vg.Inch
-	var c vg.CanvasWriterTo
-	if strings.EqualFold(file[max(0, len(file)-4):], ".png") {
-		c = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
-	} else {
-		c = vgsvg.New(width, height)
-	}
-	dc := draw.New(c)
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Centimeter, PadY: vg.Centimeter, PadLeft: vg.Centimeter / 2, PadRight: vg.Centimeter / 2,
-		PadTop: vg.Centimeter / 2, PadBottom: vg.Centimeter / 2}
-	grid := [][]*plot.Plot{{rtt, bw}}
-	for j, cv := range plot.Align(grid, tiles, dc)[0] {
-		grid[0][j].Draw(cv)
-	}
-	f, err := os.Create(file)
-	if err != nil {
+	if err := rc.AddTo(rtt); err != nil {
 		return err
 	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
+	if err := bc.AddTo(bw); err != nil {
 		return err
 	}
-	return f.Close()
-}
-
-// addSeries draws a simulated line and the paper's points in one colour.
-func addSeries(p *plot.Plot, name string, sim, paper plotter.XYs, k int) error {
-	l, err := plotter.NewLine(sim)
-	if err != nil {
-		return err
-	}
-	l.Color = plotutil.Color(k)
-	p.Add(l)
-	p.Legend.Add(name+" (simulated)", l)
-	if len(paper) > 0 {
-		sc, err := plotter.NewScatter(paper)
-		if err != nil {
-			return err
-		}
-		sc.Color, sc.Shape = plotutil.Color(k), plotutil.Shape(k)
-		p.Add(sc)
-		p.Legend.Add(name+" (paper)", sc)
-	}
-	return nil
+	return experiment.SavePanels(file, 14*vg.Inch, 6*vg.Inch, rtt, bw)
 }

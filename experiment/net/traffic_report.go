@@ -6,19 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/lhsim/lhsim/experiment"
 )
@@ -96,84 +88,35 @@ func (r *TrafficResult) WritePlot(file string) error {
 	if err := experiment.CheckPlotFile(file); err != nil {
 		return fmt.Errorf("traffic: %w", err)
 	}
-	xs := func(f func(TrafficRow) float64) plotter.XYs {
-		pts := make(plotter.XYs, len(r.Rows))
-		for i, row := range r.Rows {
-			pts[i].X, pts[i].Y = row.Offered, f(row)
-		}
-		return pts
-	}
 	title := fmt.Sprintf("%s, %s, %d-flit packets", r.Topology, r.Pattern, r.PacketFlits)
 	maxX := r.Rows[len(r.Rows)-1].Offered
+	bound := func(c *experiment.Curves, name string, y0, y1 float64) {
+		c.AddStyled(name, experiment.Bound, 0, y0)
+		c.AddStyled(name, experiment.Bound, maxX, y1)
+	}
 
-	thr := plot.New()
-	thr.Title.Text = title
-	thr.X.Label.Text = "offered load (flits/cycle/node)"
-	thr.Y.Label.Text = "accepted (flits/cycle/node)"
-	thr.Legend.Top, thr.Legend.Left = true, true
-	line := func(p *plot.Plot, pts plotter.XYs, name string, i int, dashed bool) error {
-		l, s, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return err
-		}
-		l.Color, s.Color, s.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
-		if dashed {
-			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-			p.Add(l)
-			p.Legend.Add(name, l)
-			return nil
-		}
-		p.Add(l, s)
-		p.Legend.Add(name, l, s)
-		return nil
+	thr := experiment.NewPlot(title, "offered load (flits/cycle/node)", "accepted (flits/cycle/node)")
+	var tc experiment.Curves
+	for _, row := range r.Rows {
+		tc.Add("accepted", false, row.Offered, row.Accepted)
 	}
-	if err := line(thr, xs(func(row TrafficRow) float64 { return row.Accepted }), "accepted", 0, false); err != nil {
-		return err
-	}
-	if err := line(thr, plotter.XYs{{X: 0, Y: 0}, {X: maxX, Y: maxX}}, "offered", 1, true); err != nil {
-		return err
-	}
-	if err := line(thr, plotter.XYs{{X: 0, Y: r.BisectionBound}, {X: maxX, Y: r.BisectionBound}}, fmt.Sprintf("bisection bound %.3f", r.BisectionBound), 2, true); err != nil {
-		return err
-	}
+	bound(&tc, "offered", 0, maxX)
+	bound(&tc, fmt.Sprintf("bisection bound %.3f", r.BisectionBound), r.BisectionBound, r.BisectionBound)
 	if r.ChannelBound > 0 && math.Abs(r.ChannelBound-r.BisectionBound) > 1e-9 {
-		if err := line(thr, plotter.XYs{{X: 0, Y: r.ChannelBound}, {X: maxX, Y: r.ChannelBound}}, fmt.Sprintf("busiest channel %.3f", r.ChannelBound), 3, true); err != nil {
-			return err
-		}
+		bound(&tc, fmt.Sprintf("busiest channel %.3f", r.ChannelBound), r.ChannelBound, r.ChannelBound)
 	}
-	thr.Add(plotter.NewGrid())
+	if err := tc.AddTo(thr); err != nil {
+		return err
+	}
 
-	lat := plot.New()
-	lat.Title.Text = fmt.Sprintf("zero-load %.0f ns", r.ZeroLoadNs)
-	lat.X.Label.Text = "offered load (flits/cycle/node)"
-	lat.Y.Label.Text = "mean packet latency (ns)"
-	lat.Legend.Top, lat.Legend.Left = true, true
-	if err := line(lat, xs(func(row TrafficRow) float64 { return row.LatencyNs }), "latency", 0, false); err != nil {
+	lat := experiment.NewPlot(fmt.Sprintf("zero-load %.0f ns", r.ZeroLoadNs), "offered load (flits/cycle/node)", "mean packet latency (ns)")
+	var lc experiment.Curves
+	for _, row := range r.Rows {
+		lc.Add("latency", false, row.Offered, row.LatencyNs)
+	}
+	bound(&lc, "zero-load closed form", r.ZeroLoadNs, r.ZeroLoadNs)
+	if err := lc.AddTo(lat); err != nil {
 		return err
 	}
-	if err := line(lat, plotter.XYs{{X: 0, Y: r.ZeroLoadNs}, {X: maxX, Y: r.ZeroLoadNs}}, "zero-load closed form", 2, true); err != nil {
-		return err
-	}
-	lat.Add(plotter.NewGrid())
-
-	w, h := 28*vg.Centimeter, 11*vg.Centimeter
-	var c vg.CanvasWriterTo
-	if strings.EqualFold(filepath.Ext(file), ".svg") {
-		c = vgsvg.New(w, h)
-	} else {
-		c = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
-	}
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Centimeter, PadTop: vg.Millimeter * 3, PadBottom: vg.Millimeter * 3, PadLeft: vg.Millimeter * 3, PadRight: vg.Millimeter * 3}
-	cs := plot.Align([][]*plot.Plot{{thr, lat}}, tiles, draw.New(c))
-	thr.Draw(cs[0][0])
-	lat.Draw(cs[0][1])
-	f, err := os.Create(file)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return experiment.SavePanels(file, 28*vg.Centimeter, 11*vg.Centimeter, thr, lat)
 }
