@@ -1,10 +1,12 @@
-// Package verilator runs the receive path's RTL (rtl/lhs_top.v), compiled by Verilator into
+// Package verilator runs the receive path's RTL (rtl/lhs_top.v), compiled by Verilator, through cgo.
+package verilator
+
+// verilator runs the receive path's RTL (rtl/lhs_top.v), compiled by Verilator into
 // build/verilator/lhs_top/liblhs_top.a, in this process through cgo. Build the library with
 // `make rtl` before `go build`.
 //
 // A Verilated model is not safe for concurrent use; RTL pins the goroutine that creates it to
 // its OS thread until Close, and must be used from that goroutine only.
-package verilator
 
 /*
 #cgo CFLAGS: -I${SRCDIR}

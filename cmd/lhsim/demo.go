@@ -44,7 +44,7 @@ func runDemo(args []string) error {
 	if err := checkTrace(fs, cfg); err != nil {
 		return err
 	}
-	r, err := rx.Demo(rx.DemoConfig{Device: cfg, Host: host})
+	r, err := rx.Demo(rx.DemoConfig{Device: cfg, Driver: host})
 	if err != nil {
 		return err
 	}

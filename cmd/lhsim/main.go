@@ -1,4 +1,7 @@
-// Command lhsim is the user's entry to the simulator: every experiment is a subcommand that
+// Command lhsim is the simulator's command line: a subcommand per experiment.
+package main
+
+// lhsim is the user's entry to the simulator: every experiment is a subcommand that
 // prints a table, or JSON with --json (and writes JSON to a file with --out, a plot where it
 // draws one).
 //
@@ -6,7 +9,6 @@
 // work failed, 2 for a mistake on the command line (the command's usage follows the message)
 // or in an input file, or a run that cannot be done (too big for memory). Every message is
 // one line under one prefix, "lhsim COMMAND:" (docs/bad-input.md).
-package main
 
 import (
 	"errors"

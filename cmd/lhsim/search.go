@@ -22,7 +22,7 @@ func runSearch(args []string) error {
 	intVar(fs, &cfg.MaxDepth, "max-depth", 1, 1<<20, "deepest search (messages ahead of the target); the RTL holds 1024 entries")
 	depths := fs.String("depths", "", "comma-separated depths instead of the log-spaced 0..max-depth")
 	seedVar(fs, &cfg.Seed, "seed", "seed of the non-target tags and the board")
-	cpi := float64(cfg.Host.CPIMilli) / 1000
+	cpi := float64(cfg.CPU.CPIMilli) / 1000
 	floatVar(fs, &cpi, "cpi", 0.001, 1000, "host cycles per instruction of the search loop (sensitivity; the default is an assumption, see docs/search.md)")
 	intVar(fs, &cfg.SODIMMReadLatency, "sodimm-latency", 0, 1<<20, "what-if: SO-DIMM read latency in device cycles (0: the device default)")
 	fs.BoolVar(&cfg.Native, "native", false, "also time the search on this machine's CPU (contiguous entries vs a scattered list)")
@@ -54,7 +54,7 @@ func runSearch(args []string) error {
 			cfg.Depths = append(cfg.Depths, int(d))
 		}
 	}
-	cfg.Host.CPIMilli = int64(cpi*1000 + 0.5)
+	cfg.CPU.CPIMilli = int64(cpi*1000 + 0.5)
 	if _, _, err := cfg.Plan(); err != nil {
 		return badUsage(fs, errors.New(strings.TrimPrefix(err.Error(), "search: ")))
 	}

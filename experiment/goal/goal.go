@@ -1,3 +1,4 @@
+// Package goal is lhsim goal and the matchers study: GOAL schedules on LogGOPS or the network.
 package goal
 
 // lhsim goal: a GOAL schedule (netsim/goal) run in LogGOPSim's LogGOPS model or on the

@@ -1,3 +1,4 @@
+// Package ib is lhsim ib: the PM/InfiniBand-FJ paper's measurements on netsim/ib.
 package ib
 
 // lhsim ib: the PM/InfiniBand-FJ paper (Sumimoto et al.) on the HCA model of netsim/ib: the pmtest round

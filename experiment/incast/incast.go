@@ -1,3 +1,4 @@
+// Package incast is lhsim incast: many senders to LHS receivers, LHS on against off.
 package incast
 
 // lhsim incast: many senders, one or more receivers whose receive path is the LHS RTL (or
@@ -328,13 +329,13 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 			traced = ev
 		}
 		nc := lhsnic.Config{Device: dc, TLM: kinds[r] == nicTLM, Period: cfg.Period, Batch: 256, LHS: lhs}
-		var costs *lhsnic.CostHost
+		var costs *lhsnic.CostReceiver
 		if cfg.Host == HostMPI {
-			h := &lhsnic.MPIHost{Want: want, LHS: lhs, Nodes: topo.Nodes(), PostAt: cfg.PostAt, Wait: cfg.HostWait}
+			h := &lhsnic.MPIReceiver{Want: want, LHS: lhs, Nodes: topo.Nodes(), PostAt: cfg.PostAt, Wait: cfg.HostWait}
 			nc.Program = h.Program
 			hosts = append(hosts, h)
 		} else {
-			costs = lhsnic.NewCostHost(eng, want, lhs, dc.Params().Entries,
+			costs = lhsnic.NewCostReceiver(eng, want, lhs, dc.Params().Entries,
 				lhsnic.Costs{PostAt: cfg.PostAt, SearchPerMessage: cfg.SearchPerMessage, Fetch: cfg.Fetch})
 			nc.Host = costs
 			hosts = append(hosts, costs)

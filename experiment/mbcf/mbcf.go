@@ -1,3 +1,4 @@
+// Package mbcf is lhsim mbcf: the MBCF paper's Tables 1 to 4 on netsim/mbcf.
 package mbcf
 
 // lhsim mbcf: the basic performance of MBCF in Matsumoto and Hiraki's paper (Tables 1..4: round trips of WRITE, READ

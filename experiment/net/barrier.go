@@ -1,3 +1,4 @@
+// Package net holds the cluster network's sweeps: barrier, all-to-all and synthetic traffic.
 package net
 
 // lhsim barrier: the NSIM-ACE paper's barriers (ring, recursive doubling, dissemination) by RDMA put

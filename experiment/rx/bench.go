@@ -1,5 +1,4 @@
-// Package experiment holds lhsim's experiments: each runs the receive path (RTL or Go model)
-// on a documented workload and returns figures that the CLI prints as a table, JSON or plot.
+// Package rx holds the single-node experiments on the receive path: demo, bench and search.
 package rx
 
 import (

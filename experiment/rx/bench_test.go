@@ -36,7 +36,7 @@ func TestBenchJSON(t *testing.T) {
 // The demo stores every message where the LHS rule says, and the host reads each back intact.
 func TestDemo(t *testing.T) {
 	for _, lhs := range []bool{true, false} {
-		r, err := Demo(DemoConfig{Device: device.Config{Model: device.Lockstep, Board: gosim.BoardConfig{Seed: 3}}, Host: drivers.Config{LHS: lhs}})
+		r, err := Demo(DemoConfig{Device: device.Config{Model: device.Lockstep, Board: gosim.BoardConfig{Seed: 3}}, Driver: drivers.Config{LHS: lhs}})
 		require.NoError(t, err)
 		require.Len(t, r.Messages, len(demoSizes))
 		for i, m := range r.Messages {

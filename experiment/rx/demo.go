@@ -18,7 +18,7 @@ import (
 // seed) and how the host programs it (LHS on or off, size and split positions).
 type DemoConfig struct {
 	Device device.Config
-	Host   drivers.Config
+	Driver drivers.Config
 }
 
 // DemoMessage is what became of one message.
@@ -51,12 +51,12 @@ var demoSizes = []struct {
 // Demo sends the demo messages through the receive path and reads back what became of each,
 // the way the host driver would.
 func Demo(cfg DemoConfig) (DemoResult, error) {
-	res := DemoResult{Model: string(cfg.Device.WithDefaults().Model), LHS: cfg.Host.LHS, Counters: map[string]int{}}
+	res := DemoResult{Model: string(cfg.Device.WithDefaults().Model), LHS: cfg.Driver.LHS, Counters: map[string]int{}}
 	dev, err := device.Open(cfg.Device)
 	if err != nil {
 		return res, err
 	}
-	host, err := drivers.NewHost(dev, cfg.Host)
+	host, err := drivers.NewHost(dev, cfg.Driver)
 	if err != nil {
 		dev.Close()
 		return res, err
@@ -87,7 +87,7 @@ func Demo(cfg DemoConfig) (DemoResult, error) {
 		dev.Close()
 		return res, err
 	}
-	if cfg.Host.LHS {
+	if cfg.Driver.LHS {
 		for i, m := range sent {
 			e, err := host.ReadEntry(uint32(i))
 			if err != nil {

@@ -56,7 +56,7 @@ type SearchConfig struct {
 	MaxDepth int    // deepest search: MaxDepth messages ahead of the target
 	Depths   []int  // explicit depths; empty means log-spaced 0..MaxDepth
 	Seed     uint64 // tags of the non-target messages, board randomness
-	Host     hostcpu.Config
+	CPU      hostcpu.Config
 	QsNet    qsnet.Config
 	// Loop is the compiled search loop whose instructions the host model charges (the
 	// headline's); the result also gives the figures of every other loop of SearchLoops.
@@ -85,7 +85,7 @@ func DefaultSearch() SearchConfig {
 		Model:    "rtl",
 		MaxDepth: 1023,
 		Seed:     1,
-		Host:     hostcpu.Pentium4(),
+		CPU:      hostcpu.Pentium4(),
 		QsNet:    qsnet.Default(),
 		Loop:     SearchLoopO0,
 	}
@@ -268,7 +268,7 @@ func (cfg SearchConfig) Plan() (depths []int, entries int, err error) {
 	if cfg.SODIMMReadLatency < 0 {
 		return nil, 0, fmt.Errorf("search: SO-DIMM read latency %d cycles is negative (0: the device's default)", cfg.SODIMMReadLatency)
 	}
-	if err := cfg.Host.Validate(); err != nil {
+	if err := cfg.CPU.Validate(); err != nil {
 		return nil, 0, fmt.Errorf("search: host model: %w", err)
 	}
 	depths = cfg.Depths
@@ -381,11 +381,11 @@ func newSearchResult(cfg SearchConfig, depths []int) *SearchResult {
 		Inputs: SearchInputs{
 			SODIMMReadLatencyCycles: lat,
 			QsNet2DRAMNs:            psToNs(cfg.QsNet.DRAMLatencyPs),
-			CPI:                     float64(cfg.Host.CPIMilli) / 1000,
+			CPI:                     float64(cfg.CPU.CPIMilli) / 1000,
 			Loop:                    cfg.Loop.Name,
 			LoopInstrPerMessage:     cfg.Loop.PerMessage[SearchFields-1],
-			MemLatencyNs:            psToNs(cfg.Host.MemLatencyPs),
-			DeviceLatencyNs:         psToNs(cfg.Host.DeviceLatencyPs),
+			MemLatencyNs:            psToNs(cfg.CPU.MemLatencyPs),
+			DeviceLatencyNs:         psToNs(cfg.CPU.DeviceLatencyPs),
 		},
 		Paper: map[string]float64{"no_lhs": PaperNoLHSNs, "lhs": PaperLHSNs, "qsnet2": PaperQsNet2Ns,
 			"speedup_lhs_vs_no_lhs": PaperSpeedup, "speedup_lhs_vs_qsnet2": PaperVsQsNet2, "vl_host_ns": PaperVLNs},

@@ -26,17 +26,17 @@ type searchVariant struct {
 }
 
 func (c SearchConfig) variants() []searchVariant {
-	adj := c.Host
+	adj := c.CPU
 	adj.StreamPrefetch = false
 	none := adj
 	none.AdjacentLine = false
-	inOrder := c.Host
+	inOrder := c.CPU
 	inOrder.ROBEntries = 0
 	return []searchVariant{
-		{cold: CurveLHSCold, warm: CurveLHS, cfg: c.Host, lhCacheable: true},
+		{cold: CurveLHSCold, warm: CurveLHS, cfg: c.CPU, lhCacheable: true},
 		{cold: CurveLHSColdAdjacent, cfg: adj, lhCacheable: true},
 		{cold: CurveLHSColdNoPrefeth, cfg: none, lhCacheable: true},
-		{warm: CurveLHSUncached, cfg: c.Host, lhCacheable: false},
+		{warm: CurveLHSUncached, cfg: c.CPU, lhCacheable: false},
 		{warm: CurveLHSInOrder, cfg: inOrder, lhCacheable: true},
 	}
 }
@@ -87,7 +87,7 @@ func openSearchRig(cfg SearchConfig, entries int, lhs bool) (dev device.Device, 
 		return nil, nil, nil, nil, err
 	}
 	if h, err = drivers.NewHost(dev, cfg.driver(lhs)); err == nil {
-		if cpu, err = hostcpu.New(cfg.Host); err == nil {
+		if cpu, err = hostcpu.New(cfg.CPU); err == nil {
 			m, err = mpi.NewHostModel(cpu, dev, mpi.DefaultDeviceBase, true)
 		}
 	}

@@ -72,7 +72,7 @@ func TestSearchCurvesOrdered(t *testing.T) {
 	// A first search, prefetched or not, cannot beat the memory bus (one 64-byte line per
 	// entry); on the out-of-order core four misses in flight already fill it, so the
 	// prefetchers change it by little either way.
-	bus := float64(DefaultSearch().Host.LineTransferPs) / 1000
+	bus := float64(DefaultSearch().CPU.LineTransferPs) / 1000
 	for _, k := range []string{CurveLHSColdNoPrefeth, CurveLHSColdAdjacent, CurveLHSCold} {
 		require.GreaterOrEqual(t, pm[k], 0.99*bus, k)
 		require.Less(t, pm[k], pm[CurveLHSUncached], k)

@@ -1,7 +1,7 @@
 package lhsnic
 
 // The receiving hosts of an incast (experiment/incast): the MPI library itself on the host
-// bus (MPIHost), or a transaction-level host charging per-message costs (CostHost).
+// bus (MPIReceiver), or a transaction-level host charging per-message costs (CostReceiver).
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 // Want names a message a receiver waits for, by sender and tag.
 type Want struct{ Src, Tag int }
 
-// Receiver is a receiving node's host software (MPIHost, CostHost): it completes a receive
+// Receiver is a receiving node's host software (MPIReceiver, CostReceiver): it completes a receive
 // for each message it wants, one at a time in the order given, and reports after the run.
 type Receiver interface {
 	Results() (done []netsim.Time, depths []int, maxQueue, copies int)
@@ -24,14 +24,14 @@ type Receiver interface {
 	Unfinished() string
 }
 
-// MPIHost is a receiving node's software as the MPI library runs it: the driver and the MPI
+// MPIReceiver is a receiving node's software as the MPI library runs it: the driver and the MPI
 // library of drivers/mpi, run on the node's host bus at the host CPU model's time (its
 // Program). From PostAt it receives every wanted message in order, one at a time, as
-// CostHost does: the MPI engine searches the unexpected queue in the LH buffer by PIO
+// CostReceiver does: the MPI engine searches the unexpected queue in the LH buffer by PIO
 // (LHS on) or in the SO-DIMM ring by VL (LHS off), fetches tails by VL and releases what it
 // consumed. When the LH buffer is full and the wanted message is not in it, the host spills
 // the oldest held message to host memory (mpi.LHSQueue.Spill) so that the input moves again.
-type MPIHost struct {
+type MPIReceiver struct {
 	Want   []Want
 	LHS    bool
 	Nodes  int         // ranks in the communicator
@@ -48,12 +48,12 @@ type MPIHost struct {
 }
 
 // Results implements Receiver.
-func (h *MPIHost) Results() ([]netsim.Time, []int, int, int) {
+func (h *MPIReceiver) Results() ([]netsim.Time, []int, int, int) {
 	return h.done, h.depths, h.maxQueue, h.copies
 }
 
 // Unfinished implements Receiver.
-func (h *MPIHost) Unfinished() string {
+func (h *MPIReceiver) Unfinished() string {
 	switch b := h.bus; {
 	case len(h.done) == len(h.Want):
 		return ""
@@ -68,7 +68,7 @@ func (h *MPIHost) Unfinished() string {
 }
 
 // Program is the host's software, for Config.Program.
-func (h *MPIHost) Program(bus *HostBus) error {
+func (h *MPIReceiver) Program(bus *HostBus) error {
 	h.bus = bus
 	st, err := mpi.OpenStack(bus, bus.CPU, drivers.Config{LHS: h.LHS, TailSize: hw.TailSizeMax})
 	if err != nil {
@@ -113,13 +113,13 @@ func (h *MPIHost) Program(bus *HostBus) error {
 	return nil
 }
 
-// CostHost is a receiving node's software at the transaction level (a Host): from PostAt it
+// CostReceiver is a receiving node's software at the transaction level (a Host): from PostAt it
 // posts a receive for every wanted message, in order (in the order of sender and tag,
 // messages that arrived interleaved from many senders sit ahead of the one wanted: deep
 // searches), and completes each one after searching the unexpected queue: depth x the
 // per-message cost, plus the fetch of a body not in the entry. Consumed entries go back to
 // the NIC oldest first, as drivers/mpi's host driver releases them.
-type CostHost struct {
+type CostReceiver struct {
 	eng      *netsim.Engine
 	node     *Node
 	lhs      bool
@@ -139,7 +139,7 @@ type CostHost struct {
 	maxQueue int
 }
 
-// Costs are what CostHost charges: inputs, not simulated.
+// Costs are what CostReceiver charges: inputs, not simulated.
 type Costs struct {
 	PostAt netsim.Time // when the host posts its receives
 	// SearchPerMessage is the cost to compare one queued message, with and without LHS.
@@ -149,14 +149,14 @@ type Costs struct {
 	Fetch netsim.Time
 }
 
-// NewCostHost is the host of a node with entries LH entries, LHS on or off, on eng; Attach
+// NewCostReceiver is the host of a node with entries LH entries, LHS on or off, on eng; Attach
 // gives it its node once the node is made.
-func NewCostHost(eng *netsim.Engine, want []Want, lhs bool, entries int, costs Costs) *CostHost {
-	return &CostHost{eng: eng, lhs: lhs, costs: costs, want: want, entries: entries}
+func NewCostReceiver(eng *netsim.Engine, want []Want, lhs bool, entries int, costs Costs) *CostReceiver {
+	return &CostReceiver{eng: eng, lhs: lhs, costs: costs, want: want, entries: entries}
 }
 
 // Attach is the node the host releases entries on.
-func (h *CostHost) Attach(n *Node) { h.node = n }
+func (h *CostReceiver) Attach(n *Node) { h.node = n }
 
 type queued struct {
 	k      Want
@@ -167,12 +167,12 @@ type queued struct {
 }
 
 // Results implements Receiver.
-func (h *CostHost) Results() ([]netsim.Time, []int, int, int) {
+func (h *CostReceiver) Results() ([]netsim.Time, []int, int, int) {
 	return h.done, h.depths, h.maxQueue, h.copies
 }
 
 // Unfinished implements Receiver.
-func (h *CostHost) Unfinished() string {
+func (h *CostReceiver) Unfinished() string {
 	if len(h.done) == len(h.want) {
 		return ""
 	}
@@ -180,7 +180,7 @@ func (h *CostHost) Unfinished() string {
 }
 
 // Committed implements Host.
-func (h *CostHost) Committed(now netsim.Time, c Commit, msg []byte) {
+func (h *CostReceiver) Committed(now netsim.Time, c Commit, msg []byte) {
 	env, err := mpi.ParseEnvelope(msg) // cluster's sends carry an MPI envelope
 	if err != nil {
 		panic(fmt.Sprintf("lhsnic: a message without an envelope reached the host: %v", err))
@@ -197,7 +197,7 @@ func (h *CostHost) Committed(now netsim.Time, c Commit, msg []byte) {
 // the LH buffer is full of messages received later, the host copies the oldest of them to
 // host memory and releases its entry (as an MPI library moves unexpected messages off the
 // NIC), so that the one it waits for can come in.
-func (h *CostHost) try(now netsim.Time) {
+func (h *CostReceiver) try(now netsim.Time) {
 	if h.pending || h.next >= len(h.want) {
 		return
 	}
@@ -228,7 +228,7 @@ func (h *CostHost) try(now netsim.Time) {
 
 // Fire completes the receive whose message sits at depth arg, or (arg < 0) the copy of the
 // queued message -1-arg to host memory.
-func (h *CostHost) Fire(now netsim.Time, arg int64) {
+func (h *CostReceiver) Fire(now netsim.Time, arg int64) {
 	h.pending = false
 	h.busy = now
 	if arg < 0 {
@@ -250,7 +250,7 @@ func (h *CostHost) Fire(now netsim.Time, arg int64) {
 }
 
 // releaseConsumed gives the NIC back the oldest run of consumed entries.
-func (h *CostHost) releaseConsumed(now netsim.Time) {
+func (h *CostReceiver) releaseConsumed(now netsim.Time) {
 	var sizes []int
 	for h.released < len(h.consumed) && h.consumed[h.released] {
 		sizes = append(sizes, h.sizes[h.released])

@@ -1,4 +1,7 @@
-// Package match holds the message matchers of the packet network's receive path: each rank's
+// Package match holds the packet network's message matchers and the time their searches take.
+package match
+
+// match holds the message matchers of the packet network's receive path: each rank's
 // posted-receive and unexpected-message queues (goal.Matcher), kept in MPI order with
 // wildcards, and the time their searches take.
 //
@@ -14,7 +17,6 @@
 //   - lhs+alpu:N: LHS for the unexpected queue, an ALPU for posted receives.
 //
 // docs/matchers.md describes each and how to add one.
-package match
 
 import (
 	"fmt"
