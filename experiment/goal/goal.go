@@ -22,6 +22,12 @@ import (
 	"github.com/lhsim/lhsim/netsim/timeline"
 )
 
+// The results cmd/lhsim prints (and draws).
+var (
+	_ experiment.Figure = (*Result)(nil)
+	_ experiment.Table  = (*MatchersResult)(nil)
+)
+
 // Config is what the user chose.
 type Config struct {
 	Schedule string // file

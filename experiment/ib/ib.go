@@ -23,6 +23,15 @@ import (
 	"github.com/lhsim/lhsim/netsim/ib"
 )
 
+// The results cmd/lhsim prints (and draws).
+var (
+	_ experiment.Table  = (*RTTResult)(nil)
+	_ experiment.Figure = (*BandwidthResult)(nil)
+	_ experiment.Figure = (*BuffersResult)(nil)
+	_ experiment.Table  = (*CPRResult)(nil)
+	_ experiment.Table  = (*RunResult)(nil)
+)
+
 // The PM/InfiniBand-FJ paper's figures.
 var (
 	// paperRTT is Table 4: round trip with and without DoWQE, µs (switch included).

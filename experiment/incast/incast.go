@@ -31,6 +31,11 @@ import (
 	"github.com/lhsim/lhsim/waves"
 )
 
+// The results cmd/lhsim prints (and draws).
+var (
+	_ experiment.Figure = (*Result)(nil)
+)
+
 // Config is what the user chose.
 type Config struct {
 	Topology  string

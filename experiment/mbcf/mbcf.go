@@ -26,6 +26,11 @@ import (
 	"github.com/lhsim/lhsim/netsim/mbcf"
 )
 
+// The results cmd/lhsim prints (and draws).
+var (
+	_ experiment.Figure = (*Result)(nil)
+)
+
 // Config is what the user chose.
 type Config struct {
 	Networks []string // "100basetx", "10baset"

@@ -23,6 +23,13 @@ import (
 	"github.com/lhsim/lhsim/netsim/timeline"
 )
 
+// The results cmd/lhsim prints (and draws).
+var (
+	_ experiment.Figure = (*BarrierResult)(nil)
+	_ experiment.Figure = (*AlltoallResult)(nil)
+	_ experiment.Figure = (*TrafficResult)(nil)
+)
+
 // BarrierConfig is what the user chose.
 type BarrierConfig struct {
 	Topologies []string               // fabric.ParseTopology strings

@@ -23,9 +23,16 @@ import (
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/drivers/mpi"
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/gosim/hostcpu"
 	"github.com/lhsim/lhsim/gosim/qsnet"
+)
+
+// The results cmd/lhsim prints (and draws).
+var (
+	_ experiment.Figure = (*SearchResult)(nil)
+	_ experiment.Table  = (*SearchNativeResult)(nil)
 )
 
 // Paper figures (section 5.1.3, 5.1.4), for comparison only: nothing is fitted to them.
