@@ -120,15 +120,7 @@ func savePlot(p *plot.Plot, w, h vg.Length, file string) error {
 		leg.Top, leg.Left = true, true
 		leg.Draw(draw.Crop(dc, w+pad, -pad, 0, -top))
 	}
-	f, err := os.Create(file)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeCanvas(c, file)
 }
 
 // Style is how a curve is drawn.
@@ -245,6 +237,11 @@ func SavePanels(file string, w, h vg.Length, panels ...*plot.Plot) error {
 	for i, cv := range plot.Align([][]*plot.Plot{panels}, tiles, draw.New(c))[0] {
 		panels[i].Draw(cv)
 	}
+	return writeCanvas(c, file)
+}
+
+// writeCanvas writes c to file.
+func writeCanvas(c vg.CanvasWriterTo, file string) error {
 	f, err := os.Create(file)
 	if err != nil {
 		return err
