@@ -1,4 +1,7 @@
-// Package area synthesizes the RTL with Yosys and turns the result into the figures of the
+// Package area synthesizes the RTL with Yosys into Table 1's figures: LUTs, flip-flops, block RAMs, slices.
+package area
+
+// area synthesizes the RTL with Yosys and turns the result into the figures of the
 // paper's Table 1: LUTs, flip-flops, block RAMs and a Virtex-II Pro slice estimate for the
 // LHS receive block (rtl/lhs_rx.v) and for the ALPU baseline (rtl/alpu.v), side by side with
 // the paper's ISE 8.2i figures.
@@ -8,7 +11,6 @@
 // Runner runs Yosys and parses its `stat -json` output and a few netlist counts into a
 // Report. Reports are checked in under synth-reports/ so that `lhsim area --cached` shows the
 // table without Yosys. docs/area.md explains the flow and the slice estimate.
-package area
 
 import (
 	"fmt"

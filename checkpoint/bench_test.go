@@ -6,7 +6,7 @@ import (
 
 	"github.com/lhsim/lhsim/checkpoint"
 	"github.com/lhsim/lhsim/device"
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/rx"
 )
 
 // BenchmarkCheckpoint measures saving (state, compression, checksum) and restoring a board
@@ -17,7 +17,7 @@ func BenchmarkCheckpoint(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := experiment.Workload(dev, 20000, 1); err != nil {
+		if _, err := rx.Workload(dev, 20000, 1); err != nil {
 			b.Fatal(err)
 		}
 		board := dev.Board

@@ -1,4 +1,7 @@
-// Package checkpoint saves a running co-simulation into one file and brings it back, in the
+// Package checkpoint saves a running co-simulation into one file and brings it back.
+package checkpoint
+
+// checkpoint saves a running co-simulation into one file and brings it back, in the
 // same process or another: the board and its core (the Verilated RTL through Verilator's
 // --savable serialization, the golden model, or both in lockstep), a description of the run
 // to rebuild the device from, and the run's own state (its workload and checker).
@@ -13,7 +16,6 @@
 // is byte for byte what this format was before sections existed, so older checkpoints load
 // unchanged, and runs that are not a board's (a network of InfiniBand HCAs, netsim/ib) keep
 // their state in sections of their own kinds with an empty board.
-package checkpoint
 
 import (
 	"bufio"

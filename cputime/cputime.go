@@ -1,6 +1,8 @@
-// Package cputime reads how much CPU this process has used: the benchmark's rates are per
-// CPU second, which unlike wall time do not change when other programs load the machine.
+// Package cputime reads how much CPU this process has used.
 package cputime
+
+// cputime reads how much CPU this process has used: the benchmark's rates are per
+// CPU second, which unlike wall time do not change when other programs load the machine.
 
 import (
 	"syscall"

@@ -15,7 +15,7 @@ import (
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/rx"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/plugin"
@@ -42,7 +42,7 @@ func receiveUntilError(t *testing.T, c *device.Remote) (int, error) {
 	t.Helper()
 	_, err := drivers.NewHost(c, drivers.Config{LHS: true})
 	require.NoError(t, err)
-	msgs := experiment.WorkloadMessages(64*20, 1)
+	msgs := rx.WorkloadMessages(64*20, 1)
 	got := 0
 	for i := 0; i < len(msgs); i += 64 {
 		entries, err := c.Receive(msgs[i:i+64], 64, 1_000_000)

@@ -1,4 +1,7 @@
-// Package device is lhsim's one device layer: the NIC's receive path as the host and the
+// Package device is lhsim's one device layer: the NIC's receive path, in this process or a plugin process.
+package device
+
+// device is lhsim's one device layer: the NIC's receive path as the host and the
 // network see it, built from a Config. The receive path is the Verilated RTL, the Go golden
 // model, or both compared every cycle (Config.Model); it runs on a board with the SO-DIMM and
 // network-source models either in this process (the cgo bridge: Local) or in a child process
@@ -8,7 +11,6 @@
 //	Open(cfg) ── cfg.Bridge == cgo ──▶ OpenLocal(cfg) ─▶ *Local (gosim.Board + RTL or model)
 //	          └─ cfg.Bridge == plugin ▶ OpenRemote(cfg) ─▶ *Remote ══ socket ══▶ cmd/lhsim-plugin:
 //	                                                       Serve() ─▶ OpenLocal(cfg) there
-package device
 
 import (
 	"github.com/lhsim/lhsim/drivers"

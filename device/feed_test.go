@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lhsim/lhsim/device"
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/rx"
 	"github.com/lhsim/lhsim/gosim/tlm"
 	"github.com/lhsim/lhsim/hw"
 )
@@ -18,7 +18,7 @@ import (
 // takes and end with the ring empty.
 func TestFeedReleasesTail(t *testing.T) {
 	const nmsgs, batch = 3000, 500
-	msgs := experiment.WorkloadMessages(nmsgs, 1)
+	msgs := rx.WorkloadMessages(nmsgs, 1)
 	for _, ring := range []uint32{4096, 256} {
 		cfg := tlm.DefaultConfig()
 		cfg.TailSize = ring

@@ -1,7 +1,9 @@
-// Package drivers is the host side of lhsim: what software on the host would run. The host
+// Package drivers is the host driver of the NIC, written against Bus, the host bus.
+package drivers
+
+// drivers is the host side of lhsim: what software on the host would run. The host
 // driver programs the NIC's registers, reads LH entries by PIO, fetches tails through the
 // vector engine and releases what it consumed. It is written against Bus, the host bus.
-package drivers
 
 // Bus is the NIC as the host driver reaches it: register and block accesses over the host
 // bus, each taking simulated cycles, and the clock they are counted in. The Go model and the

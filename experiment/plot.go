@@ -26,9 +26,9 @@ func CheckPlotFile(file string) error {
 	return nil
 }
 
-// logXPlot is a plot with a logarithmic X axis (readableLogTicks): the form of the sweeps'
-// figures. curves.draw puts its legend outside the data, at the right.
-func logXPlot(title, x, y string) *plot.Plot {
+// LogXPlot is a plot with a logarithmic X axis (readableLogTicks): the form of the sweeps'
+// figures. Curves.Draw puts its legend outside the data, at the right.
+func LogXPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text, p.Y.Label.Text = x, y
@@ -38,8 +38,8 @@ func logXPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-// logY makes p's Y axis logarithmic (where one series dwarfs the others).
-func logY(p *plot.Plot) {
+// LogY makes p's Y axis logarithmic (where one series dwarfs the others).
+func LogY(p *plot.Plot) {
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = readableLogTicks{}
 }
@@ -84,8 +84,8 @@ var seriesColors = []color.RGBA{
 func seriesColor(i int) color.Color      { return seriesColors[i%len(seriesColors)] }
 func seriesShape(i int) draw.GlyphDrawer { return plotutil.Shape(i) }
 
-// linearPlot is a plot with linear axes, its legend outside the data (savePanels).
-func linearPlot(title, x, y string) *plot.Plot {
+// NewPlot is a plot with linear axes, its legend outside the data (SavePanels).
+func NewPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text, p.Y.Label.Text = x, y
@@ -93,23 +93,23 @@ func linearPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-// logXYPlot is logXPlot with a logarithmic Y axis too.
-func logXYPlot(title, x, y string) *plot.Plot {
-	p := logXPlot(title, x, y)
-	logY(p)
+// LogXYPlot is LogXPlot with a logarithmic Y axis too.
+func LogXYPlot(title, x, y string) *plot.Plot {
+	p := LogXPlot(title, x, y)
+	LogY(p)
 	return p
 }
 
-// savePlot saves p at w x h with its legend outside the data, in a column at the right
+// SavePlot saves p at w x h with its legend outside the data, in a column at the right
 // (the file is wider by the legend's width), in the format of file's extension.
-func savePlot(p *plot.Plot, w, h vg.Length, file string) error {
-	return savePanels([]*plot.Plot{p}, w, h, file)
+func SavePlot(p *plot.Plot, w, h vg.Length, file string) error {
+	return SavePanels([]*plot.Plot{p}, w, h, file)
 }
 
-// savePanels saves plots side by side, each w x h with its legend in a column at its
+// SavePanels saves plots side by side, each w x h with its legend in a column at its
 // right (the file is wider by the legends' widths), in the format of file's extension:
 // every command's figure goes through here.
-func savePanels(ps []*plot.Plot, w, h vg.Length, file string) error {
+func SavePanels(ps []*plot.Plot, w, h vg.Length, file string) error {
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
 	pad := vg.Points(10)
 	probe := draw.New(vgCanvasProbe(w, h))
@@ -158,28 +158,31 @@ func savePanels(ps []*plot.Plot, w, h vg.Length, file string) error {
 	return f.Close()
 }
 
-// How a curve is drawn.
+// Style is how a curve is drawn.
+type Style int
+
+// The styles.
 const (
-	styleMarked = iota // a line through marked points (a sweep's few points)
-	styleLine          // a line alone (thousands of points, where marks would hide it)
-	styleRef           // a dashed line alone (a bound, a closed form)
-	stylePoints        // marks alone (a paper's figures)
+	Marked Style = iota // a line through marked points (a sweep's few points)
+	Plain               // a line alone (thousands of points, where marks would hide it)
+	Bound               // a dashed line alone (a bound, a closed form)
+	Points              // marks alone (a paper's figures)
 )
 
-// curves collects points into named curves, in the order each name first comes; curve i
+// Curves collects points into named Curves, in the order each name first comes; curve i
 // takes colour and shape i, unless given the index of another (a simulated line and the
 // paper's points in one colour).
-type curves struct {
+type Curves struct {
 	names  []string
 	dashed map[string]bool
 	pts    map[string]plotter.XYs
-	style  map[string]int
+	style  map[string]Style
 	index  map[string]int
 }
 
-func (c *curves) curve(name string, style, index int) {
+func (c *Curves) curve(name string, style Style, index int) {
 	if c.pts == nil {
-		c.pts, c.dashed, c.style, c.index = map[string]plotter.XYs{}, map[string]bool{}, map[string]int{}, map[string]int{}
+		c.pts, c.dashed, c.style, c.index = map[string]plotter.XYs{}, map[string]bool{}, map[string]Style{}, map[string]int{}
 	}
 	if _, ok := c.pts[name]; !ok {
 		c.names = append(c.names, name)
@@ -192,29 +195,35 @@ func (c *curves) curve(name string, style, index int) {
 	c.style[name] = style
 }
 
-// add puts (x, y) on the curve name, a marked line; dashed draws that curve dashed.
-func (c *curves) add(name string, dashed bool, x, y float64) {
-	c.curve(name, styleMarked, -1)
+// Add puts (x, y) on the curve name, a marked line; dashed draws that curve dashed.
+func (c *Curves) Add(name string, dashed bool, x, y float64) {
+	c.curve(name, Marked, -1)
 	c.pts[name] = append(c.pts[name], plotter.XY{X: x, Y: y})
 	c.dashed[name] = dashed
 }
 
-// set makes pts the curve name, drawn in style, with the colour and shape of series index
+// AddStyled puts (x, y) on the curve name, drawn in style s.
+func (c *Curves) AddStyled(name string, s Style, x, y float64) {
+	c.curve(name, s, -1)
+	c.pts[name] = append(c.pts[name], plotter.XY{X: x, Y: y})
+}
+
+// Set makes pts the curve name, drawn in style, with the colour and shape of series index
 // (-1: its own).
-func (c *curves) set(name string, style, index int, pts plotter.XYs) {
+func (c *Curves) Set(name string, style Style, index int, pts plotter.XYs) {
 	c.curve(name, style, index)
 	c.pts[name] = pts
 }
 
-// addTo adds every curve to p, in the legend, with a grid.
-func (c *curves) addTo(p *plot.Plot) error {
+// AddTo adds every curve to p, in the legend, with a grid.
+func (c *Curves) AddTo(p *plot.Plot) error {
 	for _, name := range c.names {
 		i, pts := c.index[name], c.pts[name]
 		if len(pts) == 0 {
 			continue
 		}
 		switch c.style[name] {
-		case styleMarked:
+		case Marked:
 			l, sc, err := plotter.NewLinePoints(pts)
 			if err != nil {
 				return err
@@ -225,19 +234,19 @@ func (c *curves) addTo(p *plot.Plot) error {
 			}
 			p.Add(l, sc)
 			p.Legend.Add(name, l, sc)
-		case styleLine, styleRef:
+		case Plain, Bound:
 			l, err := plotter.NewLine(pts)
 			if err != nil {
 				return err
 			}
 			l.Color = seriesColor(i)
 			l.Width = vg.Points(1.5)
-			if c.style[name] == styleRef {
+			if c.style[name] == Bound {
 				l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 			}
 			p.Add(l)
 			p.Legend.Add(name, l)
-		case stylePoints:
+		case Points:
 			sc, err := plotter.NewScatter(pts)
 			if err != nil {
 				return err
@@ -252,12 +261,12 @@ func (c *curves) addTo(p *plot.Plot) error {
 	return nil
 }
 
-// draw adds every curve to p and saves it at 8x6 inches.
-func (c *curves) draw(p *plot.Plot, file string) error {
-	if err := c.addTo(p); err != nil {
+// Draw adds every curve to p and saves it at 8x6 inches.
+func (c *Curves) Draw(p *plot.Plot, file string) error {
+	if err := c.AddTo(p); err != nil {
 		return err
 	}
-	return savePlot(p, 8*vg.Inch, 6*vg.Inch, file)
+	return SavePlot(p, 8*vg.Inch, 6*vg.Inch, file)
 }
 
 // vgCanvasProbe is a canvas to measure text on.

@@ -87,24 +87,20 @@ func checkPlot(t *testing.T, name string, write func(string) error) {
 	}
 }
 
+// CheckPlot is checkPlot for the external tests that draw a sweep's own figure.
+var CheckPlot = checkPlot
+
 func TestPlotsReadable(t *testing.T) {
-	cfg := DefaultBarrier()
-	cfg.Topologies, cfg.Processes, cfg.NodeLatency = []string{"crossbar:16"}, []int{2, 4, 8, 16}, cfg.NodeLatency[2:3]
-	br, err := RunBarrier(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkPlot(t, "barrier", br.WritePlot)
-	// Twelve series with long names, the most curves.draw promises apart.
-	p := logXPlot("twelve series over five decades, a long title that must fit its picture", "x, a long axis label", "y (µs)")
-	logY(p)
-	var c curves
+	// Twelve series with long names, the most Curves.Draw promises apart.
+	p := LogXPlot("twelve series over five decades, a long title that must fit its picture", "x, a long axis label", "y (µs)")
+	LogY(p)
+	var c Curves
 	for i := range 12 {
 		for x := 1.0; x <= 1e5; x *= 10 {
-			c.add(fmt.Sprintf("series %d, %s", i, strings.Repeat("long ", i%3)), i%2 == 1, x, x*float64(i+1))
+			c.Add(fmt.Sprintf("series %d, %s", i, strings.Repeat("long ", i%3)), i%2 == 1, x, x*float64(i+1))
 		}
 	}
-	checkPlot(t, "twelve", func(f string) error { return c.draw(p, f) })
+	checkPlot(t, "twelve", func(f string) error { return c.Draw(p, f) })
 }
 
 // TestSeriesStyles: the first 12 series have 12 colours.
@@ -136,64 +132,4 @@ func TestLogTicks(t *testing.T) {
 	if got := fmt.Sprint(labels(2, 60)); got != "[2 5 10 20 50]" {
 		t.Errorf("2..60: %s", got)
 	}
-}
-
-// TestEveryPlotReadable: every command's --plot goes through savePanels and passes
-// checkPlot: incast, traffic (two panels), mbcf (two log-log panels, simulated lines and
-// the paper's points), ib bandwidth and buffers, search and the matchers' Pareto figure.
-// The runs are small; search's and the matchers' results are made up here (their runs
-// need the RTL and Yosys reports; the figure's layout is what is checked).
-func TestEveryPlotReadable(t *testing.T) {
-	ic := smallIncast()
-	ic.Messages = 5
-	ir, err := RunIncast(ic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkPlot(t, "incast", ir.WritePlot)
-	tr, err := RunTraffic(quickTraffic("torus:4x4x4", "uniform", 0.1, 0.3, 0.5))
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkPlot(t, "traffic", tr.WritePlot)
-	mc := DefaultMBCF()
-	mc.Iterations, mc.Writes = 2, 32
-	mr, err := RunMBCF(mc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkPlot(t, "mbcf", mr.WritePlot)
-	bc := DefaultIBBandwidth()
-	bc.Chipsets, bc.Sizes, bc.RDMAMax = []string{"gc-le", "e7501"}, []int{64, 1024, 8192}, 65536
-	br, err := RunIBBandwidth(bc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkPlot(t, "ib-bandwidth", br.WritePlot)
-	uc := DefaultIBBuffers()
-	uc.Nodes, uc.Messages, uc.Depths, uc.RatesKps = []int{2, 64, 4096}, 20, []int{32}, []float64{60}
-	ur, err := RunIBBuffers(uc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkPlot(t, "ib-buffers", ur.WritePlot)
-	sr := &SearchResult{Depths: []int{1, 10, 100, 1000}, PerMessageNs: map[string]float64{}, Series: map[string][]float64{}}
-	for i, k := range []string{CurveNoLHS, CurveQsNet2, CurveLHSCold, CurveLHS} {
-		sr.PerMessageNs[k] = float64(100 / (i + 1))
-		for _, d := range sr.Depths {
-			sr.Series[k] = append(sr.Series[k], float64(d*100/(i+1)))
-		}
-	}
-	checkPlot(t, "search", sr.WritePlot)
-	mr2 := &MatchersResult{Ranks: 64}
-	for _, w := range []string{"allreduce.goal", "alltoall.goal"} {
-		for i, m := range []string{"list", "bins:16", "alpu:64"} {
-			c := MatchersCell{Workload: w, Matcher: m, EndUs: float64(100 - 10*i), Software: i < 2}
-			if !c.Software {
-				c.Area = &MatcherArea{XC2VPSlices: 900}
-			}
-			mr2.Cells = append(mr2.Cells, c)
-		}
-	}
-	checkPlot(t, "matchers", mr2.WriteParetoPlot)
 }

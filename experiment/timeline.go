@@ -8,9 +8,9 @@ import (
 	"github.com/lhsim/lhsim/netsim/timeline"
 )
 
-// machineTimeline records machine k of a command's runs on w (docs/timeline.md): its node n
+// MachineTimeline records machine k of a command's runs on w (docs/timeline.md): its node n
 // is process k*timeline.MachinePids+n, named after name; nil without a timeline.
-func machineTimeline(w *timeline.Writer, c *cluster.Cluster, k int, name string) *timeline.Net {
+func MachineTimeline(w *timeline.Writer, c *cluster.Cluster, k int, name string) *timeline.Net {
 	if w == nil {
 		return nil
 	}
@@ -23,10 +23,10 @@ func machineTimeline(w *timeline.Writer, c *cluster.Cluster, k int, name string)
 	return net
 }
 
-// traceRTL records node n's RTL receive path on net: each message's arrival, its last beat
+// TraceRTL records node n's RTL receive path on net: each message's arrival, its last beat
 // taken, its LH entry, its end (the tail in the SO-DIMM ring when it has one) and the host's
 // release, with their cycles (docs/timeline.md).
-func traceRTL(net *timeline.Net, n int, node *lhsnic.Node) {
+func TraceRTL(net *timeline.Net, n int, node *lhsnic.Node) {
 	node.OnEvent = func(e lhsnic.RxEvent) {
 		name := e.Kind.String()
 		if e.Kind == lhsnic.RxDone && e.Tail > 0 {

@@ -1,9 +1,12 @@
-package experiment
+package experiment_test
 
 import (
 	"bytes"
 	"testing"
 
+	"github.com/lhsim/lhsim/experiment/incast"
+	"github.com/lhsim/lhsim/experiment/net"
+	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/alltoall"
 	"github.com/lhsim/lhsim/netsim/collective"
 	"github.com/lhsim/lhsim/netsim/timeline"
@@ -29,7 +32,7 @@ func checkMessages(t *testing.T, b []byte) (slices map[string]int) {
 		switch e.Ph {
 		case "X":
 			slices[e.Name]++
-			if m := num(e, "msg"); m > 0 {
+			if m := e.Int("msg"); m > 0 {
 				byMsg[m] = append(byMsg[m], e)
 			}
 		case "s", "t", "f":
@@ -58,8 +61,8 @@ func checkMessages(t *testing.T, b []byte) (slices map[string]int) {
 			t.Errorf("message %d: flow starts on pid %d tid %d, not at its %s", id, *f["s"].Pid, *f["s"].Tid, issue.Name)
 		}
 		to := *rx.Pid
-		if issue.Name != "get" && num(*issue, "peer") != to%timeline.MachinePids {
-			t.Errorf("message %d: %s to %d lands at pid %d", id, issue.Name, num(*issue, "peer"), to)
+		if issue.Name != "get" && issue.Int("peer") != to%timeline.MachinePids {
+			t.Errorf("message %d: %s to %d lands at pid %d", id, issue.Name, issue.Int("peer"), to)
 		}
 		if issue.Name != "send" {
 			if *f["f"].Pid != to || *f["f"].Tid != *rx.Tid {
@@ -67,7 +70,7 @@ func checkMessages(t *testing.T, b []byte) (slices map[string]int) {
 			}
 			continue
 		}
-		if recv == nil || *recv.Pid != to || num(*recv, "tag") != num(*issue, "tag") || num(*recv, "size") != num(*issue, "size") {
+		if recv == nil || *recv.Pid != to || recv.Int("tag") != issue.Int("tag") || recv.Int("size") != issue.Int("size") {
 			t.Fatalf("message %d: send %v: received by %+v", id, issue.Args, recv)
 		}
 		if *f["t"].Pid != to || *f["f"].Pid != to || *f["f"].Tid != *recv.Tid {
@@ -80,11 +83,11 @@ func checkMessages(t *testing.T, b []byte) (slices map[string]int) {
 // TestBarrierTimeline: every algorithm's puts and polls, on two process counts, with each
 // barrier a slice on the runs track.
 func TestBarrierTimeline(t *testing.T) {
-	cfg := DefaultBarrier()
+	cfg := net.DefaultBarrier()
 	cfg.Topologies, cfg.Processes, cfg.NodeLatency = []string{"crossbar:8"}, []int{3, 8}, cfg.NodeLatency[2:3]
 	var buf bytes.Buffer
 	cfg.Timeline = timeline.New(&buf, timeline.Options{})
-	if _, err := RunBarrier(cfg); err != nil {
+	if _, err := net.RunBarrier(cfg); err != nil {
 		t.Fatal(err)
 	}
 	if err := cfg.Timeline.Close(); err != nil {
@@ -107,11 +110,12 @@ func TestBarrierTimeline(t *testing.T) {
 
 // TestIncastTimeline: sends and their receives, LHS on and off, on the golden model.
 func TestIncastTimeline(t *testing.T) {
-	cfg := smallIncast()
+	cfg := incast.Default()
+	cfg.Topology, cfg.Messages, cfg.PostAt, cfg.Speed = "crossbar:4", 30, 20*netsim.Microsecond, false
 	cfg.RTLNodes = []int{}
 	var buf bytes.Buffer
 	cfg.Timeline = timeline.New(&buf, timeline.Options{})
-	if _, err := RunIncast(cfg); err != nil {
+	if _, err := incast.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
 	if err := cfg.Timeline.Close(); err != nil {
@@ -125,11 +129,11 @@ func TestIncastTimeline(t *testing.T) {
 
 // TestAlltoallTimeline: a small torus, each scheme a machine of its own.
 func TestAlltoallTimeline(t *testing.T) {
-	cfg := DefaultAlltoall()
+	cfg := net.DefaultAlltoall()
 	cfg.Torus, cfg.Sizes, cfg.Schemes = "torus:4x4x4", []int{8}, alltoall.Schemes
 	var buf bytes.Buffer
 	cfg.Timeline = timeline.New(&buf, timeline.Options{})
-	if _, err := RunAlltoall(cfg); err != nil {
+	if _, err := net.RunAlltoall(cfg); err != nil {
 		t.Fatal(err)
 	}
 	if err := cfg.Timeline.Close(); err != nil {

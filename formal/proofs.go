@@ -1,11 +1,13 @@
-// Package formal proves the receive path's properties with Yosys and yosys-smtbmc: every
+// Package formal proves the receive path's properties with Yosys and yosys-smtbmc.
+package formal
+
+// formal proves the receive path's properties with Yosys and yosys-smtbmc: every
 // proof is one yosys-smtbmc run on lhs_top at a small configuration (formal/lhs_formal.v: 4 LH
 // entries, 64-byte windows), keeping only the assertions that proof is about. The properties
 // themselves are Verilog, in the `ifdef FORMAL` sections of rtl/*.v and in lhs_formal.v;
 // this package says which to prove how, runs the tools, and reports a table. A counterexample
 // becomes a VCD that GTKWave opens with the project's save file (waves.ForRun). docs/formal.md
 // says what is proven, how, and under which assumptions.
-package formal
 
 import "time"
 

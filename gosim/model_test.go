@@ -3,7 +3,7 @@ package gosim_test
 import (
 	"testing"
 
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/rx"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/hw"
 )
@@ -32,7 +32,7 @@ func recordWorkload(tb testing.TB, msgs uint64) []gosim.Pins {
 	}
 	rng := gosim.NewRand(1)
 	for i := uint64(0); i < msgs; i++ {
-		if err := b.Inject(experiment.WorkloadMessage(i, rng)); err != nil {
+		if err := b.Inject(rx.WorkloadMessage(i, rng)); err != nil {
 			tb.Fatal(err)
 		}
 	}

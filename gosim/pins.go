@@ -1,8 +1,10 @@
-// Package gosim holds the cycle-accurate Go models of everything around the NIC's receive
+// Package gosim holds the cycle-accurate Go models around the receive path and its golden model.
+package gosim
+
+// gosim holds the cycle-accurate Go models of everything around the NIC's receive
 // path: the SO-DIMM large memory, the network source, the host bus, and a golden model of the
 // RTL itself. The RTL (through a bridge) and the golden model both implement Core, so the same
 // Board drives either.
-package gosim
 
 // Pins is one cycle's worth of the receive path's ports (docs/design.md). The layout matches
 // the C struct lhs_pins in verilator/lhs_bridge.h field for field, so the cgo bridge passes it

@@ -1,4 +1,7 @@
-// Package netsim is the discrete-event engine the network of NICs runs on: simulated time in
+// Package netsim is the discrete-event engine and the processes that run on it (Proc, Machine).
+package netsim
+
+// netsim is the discrete-event engine the network of NICs runs on: simulated time in
 // integer picoseconds, one event queue ordered by (time, sequence number), so that events at
 // the same time run in the order they were scheduled and a run is the same bit for bit every
 // time. Components schedule events for themselves; no goroutine runs per event or component.
@@ -6,7 +9,6 @@
 // Programs run on it as processes (Proc: a coroutine or a Stepper) of a Machine, which stops
 // on the first failure and reports a hang one way. Subpackages build on it: fabric (links,
 // routers, topologies) and the systems (cluster, mbcf, lhsnic, ib).
-package netsim
 
 import (
 	"errors"

@@ -1,4 +1,7 @@
-// Package plugin is the transport of the out-of-process bridge: it runs a simulator in a
+// Package plugin is the transport of the out-of-process bridge (hashicorp/go-plugin).
+package plugin
+
+// plugin is the transport of the out-of-process bridge: it runs a simulator in a
 // child process started and checked by hashicorp/go-plugin, so that a $fatal, an assertion,
 // a segfault or a hang there kills that process and not the harness. It knows nothing of
 // what it carries: package device puts the receive path's board on it (device.Remote on the
@@ -10,7 +13,6 @@
 // no goroutine in between: a call costs a third of a go-plugin net/rpc round trip. A shared
 // status page tells the harness how far the child got, for the watchdog and crash reports.
 // docs/plugin.md describes the protocol, its versioning and what a crash looks like.
-package plugin
 
 import (
 	"crypto/sha256"

@@ -1,8 +1,10 @@
-// Package regress runs the randomized regression over many seeds, a test process per seed,
+// Package regress runs the randomized regression over many seeds, a test process per seed.
+package regress
+
+// regress runs the randomized regression over many seeds, a test process per seed,
 // as many at a time as there are cores, and reports what passed and what failed with the
 // command that replays each failure; it also writes JUnit XML, from the regression or from
 // `go test -json`, for CI.
-package regress
 
 import (
 	"bytes"

@@ -1,4 +1,7 @@
-// Package session is a long co-simulation run that can stop into a checkpoint file and go on
+// Package session is a long co-simulation run that can stop into a checkpoint file and go on later.
+package session
+
+// session is a long co-simulation run that can stop into a checkpoint file and go on
 // later, in another process: a seeded stream of messages into the receive path, and a host
 // that reads every LH entry, fetches every tail through the vector engine, checks each message
 // byte for byte, releases what it consumed and now and then stores data with a VS.
@@ -7,7 +10,6 @@
 // outside the board is the session's own: how far the stream and the checker are, their
 // generators and a running digest. A checkpoint holds that with the board (checkpoint
 // package); a resumed session is the uninterrupted one, cycle for cycle.
-package session
 
 import (
 	"bytes"

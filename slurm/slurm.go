@@ -1,4 +1,7 @@
-// Package slurm runs a sweep — regression seeds, synthesis jobs, network configurations — as
+// Package slurm runs a sweep as one Slurm job array and hands the results back to the command.
+package slurm
+
+// slurm runs a sweep — regression seeds, synthesis jobs, network configurations — as
 // one Slurm job array and hands the results back to the command that asked, which merges them
 // exactly as its local run would. Every command that sweeps (lhsim regress, area, barrier,
 // alltoall, traffic) uses it the same way: the user's --slurm flags (Options), the sweep as a
@@ -18,7 +21,6 @@
 // the task states it saw are kept for the report), with a limit (Options.Wait). Tasks that
 // failed or were cancelled are submitted once more; units still without a result are then
 // reported by name, with each task's state, exit code and log, and nothing is merged.
-package slurm
 
 import (
 	"errors"

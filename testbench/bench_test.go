@@ -4,24 +4,24 @@ import (
 	"testing"
 
 	"github.com/lhsim/lhsim/device"
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/rx"
 )
 
-// BenchmarkWorkload runs the benchmark workload (experiment.Workload: messages of 16..256
+// BenchmarkWorkload runs the benchmark workload (rx.Workload: messages of 16..256
 // bytes back to back, LHS on) on each path and reports simulated cycles and messages per CPU
 // second. `lhsim bench` prints the same comparison as a table or JSON.
 func BenchmarkWorkload(b *testing.B) {
 	const msgs = 20000
 	paths := []struct {
 		name string
-		run  func() (experiment.Speed, error)
+		run  func() (rx.Speed, error)
 	}{
-		{"native", func() (experiment.Speed, error) { return experiment.BenchNative(msgs, 1) }},
-		{"cgo", func() (experiment.Speed, error) {
-			return experiment.BenchDevice(device.Config{Model: device.RTL}, msgs, 1, 1, msgs)
+		{"native", func() (rx.Speed, error) { return rx.BenchNative(msgs, 1) }},
+		{"cgo", func() (rx.Speed, error) {
+			return rx.BenchDevice(device.Config{Model: device.RTL}, msgs, 1, 1, msgs)
 		}},
-		{"gomodel", func() (experiment.Speed, error) {
-			return experiment.BenchDevice(device.Config{Model: device.Go}, msgs, 1, 1, msgs)
+		{"gomodel", func() (rx.Speed, error) {
+			return rx.BenchDevice(device.Config{Model: device.Go}, msgs, 1, 1, msgs)
 		}},
 	}
 	for _, p := range paths {

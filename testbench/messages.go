@@ -1,7 +1,9 @@
-// Package testbench holds the regression suite of the receive path: directed tests per block
+// Package testbench holds the receive path's regression suite: directed and randomized tests.
+package testbench
+
+// testbench holds the regression suite of the receive path: directed tests per block
 // and for the top, randomized tests with seeds and a scoreboard, run on the Verilated RTL and
 // on the Go golden model.
-package testbench
 
 import "encoding/binary"
 

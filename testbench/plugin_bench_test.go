@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/lhsim/lhsim/device"
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/rx"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/hw"
 )
@@ -58,20 +58,20 @@ func BenchmarkPluginRoundTrip(b *testing.B) {
 }
 
 // BenchmarkPluginVsCgo runs the benchmark workload (20,000 messages of 16..256 bytes, LHS
-// on, the host releasing every entry; experiment.Workload) on the cgo bridge and on the
+// on, the host releasing every entry; rx.Workload) on the cgo bridge and on the
 // plugin bridge in the same iteration, each the fastest of three runs on fresh devices (the
 // plugin's in one process, as the cgo bridge's share the harness), and reports both rates per
 // CPU second (the plugin's counts both processes) and the plugin's share of the cgo
 // bridge's. Sub-benchmarks vary the messages per call; batch1 is one call per message.
 func BenchmarkPluginVsCgo(b *testing.B) {
 	const msgs, seed, repeats = 20000, 1, 3
-	for _, batch := range []int{experiment.DefaultBatch, 256, 16, 1} {
+	for _, batch := range []int{rx.DefaultBatch, 256, 16, 1} {
 		b.Run(fmt.Sprint("batch", batch), func(b *testing.B) {
-			var cgo, plug experiment.Speed
+			var cgo, plug rx.Speed
 			for b.Loop() {
-				var c experiment.Speed
+				var c rx.Speed
 				for r := 0; r < repeats; r++ {
-					s, err := experiment.BenchDevice(device.Config{Model: device.RTL}, msgs, seed, 1, msgs)
+					s, err := rx.BenchDevice(device.Config{Model: device.RTL}, msgs, seed, 1, msgs)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -79,7 +79,7 @@ func BenchmarkPluginVsCgo(b *testing.B) {
 						c = s
 					}
 				}
-				p, err := experiment.BenchDevice(device.Config{Model: device.RTL, Bridge: device.Plugin}, msgs, seed, repeats, batch)
+				p, err := rx.BenchDevice(device.Config{Model: device.RTL, Bridge: device.Plugin}, msgs, seed, repeats, batch)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -105,17 +105,17 @@ func BenchmarkPluginVsCgo(b *testing.B) {
 }
 
 // BenchmarkPluginReadingHost runs b.N messages of the workload with a host that reads every
-// entry by PIO and checks it (experiment.RunWorkload) on both bridges: through the host driver's
+// entry by PIO and checks it (rx.RunWorkload) on both bridges: through the host driver's
 // own calls (several per message), one Receive call per message, and batches of 256 with one
 // queued ahead. Rates are per second of wall time.
 func BenchmarkPluginReadingHost(b *testing.B) {
 	for _, mode := range []struct {
 		name string
-		cfg  experiment.WorkloadConfig
+		cfg  rx.WorkloadConfig
 	}{
-		{"calls", experiment.WorkloadConfig{Batch: 0}},
-		{"batch1", experiment.WorkloadConfig{Batch: 1}},
-		{"stream256", experiment.WorkloadConfig{Batch: 256, Stream: true}},
+		{"calls", rx.WorkloadConfig{Batch: 0}},
+		{"batch1", rx.WorkloadConfig{Batch: 1}},
+		{"stream256", rx.WorkloadConfig{Batch: 256, Stream: true}},
 	} {
 		for _, bridge := range []device.Bridge{device.Cgo, device.Plugin} {
 			b.Run(mode.name+"/"+string(bridge), func(b *testing.B) {
@@ -123,7 +123,7 @@ func BenchmarkPluginReadingHost(b *testing.B) {
 				cfg := mode.cfg
 				cfg.Messages, cfg.Seed = b.N, 1
 				b.ResetTimer()
-				res, err := experiment.RunWorkload(dev, cfg)
+				res, err := rx.RunWorkload(dev, cfg)
 				if err != nil {
 					b.Fatal(err)
 				}

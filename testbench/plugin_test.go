@@ -10,7 +10,7 @@ import (
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/rx"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/hw"
 )
@@ -21,7 +21,7 @@ type bridgeRun struct {
 	cycles []uint64
 	digest uint64
 	bytes  int
-	work   experiment.WorkloadResult
+	work   rx.WorkloadResult
 }
 
 // runOnBridge drives the same work through the host driver (random sizes with tails in large
@@ -77,7 +77,7 @@ func runOnBridge(t *testing.T, bridge device.Bridge) bridgeRun {
 	sum.Write(tail[:])
 	r.digest = sum.Sum64()
 
-	r.work, err = experiment.RunWorkload(dev, experiment.WorkloadConfig{Messages: 3000, Seed: 3, Batch: 64, Stream: true})
+	r.work, err = rx.RunWorkload(dev, rx.WorkloadConfig{Messages: 3000, Seed: 3, Batch: 64, Stream: true})
 	require.NoError(t, err)
 	r.work.Elapsed = 0
 	return r
@@ -99,18 +99,18 @@ func TestBridgesBitIdentical(t *testing.T) {
 }
 
 // TestPluginBenchWorkloadCycles: the plugin's benchmark run, cut into batches and sent over
-// RPC, takes exactly the cycles of the cgo board's uncut loop (experiment.Workload), for
+// RPC, takes exactly the cycles of the cgo board's uncut loop (rx.Workload), for
 // every batch size, on a first device and on a second one in the same process.
 func TestPluginBenchWorkloadCycles(t *testing.T) {
 	const msgs, seed = 3000, 5
-	want, err := experiment.BenchDevice(device.Config{Model: device.RTL}, msgs, seed, 1, msgs)
+	want, err := rx.BenchDevice(device.Config{Model: device.RTL}, msgs, seed, 1, msgs)
 	require.NoError(t, err)
 	for _, batch := range []int{1, 7, 256, msgs} {
 		t.Run(fmt.Sprint("batch", batch), func(t *testing.T) {
 			if batch == 1 && testing.Short() {
 				t.Skip("one call per message is slow")
 			}
-			got, err := experiment.BenchDevice(device.Config{Model: device.RTL, Bridge: device.Plugin}, msgs, seed, 2, batch)
+			got, err := rx.BenchDevice(device.Config{Model: device.RTL, Bridge: device.Plugin}, msgs, seed, 2, batch)
 			require.NoError(t, err)
 			require.Equal(t, want.Cycles, got.Cycles)
 		})
@@ -196,7 +196,7 @@ func TestPluginWatchSeesEvents(t *testing.T) {
 		}
 		h, err := drivers.NewHost(dev, drivers.Config{LHS: true})
 		require.NoError(t, err)
-		for i, m := range experiment.WorkloadMessages(40, 9) {
+		for i, m := range rx.WorkloadMessages(40, 9) {
 			require.NoError(t, dev.Inject(m))
 			if i%8 == 7 {
 				require.NoError(t, dev.Run(30))

@@ -1,10 +1,12 @@
-// Package verilator runs the receive path's RTL (rtl/lhs_top.v), compiled by Verilator into
+// Package verilator runs the receive path's RTL (rtl/lhs_top.v), compiled by Verilator, through cgo.
+package verilator
+
+// verilator runs the receive path's RTL (rtl/lhs_top.v), compiled by Verilator into
 // build/verilator/lhs_top/liblhs_top.a, in this process through cgo. Build the library with
 // `make rtl` before `go build`.
 //
 // A Verilated model is not safe for concurrent use; RTL pins the goroutine that creates it to
 // its OS thread until Close, and must be used from that goroutine only.
-package verilator
 
 /*
 #cgo CFLAGS: -I${SRCDIR}
@@ -93,7 +95,7 @@ func (r *RTL) Close() error {
 // before it gives up: a message of the workload takes at most 17 cycles at the input.
 const NativeStallLimit = 1_000_000
 
-// NativeWorkload runs the benchmark workload (experiment.Workload) in a C++ loop over the
+// NativeWorkload runs the benchmark workload (rx.Workload) in a C++ loop over the
 // Verilated model, with no Go in the loop, and returns the cycles it took. The loop's tail
 // ring is the largest (hw.TailSizeMax); its host releases each entry the cycle after it
 // commits and a split message's tail units with the next write, as the workload's host does.

@@ -1,8 +1,10 @@
-// Package waves writes GTKWave save files (.gtkw) for the receive path's FST waveforms:
+// Package waves writes GTKWave save files for the receive path's FST waveforms.
+package waves
+
+// waves writes GTKWave save files (.gtkw) for the receive path's FST waveforms:
 // the signals grouped per block, buses in hex, state registers translated to their names, and
 // named markers at the telling moments of the run, found by watching the board's ports while
 // it ran (Events).
-package waves
 
 import (
 	"bufio"

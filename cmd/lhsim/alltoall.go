@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/net"
 	"github.com/lhsim/lhsim/netsim/alltoall"
 )
 
@@ -16,7 +16,7 @@ func init() {
 const alltoallSummary = "Suh-Shin all-to-all on a torus: Ohno et al.'s sync per step, sync at start, or their start sync + computed waits (and a software barrier per step)"
 
 func runAlltoall(args []string) error {
-	cfg := experiment.DefaultAlltoall()
+	cfg := net.DefaultAlltoall()
 	fs := newFlags("alltoall", alltoallSummary)
 	torus := fs.String("torus", strings.TrimPrefix(cfg.Torus, "torus:"), "torus dimensions, each a multiple of 4 for suh-shin (Ohno et al.'s paper, section 4.3: 16x16x16)")
 	intsVar(fs, &cfg.Sizes, "sizes", []int{8, 32, 128}, 1, 1<<30, "comma-separated bytes per (source, destination) pair")
@@ -96,9 +96,9 @@ func runAlltoall(args []string) error {
 			pr.set(done, "")
 		}
 	}
-	res, err := sweep(sl, fs, "alltoall", out.json, cfg, cfg.Parts(), experiment.RunAlltoall,
-		func(parts []*experiment.AlltoallResult) (*experiment.AlltoallResult, error) {
-			return experiment.MergeAlltoall(cfg, parts)
+	res, err := sweep(sl, fs, "alltoall", out.json, cfg, cfg.Parts(), net.RunAlltoall,
+		func(parts []*net.AlltoallResult) (*net.AlltoallResult, error) {
+			return net.MergeAlltoall(cfg, parts)
 		})
 	pr.finish(err == nil)
 	err = tl.end(err)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/net"
 	"github.com/lhsim/lhsim/netsim/collective"
 )
 
@@ -15,7 +15,7 @@ func init() {
 const barrierSummary = "RDMA barriers (ring, recursive doubling, dissemination) against process count on a simulated network (Susukita et al.'s NSIM-ACE paper)"
 
 func runBarrier(args []string) error {
-	cfg := experiment.DefaultBarrier()
+	cfg := net.DefaultBarrier()
 	fs := newFlags("barrier", barrierSummary)
 	topos := fs.String("topology", strings.Join(cfg.Topologies, ","), "comma-separated topologies: crossbar:N, fattree:KxN, torus:XxYxZ")
 	algs := fs.String("algorithm", "ring,recursive_doubling,dissemination", "comma-separated barriers")
@@ -84,9 +84,9 @@ func runBarrier(args []string) error {
 			pr.set(int64(done), "")
 		}
 	}
-	res, err := sweep(sl, fs, "barrier", out.json, cfg, cfg.Parts(), experiment.RunBarrier,
-		func(parts []*experiment.BarrierResult) (*experiment.BarrierResult, error) {
-			return experiment.MergeBarrier(parts), nil
+	res, err := sweep(sl, fs, "barrier", out.json, cfg, cfg.Parts(), net.RunBarrier,
+		func(parts []*net.BarrierResult) (*net.BarrierResult, error) {
+			return net.MergeBarrier(parts), nil
 		})
 	pr.finish(err == nil)
 	err = tl.end(err)

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lhsim/lhsim/experiment"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lhsim/lhsim/experiment/rx"
 )
 
 // run runs lhsim in a process of its own and returns its exit status and output.
@@ -323,7 +324,7 @@ func TestProgressOnTerminal(t *testing.T) {
 	require.Contains(t, out, "every message checked byte for byte")
 	require.NotContains(t, onTerminal(".", "run", "--messages", "3000", "--model", "go", "--json"), "/3000 messages")
 
-	steps := experiment.SearchSteps(len(experiment.LogDepths(16)))
+	steps := rx.SearchSteps(len(rx.LogDepths(16)))
 	require.Contains(t, onTerminal(".", "search", "--model", "go", "--max-depth", "16"), fmt.Sprintf("search %d/%d steps", steps, steps))
 
 	out = onTerminal("../..", "regress", "--pkg", "./regress/testdata/seeded", "--seeds", "4")

@@ -4,7 +4,7 @@ import (
 	"io"
 
 	"github.com/lhsim/lhsim/drivers"
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/rx"
 )
 
 func init() {
@@ -44,11 +44,11 @@ func runDemo(args []string) error {
 	if err := checkTrace(fs, cfg); err != nil {
 		return err
 	}
-	r, err := experiment.Demo(experiment.DemoConfig{Device: cfg, Host: host})
+	r, err := rx.Demo(rx.DemoConfig{Device: cfg, Driver: host})
 	if err != nil {
 		return err
 	}
-	return out.write(r, func(w io.Writer) error { return experiment.PrintDemo(w, r) })
+	return out.write(r, func(w io.Writer) error { return rx.PrintDemo(w, r) })
 }
 
 // bench compares fixed paths (native, cgo, Go model, plugin), so it takes no device flags.
@@ -66,9 +66,9 @@ func runBench(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
-	r, err := experiment.Bench(*msgs, *seed, *repeats)
+	r, err := rx.Bench(*msgs, *seed, *repeats)
 	if err != nil {
 		return err
 	}
-	return out.write(r, func(w io.Writer) error { return experiment.PrintBench(w, r) })
+	return out.write(r, func(w io.Writer) error { return rx.PrintBench(w, r) })
 }

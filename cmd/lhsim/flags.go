@@ -126,14 +126,8 @@ func (p *plotFlag) check(fs *flag.FlagSet) error {
 	return nil
 }
 
-// figure is a result with a table and a plot.
-type figure interface {
-	WriteTable(w io.Writer) error
-	WritePlot(file string) error
-}
-
 // report writes a result as the table (or JSON), then its plot if --plot asked for one.
-func report(out *outputFlags, plot *plotFlag, res figure) error {
+func report(out *outputFlags, plot *plotFlag, res experiment.Figure) error {
 	if err := out.write(res, res.WriteTable); err != nil {
 		return err
 	}

@@ -12,11 +12,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/goal"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
-	"github.com/lhsim/lhsim/netsim/goal"
+	goalsim "github.com/lhsim/lhsim/netsim/goal"
 	"github.com/lhsim/lhsim/netsim/match"
 )
 
@@ -30,9 +30,9 @@ func runGoal(args []string) error {
 	if len(args) > 0 && args[0] == "gen" {
 		return runGoalGen(args[1:])
 	}
-	cfg := experiment.GoalConfig{Network: "packet", LogGP: goal.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig()}
+	cfg := goal.Config{Network: "packet", LogGP: goalsim.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig()}
 	fs := newFlags("goal", goalSummary)
-	fs.StringVar(&cfg.Schedule, "schedule", "", "the schedule file, in GOAL (docs/goal.md)")
+	fs.StringVar(&cfg.Schedule, "schedule", "", "the schedule file, in GOAL (docs/goalsim.md)")
 	fs.StringVar(&cfg.Network, "network", cfg.Network, "loggp (LogGOPSim's LogGOPS model) or packet (the simulated fabric)")
 	// LogGOPSim's parameters, in its units (ns, ns per byte), its defaults (loggopsim_cmdline.ggo).
 	nsFlag(fs, &cfg.LogGP.L, "L", "loggp: latency L in ns")
@@ -41,7 +41,7 @@ func runGoal(args []string) error {
 	nsFlag(fs, &cfg.LogGP.PerByteG, "G", "loggp: gap G per byte in ns")
 	nsFlag(fs, &cfg.LogGP.PerByteO, "O", "loggp: overhead O per byte in ns")
 	uint64Var(fs, &cfg.LogGP.S, "S", 0, math.MaxInt64, "messages above S bytes go by rendezvous (loggp: LogGOPSim's S)")
-	fs.BoolVar(&cfg.StdSort, "stdsort", false, "loggp: start operations freed together in LogGOPSim's order (libstdc++'s std::sort by type) instead of by type in the order written (docs/goal.md)")
+	fs.BoolVar(&cfg.StdSort, "stdsort", false, "loggp: start operations freed together in LogGOPSim's order (libstdc++'s std::sort by type) instead of by type in the order written (docs/goalsim.md)")
 	fs.StringVar(&cfg.Topology, "topology", "", "packet: crossbar:N, fattree:KxN or torus:XxYxZ; rank r runs on node r (default: a torus sized to the schedule)")
 	cfg.Cluster.NodeLatency = netsim.Microsecond
 	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "packet: node latency in µs (the NSIM-ACE paper's section 5.1)")
@@ -135,9 +135,9 @@ func runGoal(args []string) error {
 		// growth instead of 100 % keeps the peak near them at no measurable cost.
 		debug.SetGCPercent(25)
 	}
-	s, err := experiment.ReadGoal(cfg.Schedule, cfg.MaxBytes)
+	s, err := goal.ReadSchedule(cfg.Schedule, cfg.MaxBytes)
 	if err != nil {
-		var se *goal.SyntaxError
+		var se *goalsim.SyntaxError
 		if errors.As(err, &se) {
 			err = fmt.Errorf("%s:%d:%d: %s", cfg.Schedule, se.Line, se.Col, se.Msg)
 		}
@@ -154,10 +154,10 @@ func runGoal(args []string) error {
 	if pr != nil {
 		cfg.Progress = func(done, _ int64) { pr.set(done, "") }
 	}
-	r, err := experiment.RunGoalSchedule(cfg, s)
+	r, err := goal.RunSchedule(cfg, s)
 	pr.finish(err == nil)
 	err = tl.end(err)
-	if errors.Is(err, goal.ErrTooLong) {
+	if errors.Is(err, goalsim.ErrTooLong) {
 		fmt.Fprintf(os.Stderr, "lhsim goal: %s: %v\n", cfg.Schedule, err)
 		return usageError{err}
 	}
@@ -202,11 +202,11 @@ const goalGenSummary = "write a GOAL schedule of one of Schedgen's patterns"
 
 // runGoalGen is lhsim goal gen PATTERN --ranks N --size BYTES [--out FILE].
 func runGoalGen(args []string) error {
-	c := goal.GenConfig{Segment: 1024, Seed: 1}
+	c := goalsim.GenConfig{Segment: 1024, Seed: 1}
 	fs := newFlags("goal gen", goalGenSummary)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: lhsim goal gen PATTERN --ranks N --size BYTES [--out FILE]\n  %s\npatterns: %s\nflags:\n",
-			goalGenSummary, strings.Join(goal.Patterns(), ", "))
+			goalGenSummary, strings.Join(goalsim.Patterns(), ", "))
 		fs.PrintDefaults()
 	}
 	c.Ranks, c.Size = 8, 8
@@ -214,7 +214,7 @@ func runGoalGen(args []string) error {
 	intVar(fs, &c.Size, "size", 1, 1<<40, "bytes per message in a basic step (Schedgen's --datasize)")
 	intVar(fs, &c.Segment, "segment", 1, 1<<40, "pipelinedring: bytes per segment (Schedgen's --segmentsize)")
 	seedVar(fs, &c.Seed, "seed", "random_bisect, linear_alltoallv: seed of the pairing and the sizes")
-	late := int(goal.DefaultLateNs)
+	late := int(goalsim.DefaultLateNs)
 	intVar(fs, &late, "late-ns", 1, 1<<50, "alltoall_late: ns the receivers compute before posting their receives")
 	out := fs.String("out", "", "write the schedule to this file (default: standard output)")
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -228,7 +228,7 @@ func runGoalGen(args []string) error {
 	}
 	c.LateNs = int64(late)
 	var buf strings.Builder
-	if err := goal.Generate(&buf, c); err != nil {
+	if err := goalsim.Generate(&buf, c); err != nil {
 		return badUsage(fs, err)
 	}
 	if *out == "" {

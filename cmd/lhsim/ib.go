@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/lhsim/lhsim/checkpoint"
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/ib"
 	"github.com/lhsim/lhsim/netsim"
-	"github.com/lhsim/lhsim/netsim/ib"
+	ibsim "github.com/lhsim/lhsim/netsim/ib"
 )
 
 func init() {
@@ -42,7 +42,7 @@ var ibCommands map[string]command
 func ibUsage(w *os.File) {
 	fmt.Fprintln(w, "usage: lhsim ib SUBCOMMAND [flags]   (lhsim ib SUBCOMMAND -h for its flags)")
 	listCommands(w, ibCommands, 9)
-	fmt.Fprintln(w, "model, parameters and their sources: docs/ib.md")
+	fmt.Fprintln(w, "model, parameters and their sources: docs/ibsim.md")
 }
 
 func runIB(args []string) error {
@@ -90,7 +90,7 @@ func intList(fs *flag.FlagSet, name, s string, lo, hi int) ([]int, error) {
 }
 
 func runIBRTT(args []string) error {
-	cfg := experiment.DefaultIBRTT()
+	cfg := ib.DefaultRTT()
 	fs := newFlags("ib rtt", ibRTTSummary)
 	intVar(fs, &cfg.Size, "size", 16, 48, "message bytes, 16..48 (the largest that fits a WQE; the message carries a 16-byte check header)")
 	intVar(fs, &cfg.Iterations, "iterations", 1, 1_000_000, "round trips timed")
@@ -102,7 +102,7 @@ func runIBRTT(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
-	res, err := experiment.RunIBRTT(cfg)
+	res, err := ib.RunRTT(cfg)
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func runIBRTT(args []string) error {
 }
 
 func runIBBandwidth(args []string) error {
-	cfg := experiment.DefaultIBBandwidth()
+	cfg := ib.DefaultBandwidth()
 	fs := newFlags("ib bandwidth", ibBandwidthSummary)
 	chips := fs.String("chipset", strings.Join(cfg.Chipsets, ","), "comma-separated chipsets: gc-le, e7501")
 	sizes := fs.String("sizes", "16,64,256,1024,2048,4096,8192", "comma-separated message sizes in bytes (16..8192); RDMA also goes on by fours to --rdma-max")
@@ -122,7 +122,7 @@ func runIBBandwidth(args []string) error {
 	}
 	cfg.Chipsets = nil
 	for _, c := range splitList(*chips) {
-		if _, err := ib.ParseChipset(c); err != nil {
+		if _, err := ibsim.ParseChipset(c); err != nil {
 			return badUsage(fs, fmt.Errorf("--chipset: %w", err))
 		}
 		cfg.Chipsets = append(cfg.Chipsets, c)
@@ -140,7 +140,7 @@ func runIBBandwidth(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
-	res, err := experiment.RunIBBandwidth(cfg)
+	res, err := ib.RunBandwidth(cfg)
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func runIBBandwidth(args []string) error {
 }
 
 func runIBBuffers(args []string) error {
-	cfg := experiment.DefaultIBBuffers()
+	cfg := ib.DefaultBuffers()
 	fs := newFlags("ib buffers", ibBuffersSummary)
 	nodes := fs.String("nodes", "2,4,8,16,32,64,128,256,512,1024,2048,4096", "comma-separated node counts (2..4096)")
 	intVar(fs, &cfg.PerPeer, "per-peer", 1, 65536, "receive buffers per RC QP (PM/InfiniBand-FJ paper §5.4: at least 128)")
@@ -188,7 +188,7 @@ func runIBBuffers(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
-	res, err := experiment.RunIBBuffers(cfg)
+	res, err := ib.RunBuffers(cfg)
 	if err != nil {
 		return err
 	}
@@ -196,7 +196,7 @@ func runIBBuffers(args []string) error {
 }
 
 func runIBCPR(args []string) error {
-	cfg := experiment.DefaultIBCPR()
+	cfg := ib.DefaultCPR()
 	fs := newFlags("ib cpr", ibCPRSummary)
 	qps := fs.String("qps", "1,3,15,63,255,1023,4095", "comma-separated QP counts on the HCA (1..65536)")
 	chip := fs.String("chipset", "gc-le", "gc-le or e7501")
@@ -208,13 +208,13 @@ func runIBCPR(args []string) error {
 	if cfg.QPs, err = intList(fs, "qps", *qps, 1, 65536); err != nil {
 		return err
 	}
-	if cfg.Params, err = ib.ParseChipset(*chip); err != nil {
+	if cfg.Params, err = ibsim.ParseChipset(*chip); err != nil {
 		return badUsage(fs, fmt.Errorf("--chipset: %w", err))
 	}
 	if err := out.check(fs); err != nil {
 		return err
 	}
-	res, err := experiment.RunIBCPR(cfg)
+	res, err := ib.RunCPR(cfg)
 	if err != nil {
 		return err
 	}
@@ -222,7 +222,7 @@ func runIBCPR(args []string) error {
 }
 
 func runIBRun(args []string) error {
-	cfg := experiment.DefaultIBRun()
+	cfg := ib.DefaultRun()
 	fs := newFlags("ib run", ibRunSummary)
 	intVar(fs, &cfg.Machine.Nodes, "nodes", 2, 256, "nodes on one switch (2..256)")
 	intVar(fs, &cfg.Workload.Messages, "messages", 1, 100000, "messages from each node to each other node")
@@ -256,14 +256,14 @@ func runIBRun(args []string) error {
 		if err := out.check(fs); err != nil {
 			return err
 		}
-		res, err := experiment.ResumeIB(*resume)
+		res, err := ib.Resume(*resume)
 		if err != nil {
 			return err
 		}
 		return out.write(res, res.WriteTable)
 	}
-	cfg.Machine.Receive = ib.ReceiveMode(*receive)
-	p, err := ib.ParseChipset(*chip)
+	cfg.Machine.Receive = ibsim.ReceiveMode(*receive)
+	p, err := ibsim.ParseChipset(*chip)
 	if err != nil {
 		return badUsage(fs, fmt.Errorf("--chipset: %w", err))
 	}
@@ -295,7 +295,7 @@ func runIBRun(args []string) error {
 			pr.set(done, "")
 		}
 	}
-	res, err := experiment.RunIB(cfg)
+	res, err := ib.Run(cfg)
 	pr.finish(err == nil)
 	err = tl.end(err)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/lhsim/lhsim/device"
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/incast"
 )
 
 func init() {
@@ -19,7 +19,7 @@ func init() {
 const incastSummary = "many senders to LHS receive paths (RTL) in the network, receives posted late: LHS on against off (Tanabe et al.'s LHS paper)"
 
 func runIncast(args []string) error {
-	cfg := experiment.DefaultIncast()
+	cfg := incast.Default()
 	fs := newFlags("incast", incastSummary)
 	fs.StringVar(&cfg.Topology, "topology", cfg.Topology, "crossbar:N, fattree:KxN or torus:XxYxZ")
 	intVar(fs, &cfg.Receivers, "receivers", 1, maxRanks, "ranks 0..N-1 receive; every other rank sends to each of them")
@@ -57,9 +57,9 @@ func runIncast(args []string) error {
 		return badUsage(fs, fmt.Errorf("--model %q: want go or tlm", cfg.Model))
 	}
 	switch {
-	case cfg.Host != experiment.HostMPI && cfg.Host != experiment.HostCosts:
+	case cfg.Host != incast.HostMPI && cfg.Host != incast.HostCosts:
 		return badUsage(fs, fmt.Errorf("--host %q: want mpi or costs", cfg.Host))
-	case cfg.Host == experiment.HostMPI && cfg.Model == "tlm" && *rtl != "all":
+	case cfg.Host == incast.HostMPI && cfg.Model == "tlm" && *rtl != "all":
 		return badUsage(fs, errMsg("--model tlm has no host bus for the MPI host to run on: add --host costs"))
 	}
 	if err := plotOut.check(fs); err != nil {
@@ -112,7 +112,7 @@ func runIncast(args []string) error {
 		}
 		pr.set(int64(done), "")
 	}
-	r, err := experiment.RunIncast(cfg)
+	r, err := incast.Run(cfg)
 	pr.finish(err == nil)
 	err = tl.end(err)
 	if err != nil {

@@ -43,7 +43,7 @@ func jobsOf(fs *flag.FlagSet) int {
 }
 
 // jobMemory is what one part of a sweep may take, when its configuration says
-// (experiment's JobMemory methods), else 0.
+// (the sweeps' JobMemory methods, experiment/net), else 0.
 func jobMemory[C any](parts []experiment.Part[C]) int64 {
 	var most int64
 	for _, p := range parts {

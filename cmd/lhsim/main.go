@@ -1,4 +1,7 @@
-// Command lhsim is the user's entry to the simulator: every experiment is a subcommand that
+// Command lhsim is the simulator's command line: a subcommand per experiment.
+package main
+
+// lhsim is the user's entry to the simulator: every experiment is a subcommand that
 // prints a table, or JSON with --json (and writes JSON to a file with --out, a plot where it
 // draws one).
 //
@@ -6,7 +9,6 @@
 // work failed, 2 for a mistake on the command line (the command's usage follows the message)
 // or in an input file, or a run that cannot be done (too big for memory). Every message is
 // one line under one prefix, "lhsim COMMAND:" (docs/bad-input.md).
-package main
 
 import (
 	"errors"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/lhsim/lhsim/checkpoint"
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/net"
 	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
@@ -112,7 +115,7 @@ func (e subcommandError) Unwrap() error { return e.err }
 // failed exits 1.
 func isInputError(err error) bool {
 	var ie *experiment.InputError
-	var te *experiment.TrafficInputError
+	var te *net.TrafficInputError
 	return errors.As(err, &ie) || errors.As(err, &te) ||
 		errors.Is(err, checkpoint.ErrFormat) || errors.Is(err, fabric.ErrTooBig)
 }

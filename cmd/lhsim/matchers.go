@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lhsim/lhsim/experiment"
-	"github.com/lhsim/lhsim/netsim/goal"
+	"github.com/lhsim/lhsim/experiment/goal"
+	"github.com/lhsim/lhsim/experiment/rx"
+	goalsim "github.com/lhsim/lhsim/netsim/goal"
 	"github.com/lhsim/lhsim/netsim/match"
 )
 
@@ -18,14 +19,14 @@ func init() {
 const matchersSummary = "compare message matchers (list, bins:K, alpu:N, lhs, lhs+alpu:N) on GOAL workloads on the packet network, with their area"
 
 func runMatchers(args []string) error {
-	cfg := experiment.MatchersConfig{Ranks: 256, Size: 8, Seed: 1, Reports: "synth-reports", Fig6: experiment.DefaultSearch()}
+	cfg := goal.MatchersConfig{Ranks: 256, Size: 8, Seed: 1, Reports: "synth-reports", Fig6: rx.DefaultSearch()}
 	fs := newFlags("matchers", matchersSummary)
 	intVar(fs, &cfg.Ranks, "ranks", 2, 1024, "ranks of the generated workloads (64 to 1024 for the study; fewer to try it)")
 	intVar(fs, &cfg.Size, "size", 1, 1<<30, "bytes per message of the generated workloads")
 	seedVar(fs, &cfg.Seed, "seed", "random_bisect's pairing")
-	workloads := fs.String("workloads", strings.Join(experiment.MatchersWorkloads, ","), "workloads, comma-separated: lhsim goal gen patterns, or fig6 (the LHS paper's micro-benchmark with lhsim search's set-up, for list and lhs) (docs/matchers.md; \"\" with --schedule: that alone)")
+	workloads := fs.String("workloads", strings.Join(goal.MatchersWorkloads, ","), "workloads, comma-separated: lhsim goal gen patterns, or fig6 (the LHS paper's micro-benchmark with lhsim search's set-up, for list and lhs) (docs/matchers.md; \"\" with --schedule: that alone)")
 	fs.StringVar(&cfg.Schedule, "schedule", "", "also run this GOAL schedule")
-	matchers := fs.String("matchers", strings.Join(experiment.MatchersDefault, ","), "matchers, comma-separated: "+match.Usage)
+	matchers := fs.String("matchers", strings.Join(goal.MatchersDefault, ","), "matchers, comma-separated: "+match.Usage)
 	fs.StringVar(&cfg.Reports, "reports", cfg.Reports, "the area flow's checked-in Yosys reports, relative to the repository root")
 	rtl := fs.String("rtl-nodes", "", "nodes whose matcher runs as Verilated RTL beside its model, checked against it (the LHS receive path of lhs and lhs+alpu:N; the ALPU of alpu:N and lhs+alpu:N, N up to 128; comma-separated)")
 	out := addOutputFlags(fs)
@@ -45,8 +46,8 @@ func runMatchers(args []string) error {
 		if w = strings.TrimSpace(w); w == "" {
 			continue
 		}
-		if !slices.Contains(goal.Patterns(), w) && w != experiment.Fig6Workload {
-			return badUsage(fs, fmt.Errorf("--workloads: no workload %q; workloads: %s, %s", w, strings.Join(goal.Patterns(), ", "), experiment.Fig6Workload))
+		if !slices.Contains(goalsim.Patterns(), w) && w != rx.Fig6Workload {
+			return badUsage(fs, fmt.Errorf("--workloads: no workload %q; workloads: %s, %s", w, strings.Join(goalsim.Patterns(), ", "), rx.Fig6Workload))
 		}
 		cfg.Workloads = append(cfg.Workloads, w)
 	}
@@ -66,8 +67,8 @@ func runMatchers(args []string) error {
 			return badUsage(fs, fmt.Errorf("--rtl-nodes: node %d: the workloads have ranks 0 to %d", n, cfg.Ranks-1))
 		}
 	}
-	if slices.Contains(cfg.Workloads, experiment.Fig6Workload) && !slices.ContainsFunc(cfg.Matchers, func(m string) bool { return slices.Contains(experiment.Fig6Matchers, m) }) {
-		return badUsage(fs, fmt.Errorf("--workloads %s runs the matchers %s; --matchers has neither", experiment.Fig6Workload, strings.Join(experiment.Fig6Matchers, " and ")))
+	if slices.Contains(cfg.Workloads, rx.Fig6Workload) && !slices.ContainsFunc(cfg.Matchers, func(m string) bool { return slices.Contains(rx.Fig6Matchers, m) }) {
+		return badUsage(fs, fmt.Errorf("--workloads %s runs the matchers %s; --matchers has neither", rx.Fig6Workload, strings.Join(rx.Fig6Matchers, " and ")))
 	}
 	if len(cfg.Workloads) == 0 && cfg.Schedule == "" {
 		return badUsage(fs, errMsg("no workload: give --workloads or --schedule"))
@@ -82,7 +83,7 @@ func runMatchers(args []string) error {
 		}
 		pr.set(int64(done), "")
 	}
-	r, err := experiment.RunMatchers(cfg)
+	r, err := goal.RunMatchers(cfg)
 	pr.finish(err == nil)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "lhsim matchers: %v\n", err)

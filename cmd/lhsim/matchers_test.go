@@ -6,8 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/lhsim/lhsim/netsim/match"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lhsim/lhsim/netsim/match"
 )
 
 // lhsim matchers: JSON with a cell per workload and matcher; unknown matchers and sizes out of

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lhsim/lhsim/session"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lhsim/lhsim/session"
 )
 
 // TestLhsimProcess is lhsim itself when LHSIM_ARGS is set: other tests run the test binary

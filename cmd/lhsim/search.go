@@ -6,7 +6,7 @@ import (
 
 	"strings"
 
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/rx"
 )
 
 func init() {
@@ -16,13 +16,13 @@ func init() {
 const searchSummary = "unexpected-queue search time: no LHS, LHS, QsNET-II (paper Figure 6)"
 
 func runSearch(args []string) error {
-	cfg := experiment.DefaultSearch()
+	cfg := rx.DefaultSearch()
 	fs := newFlags("search", searchSummary)
 	dev := addDeviceFlags(fs)
 	intVar(fs, &cfg.MaxDepth, "max-depth", 1, 1<<20, "deepest search (messages ahead of the target); the RTL holds 1024 entries")
 	depths := fs.String("depths", "", "comma-separated depths instead of the log-spaced 0..max-depth")
 	seedVar(fs, &cfg.Seed, "seed", "seed of the non-target tags and the board")
-	cpi := float64(cfg.Host.CPIMilli) / 1000
+	cpi := float64(cfg.CPU.CPIMilli) / 1000
 	floatVar(fs, &cpi, "cpi", 0.001, 1000, "host cycles per instruction of the search loop (sensitivity; the default is an assumption, see docs/search.md)")
 	intVar(fs, &cfg.SODIMMReadLatency, "sodimm-latency", 0, 1<<20, "what-if: SO-DIMM read latency in device cycles (0: the device default)")
 	fs.BoolVar(&cfg.Native, "native", false, "also time the search on this machine's CPU (contiguous entries vs a scattered list)")
@@ -54,7 +54,7 @@ func runSearch(args []string) error {
 			cfg.Depths = append(cfg.Depths, int(d))
 		}
 	}
-	cfg.Host.CPIMilli = int64(cpi*1000 + 0.5)
+	cfg.CPU.CPIMilli = int64(cpi*1000 + 0.5)
 	if _, _, err := cfg.Plan(); err != nil {
 		return badUsage(fs, errors.New(strings.TrimPrefix(err.Error(), "search: ")))
 	}
@@ -62,9 +62,9 @@ func runSearch(args []string) error {
 		return err
 	}
 	depthList, _, _ := cfg.Plan()
-	bar := newProgress(out.json, "search", int64(experiment.SearchSteps(len(depthList))), "steps")
+	bar := newProgress(out.json, "search", int64(rx.SearchSteps(len(depthList))), "steps")
 	cfg.Progress = func(done, _ int, step string) { bar.set(int64(done), "("+step+")") }
-	res, err := experiment.RunSearch(cfg)
+	res, err := rx.RunSearch(cfg)
 	bar.finish(err == nil)
 	if err != nil {
 		return err

@@ -16,8 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lhsim/lhsim/slurm/slurmtest"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lhsim/lhsim/slurm/slurmtest"
 )
 
 // The tests of --slurm run the real lhsim binary (the array tasks run a copy of the binary
@@ -479,7 +480,7 @@ func TestClusterDocTestsExist(t *testing.T) {
 	require.Greater(t, len(names), 15)
 	defined := map[string]bool{}
 	funcs := regexp.MustCompile(`(?m)^func (Test[A-Za-z0-9_]+)\(`)
-	for _, dir := range []string{".", "../../slurm", "../../slurm/slurmtest", "../../experiment"} {
+	for _, dir := range []string{".", "../../slurm", "../../slurm/slurmtest", "../../experiment", "../../experiment/net"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 		require.NoError(t, err)
 		for _, f := range files {

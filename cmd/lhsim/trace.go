@@ -10,10 +10,11 @@ import (
 
 	"github.com/lhsim/lhsim/gosim"
 
-	"github.com/lhsim/lhsim/hw"
-	"github.com/lhsim/lhsim/waves"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/lhsim/lhsim/hw"
+	"github.com/lhsim/lhsim/waves"
 )
 
 func init() {

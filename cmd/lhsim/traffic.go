@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/net"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
 )
@@ -20,7 +20,7 @@ func init() {
 const trafficSummary = "synthetic traffic on the fabric: accepted throughput and latency against offered load (docs/network.md)"
 
 func runTraffic(args []string) error {
-	cfg := experiment.DefaultTraffic()
+	cfg := net.DefaultTraffic()
 	fs := newFlags("traffic", trafficSummary)
 	fs.StringVar(&cfg.Topology, "topology", cfg.Topology, "crossbar:N, fattree:KxN (k-ary n-tree) or torus:XxYx... (one radix per dimension)")
 	fs.StringVar(&cfg.Pattern, "pattern", cfg.Pattern, "traffic pattern: "+strings.Join(fabric.Patterns, ", "))
@@ -190,9 +190,9 @@ func runTraffic(args []string) error {
 			}
 		}
 	}
-	res, err := sweep(sl, fs, "traffic", out.json, cfg, cfg.Parts(), experiment.RunTraffic,
-		func(parts []*experiment.TrafficResult) (*experiment.TrafficResult, error) {
-			return experiment.MergeTraffic(cfg, parts)
+	res, err := sweep(sl, fs, "traffic", out.json, cfg, cfg.Parts(), net.RunTraffic,
+		func(parts []*net.TrafficResult) (*net.TrafficResult, error) {
+			return net.MergeTraffic(cfg, parts)
 		})
 	pr.finish(err == nil)
 	err = tl.end(err)
@@ -202,7 +202,7 @@ func runTraffic(args []string) error {
 	if err != nil {
 		// What the user gave that the fabric refuses (a topology, a pattern, a load) is a
 		// usage mistake; anything else is a failure of the run.
-		var ue *experiment.TrafficInputError
+		var ue *net.TrafficInputError
 		if errors.As(err, &ue) {
 			return badUsage(fs, err)
 		}

@@ -1,4 +1,7 @@
-// Package mpi is the MPI-style point-to-point layer of the host driver: eager sends that become
+// Package mpi is the host's MPI point-to-point layer: eager sends, receives matched on an envelope.
+package mpi
+
+// mpi is the MPI-style point-to-point layer of the host driver: eager sends that become
 // messages with a 16-byte envelope, and receives that match on (source, tag, communicator)
 // against the unexpected-message queue or wait in the posted-receive queue.
 //
@@ -16,7 +19,6 @@
 //
 // Both queues charge what they do to a hostcpu.CPU, the host timing model, so a search has a
 // simulated duration; the device does the data movement for real.
-package mpi
 
 import (
 	"encoding/binary"

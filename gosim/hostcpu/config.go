@@ -1,4 +1,7 @@
-// Package hostcpu is a timing model of the host processor that searches the MPI
+// Package hostcpu is a timing model of the host CPU that searches MPI's unexpected queue.
+package hostcpu
+
+// hostcpu is a timing model of the host processor that searches the MPI
 // unexpected-message queue: a CPU clock, two levels of set-associative cache with 64-byte
 // lines, the Pentium 4's adjacent-line (sector) fetch and its stream prefetcher, one memory bus
 // shared by main memory and the DIMM-slot NIC, uncached register accesses, line flushes, and
@@ -18,7 +21,6 @@
 // that no source gives are marked as assumptions in their comment and in docs/search.md. The
 // NIC's own latencies (a vector load through the window memory) are not parameters here: the
 // caller measures them on the device in clock cycles and hands the time to Advance or PollUntil.
-package hostcpu
 
 import "fmt"
 

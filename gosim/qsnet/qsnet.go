@@ -1,4 +1,7 @@
-// Package qsnet is the baseline of the unexpected-queue search experiment: a QsNET-II-style
+// Package qsnet is the search experiment's QsNET-II baseline: the unexpected queue walked in NIC DRAM.
+package qsnet
+
+// qsnet is the baseline of the unexpected-queue search experiment: a QsNET-II-style
 // NIC (Quadrics Elan4, Tports) whose thread processor keeps MPI's unexpected-message queue as a
 // linked list in NIC DRAM and walks it for every receive.
 //
@@ -10,7 +13,6 @@
 // envelope, and time = one DRAM access per record visited. Its slope is therefore an input
 // (DRAMLatencyPs), not a prediction; the model exists so that the baseline goes through the
 // same search and the same matching rule as the other two curves.
-package qsnet
 
 import (
 	"errors"

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lhsim/lhsim/device"
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/rx"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/gosim/tlm"
 	"github.com/lhsim/lhsim/hw"
@@ -425,7 +425,7 @@ func TestAgreeRandom(t *testing.T) {
 	}
 }
 
-// The benchmark workload on the RTL (experiment.Workload: LHS on, a 128 MiB ring, the host
+// The benchmark workload on the RTL (rx.Workload: LHS on, a 128 MiB ring, the host
 // releasing each entry the cycle after it commits and a split message's tail the cycle after
 // that) and on the model: every commit on the same
 // cycle, the same LH buffer and tail ring at the end, and with the full 100,000 messages the
@@ -446,7 +446,7 @@ func TestAgreeBenchWorkload(t *testing.T) {
 					commits = append(commits, c)
 				}
 			})
-			cycles, err := experiment.Workload(l, uint64(tc.msgs), tc.seed)
+			cycles, err := rx.Workload(l, uint64(tc.msgs), tc.seed)
 			require.NoError(t, err)
 			if tc.cycles != 0 {
 				require.Equal(t, tc.cycles, cycles)
@@ -460,7 +460,7 @@ func TestAgreeBenchWorkload(t *testing.T) {
 			require.NoError(t, err)
 			mem := gosim.NewSODIMM(gosim.DefaultSODIMM, gosim.NewRand(0))
 			n.SetMemory(mem)
-			msgs := experiment.WorkloadMessages(tc.msgs, tc.seed)
+			msgs := rx.WorkloadMessages(tc.msgs, tc.seed)
 			for k, m := range msgs {
 				a, err := n.Offer(start, m)
 				require.NoError(t, err)
@@ -544,7 +544,7 @@ func TestAgreeEdges(t *testing.T) {
 
 // BenchTLM, the tlm row of lhsim bench, takes the benchmark's cycles.
 func TestBenchTLM(t *testing.T) {
-	s, err := experiment.BenchTLM(100_000, 1, 1)
+	s, err := rx.BenchTLM(100_000, 1, 1)
 	require.NoError(t, err)
 	require.Equal(t, uint64(995750), s.Cycles)
 	require.Positive(t, s.MessagesPer)

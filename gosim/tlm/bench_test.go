@@ -3,13 +3,13 @@ package tlm_test
 import (
 	"testing"
 
-	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/rx"
 	"github.com/lhsim/lhsim/gosim/tlm"
 )
 
 // benchMessages are the benchmark workload's messages (lhsim bench: 100,000 of 16..256
 // bytes, seed 1), built once.
-var benchMessages = experiment.WorkloadMessages(100_000, 1)
+var benchMessages = rx.WorkloadMessages(100_000, 1)
 
 func benchConfig() tlm.Config {
 	cfg := tlm.DefaultConfig()

@@ -1,4 +1,7 @@
-// Package tlm is a transaction-level model of the NIC's receive path (rtl/lhs_rx.v inside
+// Package tlm is a transaction-level model of the NIC's receive path: the RTL's cycles by arithmetic.
+package tlm
+
+// tlm is a transaction-level model of the NIC's receive path (rtl/lhs_rx.v inside
 // rtl/lhs_top.v): the splitter, the LH buffer and the tail ring, without a clock. Given a
 // message offered at the 128-bit network input and the host's releases, it works out by
 // arithmetic on the message's beats when the input takes the message's first and last beats
@@ -9,7 +12,6 @@
 // The rules it implements, and what it leaves out, are in docs/tlm.md; the tests hold it to
 // the Verilated RTL (and to the golden model, for LH buffers the RTL build does not have)
 // message by message.
-package tlm
 
 import (
 	"encoding/binary"

@@ -1,8 +1,10 @@
-// Command gen writes the files made from hw/contract.json: hw/contract_gen.go,
+// Command gen writes the files made from hw/contract.json (go generate ./hw).
+package main
+
+// gen writes the files made from hw/contract.json: hw/contract_gen.go,
 // rtl/lhs_regs.vh, verilator/lhs_regs.h and the generated tables of docs/design.md
 // (go generate ./hw, or make generate). With -check it writes nothing and fails when one of
 // them is stale (make lint).
-package main
 
 import (
 	"bytes"

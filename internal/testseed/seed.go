@@ -1,6 +1,8 @@
-// Package testseed gives the randomized tests their seeds and says how to replay one: every
-// package's randomized tests take SEED=n the same way.
+// Package testseed gives the randomized tests their seeds and says how to replay one.
 package testseed
+
+// testseed gives the randomized tests their seeds and says how to replay one: every
+// package's randomized tests take SEED=n the same way.
 
 import (
 	"fmt"

@@ -1,4 +1,7 @@
-// Package alltoall is all-to-all personalized exchange on the simulated machine (package
+// Package alltoall is all-to-all personalized exchange on the simulated machine (Ohno et al.).
+package alltoall
+
+// alltoall is all-to-all personalized exchange on the simulated machine (package
 // cluster) and the all-to-all paper's way of running its steps: a start-time synchronisation by hardware
 // sync packets (section 3.1, dimension by dimension on a torus as section 4.1 says), then a
 // locally computed wait per step (section 3.2), against a barrier between steps and against
@@ -8,7 +11,6 @@
 // blocks: the builder moves every block (source, destination) from node to node as the
 // steps say, so the size of each put is known, and a test checks that every node ends with
 // exactly its blocks. docs/alltoall.md says where each step of SuhShin comes from.
-package alltoall
 
 import (
 	"fmt"

@@ -1,4 +1,7 @@
-// Package cluster is a machine of nodes on a fabric: each node a host that runs one rank's
+// Package cluster is a machine of nodes on a fabric, each a host running a rank and its NIC (NSIM-ACE).
+package cluster
+
+// cluster is a machine of nodes on a fabric: each node a host that runs one rank's
 // program and a NIC that moves its data, as NSIM-ACE models them (the NSIM-ACE paper's section 2.2).
 //
 // A put (Rank.Put) costs the issuing rank the node latency (the NSIM-ACE paper's "node latency": the
@@ -17,7 +20,6 @@
 // program until the event that satisfies it, so a run is deterministic. A program that
 // waits for something that never comes is reported with the ranks still waiting and what
 // they wait for; a call with bad arguments fails the run with the rank and the call.
-package cluster
 
 import (
 	"fmt"

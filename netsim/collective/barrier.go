@@ -1,4 +1,7 @@
-// Package collective holds collective operations written as rank programs for package
+// Package collective holds collective operations as rank programs, each with a contention-free model.
+package collective
+
+// collective holds collective operations written as rank programs for package
 // cluster, each with a contention-free model of its time from the same parameters.
 //
 // Barriers (the NSIM-ACE paper's section 4) are built from RDMA puts of 8 bytes (the paper's ms = 8) and
@@ -10,7 +13,6 @@
 //     put to rank+2^n; then complete every put;
 //   - dissemination (Hensgen, Finkel and Manber 1988): ceil(log2 p) rounds of put to
 //     rank+2^k, poll from rank-2^k (mod p); then complete every put.
-package collective
 
 import (
 	"fmt"

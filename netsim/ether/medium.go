@@ -1,4 +1,7 @@
-// Package ether models the shared Ethernet of the MBCF paper's machine (Matsumoto and Hiraki, MBCF
+// Package ether models the MBCF paper's shared Ethernet: frames on a half-duplex repeater hub.
+package ether
+
+// ether models the shared Ethernet of the MBCF paper's machine (Matsumoto and Hiraki, MBCF
 // over 100BASE-TX and 10BASE-T): frames with their preamble, padding to the minimum size and
 // CRC-32 frame check sequence, and a repeater hub that all stations share, half duplex, with
 // carrier sense, collisions, jam and truncated binary exponential backoff (CSMA/CD). Time on
@@ -13,7 +16,6 @@
 // A lossy mode (Faults) drops, duplicates, delays past later frames (reorders) or corrupts
 // frames at a given rate, drawn from a seeded generator, so that protocols above can be tested
 // against loss deterministically.
-package ether
 
 import (
 	"fmt"

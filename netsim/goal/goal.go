@@ -1,4 +1,7 @@
-// Package goal reads and runs schedules in GOAL, the schedule language of LogGOPSim (Hoefler,
+// Package goal reads and runs schedules in GOAL, LogGOPSim's schedule language.
+package goal
+
+// goal reads and runs schedules in GOAL, the schedule language of LogGOPSim (Hoefler,
 // Schneider and Lumsdaine, "LogGOPSim", HPDC 2010; github.com/spcl/LogGOPSim), as its txt2bin
 // reads them (src/LogGOPSim/txt2bin.re at commit 76451de16546c7ea39651c183cbc532f4a3457c0):
 //
@@ -16,7 +19,6 @@
 // requires have completed and those it irequires have started; operations without
 // dependencies start at once, side by side. Parse reads the language (docs/goal.md);
 // RunLogGP runs it in LogGOPSim's LogGOPS model (loggp.go).
-package goal
 
 // Kind is an operation's type, numbered as LogGOPSim numbers them (OP_SEND, OP_RECV,
 // OP_LOCOP in LogGOPSim.hpp): the order matters, LogGOPSim sorts newly free operations by it.

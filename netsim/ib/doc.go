@@ -1,4 +1,7 @@
-// Package ib is an InfiniBand host channel adapter of the PM/InfiniBand-FJ paper (Sumimoto et al.) on lhsim's
+// Package ib is the PM/InfiniBand-FJ paper's InfiniBand host channel adapter on netsim/fabric.
+package ib
+
+// ib is an InfiniBand host channel adapter of the PM/InfiniBand-FJ paper (Sumimoto et al.) on lhsim's
 // event engine and netsim/fabric: reliable-connection queue pairs whose work queues and
 // completion queues live in host memory and cross a 133 MHz PCI-X bus by DMA, the SQ, RQ and
 // scheduler processors of the Fujitsu HCA, per-message ACKs, RNR NAKs and go-back-N resends,
@@ -10,4 +13,3 @@
 //
 // Every parameter says where its value comes from (Params); docs/ib.md has the model, the
 // figures against the paper and what is not modelled.
-package ib

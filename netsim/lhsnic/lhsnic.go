@@ -1,4 +1,7 @@
-// Package lhsnic puts the LHS receive path inside the network: the Verilated RTL or the Go
+// Package lhsnic puts the LHS receive path inside the network, as a node's NIC.
+package lhsnic
+
+// lhsnic puts the LHS receive path inside the network: the Verilated RTL or the Go
 // golden model on its board, through the device layer (in this process or in a plugin
 // process), or the transaction-level model (gosim/tlm). The MPI eager messages that reach a
 // node become messages on its 128-bit input stream at the NIC clock, and when the receive
@@ -20,7 +23,6 @@
 // a message taken, an entry committed. A plugin device costs one call a step, and the
 // transaction-level model no work a cycle at all: it computes when each message is taken and
 // commits, and a step jumps to the next such cycle.
-package lhsnic
 
 import (
 	"fmt"

@@ -246,7 +246,7 @@ func TestPluginNodeCrashEndsTheRun(t *testing.T) {
 
 // Three receivers stepped alone, in a group stepping in turn (lookahead 0) and in a group
 // with the network's shortest latency as lookahead: the same commits at the same cycles and
-// the same finishing times (experiment's TestIncastLookahead shows the events it saves).
+// the same finishing times (experiment/incast's TestIncastLookahead shows the events it saves).
 func TestGroupLookahead(t *testing.T) {
 	const ranks, receivers, per = 9, 3, 30
 	type result struct {

@@ -1,4 +1,7 @@
-// Package mbcf is the MBCF paper's memory-based communication (MBCF, Matsumoto and Hiraki): user
+// Package mbcf is the MBCF paper's memory-based communication between workstations on netsim/ether.
+package mbcf
+
+// mbcf is the MBCF paper's memory-based communication (MBCF, Matsumoto and Hiraki): user
 // tasks write, read, swap and append to queues straight in other tasks' address spaces on
 // other workstations, through a light send system call and a receive interrupt routine, over
 // plain Ethernet (netsim/ether). Protection is by task IDs and access keys checked at the
@@ -36,7 +39,6 @@
 // order; a gap is NAKed and the sender goes back to the first unacknowledged packet; a
 // timeout does the same. So every command lands exactly once and in order however frames are
 // lost, duplicated or reordered (TestLossyLink).
-package mbcf
 
 import (
 	"errors"

@@ -23,6 +23,15 @@ type Event struct {
 	Args map[string]any `json:"args"`
 }
 
+// Int is the event's argument k as an int, -1 when it has none.
+func (e Event) Int(k string) int {
+	v, ok := e.Args[k].(float64)
+	if !ok {
+		return -1
+	}
+	return int(v)
+}
+
 // Track is a (pid, tid) pair.
 type Track struct{ Pid, Tid int }
 
@@ -152,4 +161,63 @@ func Validate(evs []Event, partial bool) error {
 		}
 	}
 	return nil
+}
+
+// CheckPackets parses a timeline of a fabric's packets (Packets) and checks each:
+// its slice at the source's NIC starts its flow, which ends on a slice at the NIC of the
+// node it was sent to, with the same size and the source as its peer; every packet that
+// arrived has left. It returns the packets seen, or what is wrong.
+func CheckPackets(b []byte) (int, error) {
+	evs, err := Parse(b)
+	if err != nil {
+		return 0, err
+	}
+	if err := Validate(evs, false); err != nil {
+		return 0, err
+	}
+	type pkt struct {
+		tx, rx     *Event
+		start, end *Event
+	}
+	byID := map[uint64]*pkt{}
+	get := func(id uint64) *pkt {
+		if byID[id] == nil {
+			byID[id] = &pkt{}
+		}
+		return byID[id]
+	}
+	for i := range evs {
+		e := &evs[i]
+		switch {
+		case e.Ph == "X" && *e.Tid == TidTx:
+			get(uint64(e.Int("msg"))).tx = e
+		case e.Ph == "X" && *e.Tid >= TidRx && *e.Tid < TidTx:
+			get(uint64(e.Int("msg"))).rx = e
+		case e.Ph == "s":
+			get(*e.ID).start = e
+		case e.Ph == "f":
+			get(*e.ID).end = e
+		}
+	}
+	for id, p := range byID {
+		if p.start != nil && *p.start.Tid != TidTx {
+			delete(byID, id) // a message's flow, not a packet's
+			continue
+		}
+		if p.tx == nil || p.start == nil || p.rx == nil || p.end == nil {
+			return 0, fmt.Errorf("packet %d: sent %v (flow %v), received %v (flow %v)", id, p.tx, p.start, p.rx, p.end)
+		}
+		base := *p.tx.Pid - *p.tx.Pid%MachinePids
+		if *p.start.Pid != *p.tx.Pid || *p.start.Tid != *p.tx.Tid || *p.end.Pid != *p.rx.Pid || *p.end.Tid != *p.rx.Tid {
+			return 0, fmt.Errorf("packet %d: flow from pid %d tid %d to pid %d tid %d, slices at %d/%d and %d/%d", id, *p.start.Pid, *p.start.Tid,
+				*p.end.Pid, *p.end.Tid, *p.tx.Pid, *p.tx.Tid, *p.rx.Pid, *p.rx.Tid)
+		}
+		if base+p.tx.Int("peer") != *p.rx.Pid || base+p.rx.Int("peer") != *p.tx.Pid || p.tx.Int("bytes") != p.rx.Int("bytes") {
+			return 0, fmt.Errorf("packet %d: sent %v from pid %d, received %v at pid %d", id, p.tx.Args, *p.tx.Pid, p.rx.Args, *p.rx.Pid)
+		}
+		if *p.end.Ts < *p.start.Ts {
+			return 0, fmt.Errorf("packet %d: arrives at %g µs before it left at %g µs", id, *p.end.Ts, *p.start.Ts)
+		}
+	}
+	return len(byID), nil
 }

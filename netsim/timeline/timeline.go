@@ -1,4 +1,7 @@
-// Package timeline writes a simulated run as a trace in the Trace Event Format (the JSON
+// Package timeline writes a simulated run as a trace in the Trace Event Format, as the run goes.
+package timeline
+
+// timeline writes a simulated run as a trace in the Trace Event Format (the JSON
 // that chrome://tracing and ui.perfetto.dev open; docs/timeline.md), as the run goes.
 //
 // The file is the format's JSON Array Format: "[" then one event object a line. Events are
@@ -9,7 +12,6 @@
 // Times are simulated time: ts and dur are in microseconds, written exactly to the
 // picosecond (six decimals at most). pid is a process (a node, a link group), tid a track in
 // it. The same calls in the same order write the same bytes.
-package timeline
 
 import (
 	"fmt"

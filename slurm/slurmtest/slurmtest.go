@@ -1,9 +1,11 @@
-// Package slurmtest gives tests a real Slurm to run against, or says plainly that there is
+// Package slurmtest gives tests a real Slurm to run against, or says plainly that there is none.
+package slurmtest
+
+// slurmtest gives tests a real Slurm to run against, or says plainly that there is
 // none: a test that needs Slurm is skipped with the reason in plain `go test`, and fails in
 // `make test-slurm`, which sets RequiredEnv after starting a one-node Slurm
 // (scripts/slurm-local.sh), so that the target that claims to test Slurm never passes
 // without one.
-package slurmtest
 
 import (
 	"context"

@@ -1,8 +1,10 @@
-// Package contract reads hw/contract.json, the one description of lhs_top's hardware contract
+// Package contract reads hw/contract.json and renders the files made from it.
+package contract
+
+// contract reads hw/contract.json, the one description of lhs_top's hardware contract
 // (register map, host address regions, LH entry layout), and renders the files made from it:
 // hw/contract_gen.go, rtl/lhs_regs.vh, verilator/lhs_regs.h and the generated tables of
 // docs/design.md. hw/gen writes them (go generate ./hw); hw's tests check they are current.
-package contract
 
 import (
 	"bytes"

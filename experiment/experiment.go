@@ -1,0 +1,22 @@
+// Package experiment holds what the experiments share: sweep parts, plots, input errors, timelines.
+package experiment
+
+import "io"
+
+// Part is one piece of a sweep: a configuration that runs alone, and how reports name it.
+type Part[C any] struct {
+	Label  string
+	Config C
+}
+
+// Table is a result the commands print: WriteTable for the terminal; --json and --out write
+// the value itself as JSON (its struct tags, or its own MarshalJSON).
+type Table interface {
+	WriteTable(w io.Writer) error
+}
+
+// Figure is a Table that also draws itself for --plot, through plot.go (Curves, SavePanels).
+type Figure interface {
+	Table
+	WritePlot(file string) error
+}

@@ -1,0 +1,210 @@
+// Package goal is lhsim goal and the matchers study: GOAL schedules on LogGOPS or the network.
+package goal
+
+// lhsim goal: a GOAL schedule (netsim/goal) run in LogGOPSim's LogGOPS model or on the
+// simulated network.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/netsim/cluster"
+	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/goal"
+	"github.com/lhsim/lhsim/netsim/timeline"
+)
+
+// The results cmd/lhsim prints (and draws).
+var (
+	_ experiment.Figure = (*Result)(nil)
+	_ experiment.Table  = (*MatchersResult)(nil)
+)
+
+// Config is what the user chose.
+type Config struct {
+	Schedule string // file
+	Network  string // "loggp" or "packet"
+	LogGP    goal.Params
+	Topology string // packet: "" sizes a torus to the schedule
+	Fabric   fabric.Config
+	Cluster  cluster.Config
+	MaxBytes uint64 // memory a schedule may take; 0: no bound
+	StdSort  bool   // loggp: LogGOPSim's order of operations freed together (goal.Options)
+	RTLNodes []int  // packet: nodes whose receive path is the LHS RTL (netsim/lhsnic)
+	// Timeline, when set, records the packet run (docs/timeline.md); the caller closes it.
+	Timeline *timeline.Writer
+	// Trace, when set, is an FST waveform of RTL node TraceNode's receive path, written
+	// with a GTKWave save file beside it (the same name, .gtkw) that opens it at the node's
+	// first message, a marker at each of its steps; with Timeline, TimelineSave (when set)
+	// gets the same save file, beside the timeline.
+	Trace        string
+	TraceNode    int
+	TimelineSave string
+	// Progress, when set, is told every 16,384 operations a run starts (done of total)
+	// and at the end.
+	Progress func(done, total int64)
+	// Matcher is the packet network's matcher (netsim/match: list, bins:K, alpu:N); "": none,
+	// matching takes no time.
+	Matcher string
+	// MatcherRTLNodes run the matcher's RTL beside its model (alpu:N).
+	MatcherRTLNodes []int
+}
+
+// RankResult is one rank's end and matching statistics.
+type RankResult struct {
+	Rank       int              `json:"rank"`
+	DoneNs     float64          `json:"done_ns"`
+	Match      *goal.QueueStats `json:"match,omitempty"`
+	MaxDepth   int              `json:"max_search_depth"`
+	NotStarted int              `json:"not_started,omitempty"`
+}
+
+// Result is a run.
+type Result struct {
+	Schedule  string        `json:"schedule"`
+	Network   string        `json:"network"`
+	Params    string        `json:"params"`
+	Matching  *MatchSummary `json:"matching,omitempty"`
+	Ranks     int           `json:"ranks"`
+	Ops       int           `json:"operations"`
+	EndNs     float64       `json:"end_ns"`
+	Events    uint64        `json:"events"`
+	PerRank   []RankResult  `json:"per_rank"`
+	Unmatched []string      `json:"unmatched,omitempty"`
+}
+
+// ErrUnmatched is wrapped by the error of a run that left operations unmatched.
+var ErrUnmatched = errors.New("operations left unmatched")
+
+// ReadSchedule parses a schedule file within the memory bound.
+func ReadSchedule(file string, maxBytes uint64) (*goal.Schedule, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return goal.ParseLimits(f, goal.Limits{MaxBytes: maxBytes})
+}
+
+// ParamString is p in LogGOPSim's terms and units.
+func ParamString(p goal.Params) string {
+	ns := func(ps uint64) string {
+		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", float64(ps)/1000), "0"), ".")
+	}
+	return fmt.Sprintf("L=%s o=%s g=%s G=%s O=%s ns, S=%d B", ns(p.L), ns(p.O), ns(p.G), ns(p.PerByteG), ns(p.PerByteO), p.S)
+}
+
+// Run reads the schedule and runs it. A run that leaves sends or receives unmatched
+// returns its result and an error wrapping ErrUnmatched.
+func Run(cfg Config) (*Result, error) {
+	s, err := ReadSchedule(cfg.Schedule, cfg.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	return RunSchedule(cfg, s)
+}
+
+// RunSchedule runs a parsed schedule.
+func RunSchedule(cfg Config, s *goal.Schedule) (*Result, error) {
+	switch cfg.Network {
+	case "loggp":
+		opt := goal.Options{Stats: true, StdSort: cfg.StdSort}
+		if cfg.Progress != nil {
+			total := int64(s.NumOps)
+			opt.Progress = func(done int64) { cfg.Progress(done, total) }
+		}
+		res, err := goal.RunLogGP(s, cfg.LogGP, opt)
+		if err == nil && cfg.Progress != nil {
+			cfg.Progress(int64(s.NumOps), int64(s.NumOps))
+		}
+		if err != nil {
+			return nil, err
+		}
+		r := &Result{Schedule: cfg.Schedule, Network: "loggp", Params: ParamString(cfg.LogGP), Ranks: len(s.Ranks),
+			Ops: s.NumOps, EndNs: float64(res.End) / 1000, Events: res.Events}
+		for i, f := range res.Finished {
+			rr := RankResult{Rank: i, DoneNs: float64(f) / 1000, Match: &res.Match[i], MaxDepth: res.Match[i].MaxDepth(), NotStarted: res.NotRun[i]}
+			r.PerRank = append(r.PerRank, rr)
+		}
+		return r, r.unmatched(res.Unmatched, res.NotRun)
+	case "packet":
+		return runGoalPacket(cfg, s)
+	}
+	return nil, fmt.Errorf("goal: network %q: want loggp or packet", cfg.Network)
+}
+
+func (r *Result) unmatched(u []goal.Unmatched, notRun []int) error {
+	for _, x := range u {
+		r.Unmatched = append(r.Unmatched, x.String())
+	}
+	for rank, n := range notRun {
+		if n > 0 {
+			r.Unmatched = append(r.Unmatched, fmt.Sprintf("rank %d: %d operations never started (what they wait for never completed)", rank, n))
+		}
+	}
+	if len(r.Unmatched) > 0 {
+		shown := r.Unmatched
+		if len(shown) > 50 { // the JSON (--json, --out) has them all
+			shown = append(shown[:50:50], fmt.Sprintf("and %d more (--json lists them all)", len(r.Unmatched)-50))
+		}
+		return fmt.Errorf("goal: %w:\n  %s", ErrUnmatched, strings.Join(shown, "\n  "))
+	}
+	return nil
+}
+
+// WriteTable prints the end time and, per rank, its end and matching statistics (at most
+// 16 ranks: then the slowest).
+func (r *Result) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "%s: %d ranks, %d operations, network %s (%s): last rank done at %.3f µs (%d events)\n",
+		r.Schedule, r.Ranks, r.Ops, r.Network, r.Params, r.EndNs/1000, r.Events)
+	if r.Matching != nil {
+		fmt.Fprintln(w, r.Matching)
+	}
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header("rank", "done at µs", "posted max", "unexpected max", "max search depth")
+	rows := r.PerRank
+	if len(rows) > 16 {
+		last := rows[0]
+		for _, x := range rows {
+			if x.DoneNs > last.DoneNs {
+				last = x
+			}
+		}
+		rows = []RankResult{last}
+		fmt.Fprintf(w, "(%d ranks: the last done shown; --json has all)\n", r.Ranks)
+	}
+	for _, x := range rows {
+		pm, um := "-", "-"
+		if x.Match != nil {
+			pm, um = fmt.Sprint(x.Match.PostedMax), fmt.Sprint(x.Match.UnexpectedMax)
+		}
+		if err := t.Append(fmt.Sprint(x.Rank), fmt.Sprintf("%.3f", x.DoneNs/1000), pm, um, fmt.Sprint(x.MaxDepth)); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// WritePlot draws each rank's matching statistics (LogGOPSim's --qstat): the longest posted
+// and unexpected queue met by a search and the deepest successful search, against the rank.
+func (r *Result) WritePlot(file string) error {
+	p := experiment.NewPlot(fmt.Sprintf("matching per rank: %s, network %s (simulated)", filepath.Base(r.Schedule), r.Network), "rank", "entries")
+	var c experiment.Curves
+	for _, x := range r.PerRank {
+		if x.Match == nil {
+			continue
+		}
+		c.Add("posted queue, longest", false, float64(x.Rank), float64(x.Match.PostedMax))
+		c.Add("unexpected queue, longest", false, float64(x.Rank), float64(x.Match.UnexpectedMax))
+		c.Add("deepest search that matched", true, float64(x.Rank), float64(x.MaxDepth))
+	}
+	return c.Draw(p, file)
+}

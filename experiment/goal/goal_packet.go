@@ -1,0 +1,189 @@
+package goal
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
+	"github.com/lhsim/lhsim/netsim/cluster"
+	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/goal"
+	"github.com/lhsim/lhsim/netsim/lhsnic"
+	"github.com/lhsim/lhsim/netsim/match"
+	"github.com/lhsim/lhsim/netsim/timeline"
+	"github.com/lhsim/lhsim/waves"
+)
+
+func matcherNote(cfg Config) string {
+	if cfg.Matcher == "" {
+		return ""
+	}
+	n := ", matcher " + cfg.Matcher
+	if len(cfg.MatcherRTLNodes) > 0 {
+		n += fmt.Sprintf(" (RTL on nodes %s)", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(cfg.MatcherRTLNodes)), ","), "[]"))
+	}
+	return n
+}
+
+func rtlNote(nodes []int) string {
+	if len(nodes) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", LHS RTL receive path on nodes %s", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(nodes)), ","), "[]"))
+}
+
+// Topology is the machine a schedule of n ranks runs on without --topology: a crossbar
+// of n nodes up to 64, else the smallest torus X×Y×Z (X ≥ Y ≥ Z, as near a cube as it goes)
+// of at least n nodes.
+func Topology(n int) string {
+	if n <= 64 {
+		return fmt.Sprintf("crossbar:%d", max(n, 2))
+	}
+	z := int(math.Floor(math.Cbrt(float64(n))))
+	for z > 1 && z*z*z > n {
+		z--
+	}
+	y := z
+	for y*y*z < n && y*(y+1)*z < n {
+		y++
+	}
+	x := (n + y*z - 1) / (y * z)
+	for x < y {
+		x, y = y, x
+	}
+	return fmt.Sprintf("torus:%dx%dx%d", x, y, z)
+}
+
+func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
+	if cfg.Topology == "" {
+		cfg.Topology = Topology(len(s.Ranks))
+	}
+	topo, err := fabric.ParseTopology(cfg.Topology)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Ranks) > topo.Nodes() {
+		return nil, fmt.Errorf("goal: %d ranks on %s (%d nodes)", len(s.Ranks), cfg.Topology, topo.Nodes())
+	}
+	c, err := cluster.Build(topo, cfg.Fabric, cfg.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	var rtl []*lhsnic.Node
+	var rtlAt []int
+	var traced *lhsnic.Node // the node whose waveform is recorded (cfg.Trace)
+	var firstMsg []waves.Marker
+	if cfg.Trace != "" && !slices.Contains(cfg.RTLNodes, cfg.TraceNode) {
+		return nil, fmt.Errorf("goal: --trace %d: that node's receive path is not the RTL (add it to the RTL nodes)", cfg.TraceNode)
+	}
+	for _, n := range cfg.RTLNodes {
+		if n < 0 || n >= topo.Nodes() {
+			return nil, fmt.Errorf("goal: RTL receive path on node %d: %s has nodes 0 to %d", n, cfg.Topology, topo.Nodes()-1)
+		}
+		// The LHS receive path in Verilated RTL at 100 MHz, LHS on, each message released
+		// the cycle after it commits (lhsnic.DefaultConfig).
+		nc := lhsnic.DefaultConfig()
+		if cfg.Trace != "" && n == cfg.TraceNode {
+			nc.Device.Trace = cfg.Trace
+		}
+		node, err := lhsnic.New(c.Engine(), nc)
+		if err != nil {
+			return nil, err
+		}
+		if nc.Device.Trace != "" {
+			traced = node // closed once the run is over: the waveform is then whole
+			node.OnEvent = func(e lhsnic.RxEvent) {
+				if e.Msg == 0 {
+					firstMsg = append(firstMsg, waves.Marker{Name: "message 0 " + e.Kind.String(), Time: (e.Board + hw.ResetCycles) * waves.CycleTime})
+				}
+			}
+		} else {
+			defer node.Close()
+		}
+		if err := c.SetReceivePath(n, node); err != nil {
+			return nil, err
+		}
+		rtl = append(rtl, node)
+		rtlAt = append(rtlAt, n)
+	}
+	opt := goal.Options{Stats: true}
+	if cfg.Timeline != nil {
+		net := timeline.NewNet(cfg.Timeline, c.Size())
+		net.SampleLinks(c.Network())
+		for i, node := range rtl {
+			n := rtlAt[i]
+			first := node.OnEvent
+			experiment.TraceRTL(net, n, node)
+			if first != nil { // the traced node: its first message's markers too
+				tell := node.OnEvent
+				node.OnEvent = func(e lhsnic.RxEvent) { tell(e); first(e) }
+			}
+		}
+		c.Observe(net)
+		opt.Tracer = newGoalTracer(s, net)
+	}
+	if cfg.Progress != nil {
+		opt.Tracer = &progressTracer{next: opt.Tracer, total: int64(s.NumOps), tell: cfg.Progress}
+	}
+	var set *match.Set
+	if cfg.Matcher != "" {
+		spec, err := match.Parse(cfg.Matcher)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range cfg.MatcherRTLNodes {
+			if n < 0 || n >= len(s.Ranks) {
+				return nil, fmt.Errorf("goal: matcher RTL on node %d: the schedule has ranks 0 to %d", n, len(s.Ranks)-1)
+			}
+		}
+		if set, err = match.NewSet(spec, MatchConfig(spec, cfg.MatcherRTLNodes, len(s.Ranks))); err != nil {
+			return nil, err
+		}
+		defer set.Close() // after a failed run; a good one closes it below
+		opt.NewMatcher = set.New
+	}
+	res, err := goal.RunPacket(s, c, cfg.LogGP.S, opt)
+	if traced != nil {
+		if cerr := traced.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("goal: node %d's waveform: %w", cfg.TraceNode, cerr)
+		}
+		if err == nil {
+			saves := []string{strings.TrimSuffix(cfg.Trace, filepath.Ext(cfg.Trace)) + ".gtkw"}
+			if cfg.Timeline != nil && cfg.TimelineSave != "" {
+				saves = append(saves, cfg.TimelineSave)
+			}
+			for _, f := range saves {
+				if err = waves.ForRun(cfg.Trace, gosim.DefaultParams, firstMsg).Write(f); err != nil {
+					break
+				}
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if set != nil {
+		if err := set.Close(); err != nil { // an RTL that crashed says so here
+			return nil, err
+		}
+	}
+	for i, node := range rtl {
+		if err := node.Err(); err != nil {
+			return nil, fmt.Errorf("goal: node %d's RTL receive path: %w", cfg.RTLNodes[i], err)
+		}
+	}
+	r := &Result{Schedule: cfg.Schedule, Network: "packet", Ranks: len(s.Ranks), Ops: s.NumOps, EndNs: float64(res.End) / 1000, Events: res.Events,
+		Params: fmt.Sprintf("%s, node latency %.3f µs, S=%d B%s%s", cfg.Topology, cfg.Cluster.NodeLatency.Microseconds(), cfg.LogGP.S, rtlNote(cfg.RTLNodes), matcherNote(cfg))}
+	if set != nil {
+		r.Matching = summarizeMatch(set)
+	}
+	for i, f := range res.Finished {
+		r.PerRank = append(r.PerRank, RankResult{Rank: i, DoneNs: float64(f) / 1000, Match: &res.Match[i], MaxDepth: res.Match[i].MaxDepth(), NotStarted: res.NotRun[i]})
+	}
+	return r, r.unmatched(res.Unmatched, res.NotRun)
+}

@@ -1,0 +1,116 @@
+package goal
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/lhsim/lhsim/experiment/rx"
+	"github.com/lhsim/lhsim/gosim/hostcpu"
+	"github.com/lhsim/lhsim/netsim/match"
+)
+
+// MatchCosts are the software lists' instructions, from the paper's search loop as compiled
+// (SearchLoopO0, counted from its disassembly by TestSearchLoopCounts): an entry examined costs
+// what an entry in front of the target costs the loop, a search the rest of the loop's call.
+// Two counts no source gives are assumptions (docs/matchers.md): an append costs a search
+// call's instructions (PerCall: take a free entry, fill in the envelope, link it), and the
+// hash of bins:K ten instructions (two multiplies, a shift, a modulo and the bin's address).
+func MatchCosts() match.Costs {
+	l := rx.SearchLoopO0
+	return match.Costs{
+		EntryInstr: l.PerMessage[rx.SearchFields-1],
+		EntryBytes: 16, // the MPI envelope the loop compares (mpi.EnvelopeBytes)
+		CallInstr:  l.PerCall - l.PerMessage[rx.SearchFields-1],
+		PushInstr:  l.PerCall,
+		HashInstr:  10,
+	}
+}
+
+// MatchConfig is the matchers' configuration for a schedule of ranks ranks: the LHS paper's
+// host and the 100 MHz FPGA clock; for lhs and lhs+alpu:N, the receive path of lhsim search's
+// rig (the same device, driver, host model and search loop: TestMatchersGiveFigure6) with an
+// LH buffer of LHSMatchEntries, on one communicator of the schedule's ranks.
+func MatchConfig(spec match.Spec, rtlNodes []int, ranks int) match.Config {
+	return match.Config{Host: hostcpu.Pentium4(), Costs: MatchCosts(), HWClockHz: 100_000_000, RTLNodes: rtlNodes,
+		NIC: rx.DefaultSearch().MatchNIC(LHSMatchEntries, ranks)}
+}
+
+// LHSMatchEntries is the LH buffer of the lhs matcher: 512 entries, the largest with a
+// checked-in Yosys report (synth-reports: lhs_rx ENTRIES=512). On RTL nodes the receive path
+// is the RTL build's, of match.LHSRTLEntries.
+const LHSMatchEntries = 512
+
+// MatchPoint is the mean matching time of the steps that searched a queue of Min to Max
+// entries.
+type MatchPoint struct {
+	Min    int     `json:"queue_min"`
+	Max    int     `json:"queue_max"`
+	Steps  int     `json:"steps"`
+	MeanNs float64 `json:"mean_ns"`
+}
+
+// MatchSummary is a run's matching figures over every rank.
+type MatchSummary struct {
+	Matcher string `json:"matcher"`
+	// Steps are the matching steps: each arrival's search of the posted queue, each
+	// receive's search of the unexpected queue.
+	Steps         int          `json:"steps"`
+	MeanNs        float64      `json:"mean_ns"`
+	P99Ns         float64      `json:"p99_ns"`
+	MaxPosted     int          `json:"max_posted"`
+	MaxUnexpected int          `json:"max_unexpected"`
+	Fallbacks     int          `json:"software_fallbacks"`
+	Refills       int          `json:"back_to_hardware"`
+	RTLChecked    int          `json:"rtl_checked_ops,omitempty"`
+	ByQueue       []MatchPoint `json:"by_queue_length"`
+}
+
+func summarizeMatch(set *match.Set) *MatchSummary {
+	s := &MatchSummary{Matcher: set.Spec.String(), RTLChecked: set.RTLSteps()}
+	var all []uint64
+	var sum float64
+	buckets := map[int]*MatchPoint{}
+	for _, st := range set.Stats() {
+		all = append(all, st.Ps...)
+		s.MaxPosted = max(s.MaxPosted, st.MaxPosted)
+		s.MaxUnexpected = max(s.MaxUnexpected, st.MaxUnexpected)
+		s.Fallbacks += st.Fallbacks
+		s.Refills += st.Refills
+		for i, ps := range st.Ps {
+			sum += float64(ps)
+			// Buckets of queue length 0, 1, 2-3, 4-7, ...
+			b := bits.Len32(uint32(st.QLen[i]))
+			p := buckets[b]
+			if p == nil {
+				p = &MatchPoint{}
+				if b > 0 {
+					p.Min, p.Max = 1<<(b-1), 1<<b-1
+				}
+				buckets[b] = p
+			}
+			p.Steps++
+			p.MeanNs += float64(ps) / 1000
+		}
+	}
+	s.Steps = len(all)
+	if s.Steps == 0 {
+		return s
+	}
+	s.MeanNs = sum / float64(s.Steps) / 1000
+	slices.Sort(all)
+	// The 99th percentile by the nearest rank.
+	s.P99Ns = float64(all[(99*len(all)+99)/100-1]) / 1000
+	for b := 0; b <= 32; b++ {
+		if p := buckets[b]; p != nil {
+			p.MeanNs /= float64(p.Steps)
+			s.ByQueue = append(s.ByQueue, *p)
+		}
+	}
+	return s
+}
+
+func (s *MatchSummary) String() string {
+	return fmt.Sprintf("matcher %s: %d steps, %.1f ns mean, %.1f ns p99; longest posted %d, unexpected %d; %d matches fell back to software, %d entries back to hardware",
+		s.Matcher, s.Steps, s.MeanNs, s.P99Ns, s.MaxPosted, s.MaxUnexpected, s.Fallbacks, s.Refills)
+}

@@ -1,0 +1,267 @@
+package goal
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/lhsim/lhsim/area"
+	"github.com/lhsim/lhsim/experiment/rx"
+	"github.com/lhsim/lhsim/netsim/cluster"
+	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/goal"
+	"github.com/lhsim/lhsim/netsim/match"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// MatchersConfig is the study lhsim matchers runs: every workload with every matcher on the
+// packet network.
+type MatchersConfig struct {
+	Ranks     int
+	Size      int      // bytes per message of the generated schedules
+	Seed      uint64   // random_bisect's pairing
+	Workloads []string // goal gen patterns, alltoall_late, or fig6 (rx.Fig6Workload)
+	Schedule  string   // a user's schedule, run besides (or instead of) the patterns
+	Matchers  []string
+	Reports   string // the area flow's checked-in reports, relative to the repository root (synth-reports)
+	// Fig6 is the micro-benchmark's set-up for the fig6 workload (DefaultSearch: lhsim
+	// search's).
+	Fig6 rx.SearchConfig
+	// RTLNodes run the matcher's Verilated RTL beside its model, checked against it, in the
+	// cells whose matcher has RTL (match.Spec.RTL).
+	RTLNodes []int
+	// Progress, when set, is told after each run of a workload with a matcher (done of
+	// total; fig6's runs are told as they end, before the others).
+	Progress func(done, total int) `json:"-"`
+}
+
+// MatchersWorkloads are the study's default workloads, lhsim goal gen patterns: incast (every
+// rank sends to rank 0, whose posted queue holds a receive per sender), alltoall_late
+// (Schedgen's linear all-to-all whose receivers post after goal.DefaultLateNs of computation,
+// so the messages wait in the unexpected queues), random_bisect (Schedgen's random pairs) and
+// allreduce_ring (Schedgen's ring allreduce).
+var MatchersWorkloads = []string{"incast", "alltoall_late", "random_bisect", "allreduce_ring"}
+
+// MatchersDefault are the default matchers.
+var MatchersDefault = []string{"list", "bins:64", "alpu:64", "alpu:256", "lhs", "lhs+alpu:64"}
+
+// MatcherArea is a matcher's hardware from the checked-in Yosys reports: two ALPUs (posted
+// and unexpected queue) for alpu:N; for lhs, what LHS adds to the receive path (lhs_rx with
+// 512 entries, less lhs_rx with LHS=0: Table 1's increment), on xc2vp and xc7; for
+// lhs+alpu:N, that and one ALPU.
+type MatcherArea struct {
+	XC2VPSlices int `json:"xc2vp_slices"`
+	XC2VPLUTs   int `json:"xc2vp_luts"`
+	XC2VPBRAMs  int `json:"xc2vp_brams"`
+	XC7Slices   int `json:"xc7_slices"`
+	XC7LUTs     int `json:"xc7_luts"`
+	XC7BRAMs    int `json:"xc7_brams"`
+}
+
+// MatchersCell is one workload with one matcher.
+type MatchersCell struct {
+	Workload string        `json:"workload"`
+	Matcher  string        `json:"matcher"`
+	EndUs    float64       `json:"end_us"`
+	Matching *MatchSummary `json:"matching"`
+	// Area is nil for software matchers (no hardware) and for sizes without a checked-in
+	// report (synth-reports has the ALPU of 64, 128, 256 and 512 cells).
+	Area     *MatcherArea `json:"area,omitempty"`
+	Software bool         `json:"software"`
+}
+
+// MatchersResult is the study.
+type MatchersResult struct {
+	Ranks    int            `json:"ranks"`
+	Size     int            `json:"size"`
+	RTLNodes []int          `json:"rtl_nodes,omitempty"`
+	Cells    []MatchersCell `json:"cells"`
+	// Fig6 are the matchers on the LHS paper's micro-benchmark (workload fig6).
+	Fig6 []*rx.MatcherFig6 `json:"fig6,omitempty"`
+}
+
+// matcherArea reads a hardware matcher's area from the reports; nil when a report it needs
+// is not there (the table says "no report") or the matcher is software.
+func matcherArea(s area.Summary, spec match.Spec) (*MatcherArea, error) {
+	a := &MatcherArea{}
+	if strings.HasPrefix(spec.Kind, "lhs") {
+		e := area.Param{Name: "ENTRIES", Value: LHSMatchEntries}
+		for _, f := range []area.Family{area.XC2VP, area.XC7} {
+			on, ok1 := s.Find("lhs_rx", f, e)
+			off, ok2 := s.Find("lhs_rx", f, e, area.Param{Name: "LHS", Value: 0})
+			if !ok1 || !ok2 {
+				return nil, nil
+			}
+			if f == area.XC2VP {
+				a.XC2VPSlices, a.XC2VPLUTs, a.XC2VPBRAMs = on.Slices-off.Slices, on.LUTs-off.LUTs, on.BRAMs-off.BRAMs
+			} else {
+				a.XC7Slices, a.XC7LUTs, a.XC7BRAMs = on.Slices-off.Slices, on.LUTs-off.LUTs, on.BRAMs-off.BRAMs
+			}
+		}
+	}
+	alpus := map[string]int{"alpu": 2, "lhs+alpu": 1}[spec.Kind]
+	if alpus > 0 {
+		p := area.Param{Name: "CELLS", Value: spec.N}
+		v, ok1 := s.Find("alpu", area.XC2VP, p)
+		k, ok2 := s.Find("alpu", area.XC7, p)
+		if !ok1 || !ok2 {
+			return nil, nil // the table says "no report"
+		}
+		a.XC2VPSlices += alpus * v.Slices
+		a.XC2VPLUTs += alpus * v.LUTs
+		a.XC2VPBRAMs += alpus * v.BRAMs
+		a.XC7Slices += alpus * k.Slices
+		a.XC7LUTs += alpus * k.LUTs
+		a.XC7BRAMs += alpus * k.BRAMs
+	}
+	if alpus == 0 && !strings.HasPrefix(spec.Kind, "lhs") {
+		return nil, nil
+	}
+	return a, nil
+}
+
+// RunMatchers runs the study.
+func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
+	dir := cfg.Reports
+	if !filepath.IsAbs(dir) {
+		root, err := area.FindRoot(".")
+		if err != nil {
+			return nil, err
+		}
+		dir = filepath.Join(root, dir)
+	}
+	sum, err := area.LoadSummary(dir)
+	if err != nil {
+		return nil, err
+	}
+	type work struct {
+		name string
+		s    *goal.Schedule
+	}
+	var ws []work
+	res := &MatchersResult{Ranks: cfg.Ranks, Size: cfg.Size, RTLNodes: cfg.RTLNodes}
+	for _, w := range cfg.Workloads {
+		if w == rx.Fig6Workload {
+			for _, m := range cfg.Matchers {
+				if !slices.Contains(rx.Fig6Matchers, m) {
+					continue
+				}
+				r, err := rx.RunMatcherFig6(m, cfg.Fig6)
+				if err != nil {
+					return nil, fmt.Errorf("matchers: %s with %s: %w", w, m, err)
+				}
+				res.Fig6 = append(res.Fig6, r)
+			}
+			if len(res.Fig6) == 0 {
+				return nil, fmt.Errorf("matchers: %s runs the matchers %v; --matchers has none of them", w, rx.Fig6Matchers)
+			}
+			continue
+		}
+		var buf bytes.Buffer
+		if err := goal.Generate(&buf, goal.GenConfig{Pattern: w, Ranks: cfg.Ranks, Size: cfg.Size, Segment: 1024, Seed: cfg.Seed}); err != nil {
+			return nil, err
+		}
+		s, err := goal.Parse(&buf)
+		if err != nil {
+			return nil, fmt.Errorf("matchers: %s: %w", w, err)
+		}
+		ws = append(ws, work{w, s})
+	}
+	if cfg.Schedule != "" {
+		s, err := ReadSchedule(cfg.Schedule, 0)
+		if err != nil {
+			return nil, err
+		}
+		ws = append(ws, work{cfg.Schedule, s})
+	}
+	done, total := len(res.Fig6), len(res.Fig6)+len(ws)*len(cfg.Matchers)
+	if cfg.Progress != nil && done > 0 {
+		cfg.Progress(done, total)
+	}
+	for _, w := range ws {
+		for _, m := range cfg.Matchers {
+			spec, err := match.Parse(m)
+			if err != nil {
+				return nil, err
+			}
+			a, err := matcherArea(sum, spec)
+			if err != nil {
+				return nil, err
+			}
+			gc := Config{Schedule: w.name, Network: "packet", LogGP: goal.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig(), Matcher: m}
+			if spec.RTL() {
+				gc.MatcherRTLNodes = cfg.RTLNodes
+			}
+			r, err := RunSchedule(gc, w.s)
+			if err != nil {
+				return nil, fmt.Errorf("matchers: %s with %s: %w", w.name, m, err)
+			}
+			res.Cells = append(res.Cells, MatchersCell{Workload: w.name, Matcher: m, EndUs: r.EndNs / 1000, Matching: r.Matching, Area: a, Software: !spec.Hardware()})
+			if done++; cfg.Progress != nil {
+				cfg.Progress(done, total)
+			}
+		}
+	}
+	return res, nil
+}
+
+// WriteJSON writes the study.
+func (r *MatchersResult) WriteJSON(w io.Writer) error {
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	return e.Encode(r)
+}
+
+// WriteTable writes one row per cell, then the micro-benchmark's table.
+func (r *MatchersResult) WriteTable(w io.Writer) error {
+	if len(r.Cells) == 0 {
+		return rx.WriteFig6Table(w, r.Fig6)
+	}
+	if err := r.writeCells(w); err != nil {
+		return err
+	}
+	if len(r.Fig6) > 0 {
+		return rx.WriteFig6Table(w, r.Fig6)
+	}
+	return nil
+}
+
+func (r *MatchersResult) writeCells(w io.Writer) error {
+	fmt.Fprintf(w, "matchers on the packet network, %d ranks, %d-byte messages (simulated; area from synth-reports, Yosys)\n", r.Ranks, r.Size)
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header("workload", "matcher", "end µs", "match ns mean", "p99", "posted max", "unexp. max", "to software", "xc2vp slices/LUTs/BRAM", "xc7 slices/LUTs/BRAM")
+	var rtl []string
+	for _, c := range r.Cells {
+		v, k := "0 (software)", "0 (software)"
+		if !c.Software {
+			v, k = "no report", "no report"
+		}
+		if a := c.Area; a != nil {
+			v, k = fmt.Sprintf("%d/%d/%d", a.XC2VPSlices, a.XC2VPLUTs, a.XC2VPBRAMs), fmt.Sprintf("%d/%d/%d", a.XC7Slices, a.XC7LUTs, a.XC7BRAMs)
+		}
+		fb := "-"
+		if !c.Software {
+			fb = fmt.Sprint(c.Matching.Fallbacks)
+		}
+		m := c.Matching
+		if c.Matching.RTLChecked > 0 {
+			rtl = append(rtl, fmt.Sprintf("%s %s: %d", strings.TrimSuffix(c.Workload, ".goal"), c.Matcher, c.Matching.RTLChecked))
+		}
+		if err := t.Append(strings.TrimSuffix(c.Workload, ".goal"), c.Matcher, fmt.Sprintf("%.2f", c.EndUs), fmt.Sprintf("%.1f", m.MeanNs), fmt.Sprintf("%.1f", m.P99Ns),
+			fmt.Sprint(m.MaxPosted), fmt.Sprint(m.MaxUnexpected), fb, v, k); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	if len(r.RTLNodes) > 0 {
+		fmt.Fprintf(w, "RTL beside its model on nodes %v, every operation the same (operations checked): %s\n", r.RTLNodes, strings.Join(rtl, ", "))
+	}
+	return nil
+}
