@@ -51,6 +51,9 @@ type sink struct {
 	trace []string
 	held  []*Packet
 	hold  bool // never consume (until release)
+	// zeroLoad is every delivered packet whose ZeroLoad (added up as it travelled) is not
+	// ZeroLoadLatency of its pair and size.
+	zeroLoad []string
 }
 
 func newSink(n *Network, eng *netsim.Engine, seed uint64, slow netsim.Time) *sink {
@@ -81,6 +84,9 @@ func (c *consumeLater) Fire(now netsim.Time, _ int64) {
 func (s *sink) Receive(now netsim.Time, p *Packet) {
 	s.got[p.ID]++
 	s.trace = append(s.trace, fmt.Sprintf("%d %d>%d #%d h%d vc%d", now, p.Src, p.Dst, p.ID, p.Hops, p.VC))
+	if z, err := s.net.ZeroLoadLatency(p.Src, p.Dst, p.Bytes); err != nil || z != p.ZeroLoad() {
+		s.zeroLoad = append(s.zeroLoad, fmt.Sprintf("packet %d, %d>%d, %d bytes: ZeroLoad %v, ZeroLoadLatency %v (%v)", p.ID, p.Src, p.Dst, p.Bytes, p.ZeroLoad(), z, err))
+	}
 	switch {
 	case s.hold:
 		s.held = append(s.held, p)
@@ -188,6 +194,7 @@ func TestNoLossNoDuplicate(t *testing.T) {
 				for id, k := range s.got {
 					require.Equal(t, 1, k, "packet %d received %d times", id, k)
 				}
+				require.Empty(t, s.zeroLoad, "packets whose zero-load latency, added up as they travelled, is not the closed form")
 				st := n.Stats()
 				require.Equal(t, uint64(want), st.Injected)
 				require.Equal(t, uint64(want), st.Delivered)
@@ -550,7 +557,7 @@ func TestPatterns(t *testing.T) {
 func requireBlocked(t *testing.T, n *Network) {
 	t.Helper()
 	for key := range n.vcq {
-		p := n.vcq[key].front()
+		p := n.vcq[key].first()
 		if p == nil {
 			continue
 		}
@@ -558,7 +565,7 @@ func requireBlocked(t *testing.T, n *Network) {
 		require.Negative(t, n.pickVC(int(p.out), p, netsim.Never-1), "front of input VC %d could go", key)
 	}
 	for node := range n.nic {
-		if p := n.nic[node].front(); p != nil {
+		if p := n.nic[node].first(); p != nil {
 			p.vcLo, p.vcHi = 0, uint8(n.v)
 			require.Negative(t, n.pickVC(len(n.in)+node, p, netsim.Never-1), "node %d's injection could go", node)
 		}

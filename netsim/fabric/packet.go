@@ -34,6 +34,7 @@ type Packet struct {
 	InjectedAt netsim.Time // when Inject queued it at the source
 	ArrivedAt  netsim.Time // when its tail reached the destination's ejection buffer
 	seq        uint64      // injection order, the oldest-first tie-break
+	zeroLoad   netsim.Time // the closed-form latency of the links crossed so far (ZeroLoad)
 }
 
 // Where a packet is.
@@ -50,3 +51,8 @@ func (p *Packet) Delivered() bool { return p.state == stDelivered }
 
 // Latency is the time from injection to the tail's arrival (valid once delivered).
 func (p *Packet) Latency() netsim.Time { return p.ArrivedAt - p.InjectedAt }
+
+// ZeroLoad is the packet's zero-load latency, Network.ZeroLoadLatency of its source,
+// destination and size, added up link by link as it travelled (valid once delivered): what
+// its latency would have been alone in the network.
+func (p *Packet) ZeroLoad() netsim.Time { return p.zeroLoad }
