@@ -237,6 +237,7 @@ type IQNet struct {
 	outFlits []int64
 	injFlits []int64
 	moved    int64 // flits moved across a switch or channel, all time
+	events   int64 // flits and credits the channels delivered, all time
 	lone     *iqSim
 }
 
@@ -485,6 +486,7 @@ func (n *IQNet) evaluate() {
 func (n *IQNet) readInputs(eject func(node int, f *iqFlit), injCredit func(node, vc int)) {
 	s := n.now & int64(len(n.wheel)-1)
 	evs := n.wheel[s]
+	n.events += int64(len(evs))
 	for i := range evs {
 		e := &evs[i]
 		switch e.kind {

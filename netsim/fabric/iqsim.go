@@ -128,29 +128,11 @@ type iqSim struct {
 // cycle per node (injection_rate with injection_rate_uses_flits = 1) in packets of
 // packetFlits flits, destinations from pat, on a fresh n.
 func RunIQ(n *IQNet, pat Pattern, load float64, packetFlits int, m IQMeasure) (*IQResult, error) {
-	if pat == nil {
-		return nil, fmt.Errorf("booksim traffic: no pattern")
+	s, err := newIQSim(n, pat, load, packetFlits, m)
+	if err != nil {
+		return nil, err
 	}
-	if packetFlits < 1 {
-		return nil, fmt.Errorf("booksim traffic: %d-flit packets: want at least 1", packetFlits)
-	}
-	if !(load > 0) || math.IsInf(load, 0) {
-		return nil, fmt.Errorf("booksim traffic: load %v must be positive", load)
-	}
-	if n.now != 0 {
-		return nil, fmt.Errorf("booksim traffic: the network has already run")
-	}
-	if m.DeadlockCycles <= 0 {
-		m.DeadlockCycles = 1000
-	}
-	s := &iqSim{n: n, pat: pat, p: load / float64(packetFlits), flits: int32(packetFlits), m: m}
-	s.t = make([]iqTerminal, n.topo.Nodes())
-	for i := range s.t {
-		s.t[i].lastVC = -1
-		s.t[i].buf = newBufState(n.v, n.cfg.BufferFlits)
-		s.t[i].next = s.geom(-1)
-	}
-	s.clearStats()
+	m = s.m
 	stable := s.singleSim()
 	res := &IQResult{Stable: stable, Deadlock: s.deadlock}
 	if stable && !s.deadlock {
@@ -184,6 +166,34 @@ func RunIQ(n *IQNet, pat Pattern, load float64, packetFlits int, m IQMeasure) (*
 	res.Cycles, res.FlitHops, res.Samples = n.now, n.moved, s.samples
 	res.Busiest = s.busiest(span, 3)
 	return res, nil
+}
+
+// newIQSim is the terminals and the measurement of RunIQ, before any cycle has run.
+func newIQSim(n *IQNet, pat Pattern, load float64, packetFlits int, m IQMeasure) (*iqSim, error) {
+	if pat == nil {
+		return nil, fmt.Errorf("booksim traffic: no pattern")
+	}
+	if packetFlits < 1 {
+		return nil, fmt.Errorf("booksim traffic: %d-flit packets: want at least 1", packetFlits)
+	}
+	if !(load > 0) || math.IsInf(load, 0) {
+		return nil, fmt.Errorf("booksim traffic: load %v must be positive", load)
+	}
+	if n.now != 0 {
+		return nil, fmt.Errorf("booksim traffic: the network has already run")
+	}
+	if m.DeadlockCycles <= 0 {
+		m.DeadlockCycles = 1000
+	}
+	s := &iqSim{n: n, pat: pat, p: load / float64(packetFlits), flits: int32(packetFlits), m: m}
+	s.t = make([]iqTerminal, n.topo.Nodes())
+	for i := range s.t {
+		s.t[i].lastVC = -1
+		s.t[i].buf = newBufState(n.v, n.cfg.BufferFlits)
+		s.t[i].next = s.geom(-1)
+	}
+	s.clearStats()
+	return s, nil
 }
 
 // geom is the next cycle after after whose Bernoulli trial succeeds (RandomFloat() < rate
