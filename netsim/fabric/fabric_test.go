@@ -51,7 +51,7 @@ type sink struct {
 	trace []string
 	held  []*Packet
 	hold  bool // never consume (until release)
-	// zeroLoad is every delivered packet whose ZeroLoad (added up as it travelled) is not
+	// zeroLoad is every delivered packet whose zero-load latency, added up as it travelled, is not
 	// ZeroLoadLatency of its pair and size.
 	zeroLoad []string
 }
@@ -84,8 +84,8 @@ func (c *consumeLater) Fire(now netsim.Time, _ int64) {
 func (s *sink) Receive(now netsim.Time, p *Packet) {
 	s.got[p.ID]++
 	s.trace = append(s.trace, fmt.Sprintf("%d %d>%d #%d h%d vc%d", now, p.Src, p.Dst, p.ID, p.Hops, p.VC))
-	if z, err := s.net.ZeroLoadLatency(p.Src, p.Dst, p.Bytes); err != nil || z != p.ZeroLoad() {
-		s.zeroLoad = append(s.zeroLoad, fmt.Sprintf("packet %d, %d>%d, %d bytes: ZeroLoad %v, ZeroLoadLatency %v (%v)", p.ID, p.Src, p.Dst, p.Bytes, p.ZeroLoad(), z, err))
+	if z, err := s.net.ZeroLoadLatency(p.Src, p.Dst, p.Bytes); err != nil || p.zeroLoad < 0 || netsim.Time(p.zeroLoad) != z {
+		s.zeroLoad = append(s.zeroLoad, fmt.Sprintf("packet %d, %d>%d, %d bytes: added up %v, ZeroLoadLatency %v (%v)", p.ID, p.Src, p.Dst, p.Bytes, p.zeroLoad, z, err))
 	}
 	switch {
 	case s.hold:
@@ -557,7 +557,7 @@ func TestPatterns(t *testing.T) {
 func requireBlocked(t *testing.T, n *Network) {
 	t.Helper()
 	for key := range n.vcq {
-		p := n.vcq[key].first()
+		p := n.vcq[key].front()
 		if p == nil {
 			continue
 		}
@@ -565,7 +565,7 @@ func requireBlocked(t *testing.T, n *Network) {
 		require.Negative(t, n.pickVC(int(p.out), p, netsim.Never-1), "front of input VC %d could go", key)
 	}
 	for node := range n.nic {
-		if p := n.nic[node].first(); p != nil {
+		if p := n.nic[node].front(); p != nil {
 			p.vcLo, p.vcHi = 0, uint8(n.v)
 			require.Negative(t, n.pickVC(len(n.in)+node, p, netsim.Never-1), "node %d's injection could go", node)
 		}

@@ -3,6 +3,7 @@ package fabric
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/lhsim/lhsim/netsim"
@@ -60,6 +61,112 @@ type inPort struct {
 
 const noWake netsim.Time = -1
 
+// ring is a FIFO of packets.
+type ring struct {
+	buf  []*Packet
+	head int32
+	n    int32
+}
+
+func (q *ring) front() *Packet {
+	if q.n == 0 {
+		return nil
+	}
+	return q.buf[q.head]
+}
+
+func (q *ring) push(p *Packet) {
+	if int(q.n) == len(q.buf) {
+		nb := make([]*Packet, max(4, 2*len(q.buf)))
+		for i := range q.n {
+			nb[i] = q.buf[(q.head+i)%int32(len(q.buf))]
+		}
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.n)%int32(len(q.buf))] = p
+	q.n++
+}
+
+func (q *ring) pop() *Packet {
+	p := q.buf[q.head]
+	q.buf[q.head] = nil
+	q.head = (q.head + 1) % int32(len(q.buf))
+	q.n--
+	return p
+}
+
+// timedRing is a FIFO of packets with the time each is due, so that the next one's event
+// can be scheduled without touching the packet.
+type timedRing struct {
+	buf  []timed
+	head int32
+	n    int32
+}
+
+type timed struct {
+	at netsim.Time
+	p  *Packet
+	vc int
+}
+
+func (q *timedRing) push(at netsim.Time, p *Packet, vc int) {
+	if int(q.n) == len(q.buf) {
+		nb := make([]timed, max(4, 2*len(q.buf)))
+		for i := range q.n {
+			nb[i] = q.buf[(q.head+i)%int32(len(q.buf))]
+		}
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.n)%int32(len(q.buf))] = timed{at, p, vc}
+	q.n++
+}
+
+// pop removes the first packet and returns it and its VC with the time the next one is
+// due (if any).
+func (q *timedRing) pop() (*Packet, int, netsim.Time) {
+	t := q.buf[q.head]
+	q.buf[q.head].p = nil
+	q.head = (q.head + 1) % int32(len(q.buf))
+	q.n--
+	if q.n == 0 {
+		return t.p, t.vc, netsim.Never
+	}
+	return t.p, t.vc, q.buf[q.head].at
+}
+
+// credit is buffer space on its way back upstream: flits that arrive at the sender at at.
+type credit struct {
+	at    netsim.Time
+	flits int32
+}
+
+// outVC is the sender's view of one virtual channel of the buffer downstream: the free
+// space counted so far, and a FIFO (in time order) of credits on their way back.
+type outVC struct {
+	free   int32
+	head   int32
+	n      int32
+	nextAt netsim.Time // buf[head].at, when n > 0
+	lastAt netsim.Time // the newest entry's at, when n > 0
+	buf    []credit
+}
+
+func (q *outVC) push(c credit) {
+	if q.n == 0 {
+		q.nextAt = c.at
+	}
+	q.lastAt = c.at
+	if int(q.n) == len(q.buf) {
+		nb := make([]credit, max(2, 2*len(q.buf)))
+		for i := range q.n {
+			nb[i] = q.buf[(q.head+i)%int32(len(q.buf))]
+		}
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.n)%int32(len(q.buf))] = c
+	q.n++
+}
+
 // Event kinds, in the low bits of an event's arg; the rest is a port or node number.
 const (
 	evReady   = iota // the first packet landing at an input has been through the pipeline: in
@@ -82,15 +189,15 @@ type Network struct {
 
 	portBase []int32 // first global port of each router
 	in       []inPort
-	out      []outPort     // router ports first, then one injection port per node
-	ovc      []outVC       // out*V+vc: free flits downstream and credits on the way back
-	vcq      []packets     // in*V+vc: the input buffers
-	landing  []ring[timed] // in: packets on the link to it whose head has not yet been through the pipeline
+	out      []outPort   // router ports first, then one injection port per node
+	ovc      []outVC     // out*V+vc: free flits downstream and credits on the way back
+	vcq      []ring      // in*V+vc: the input buffers
+	landing  []timedRing // in: packets on the link to it whose head has not yet been through the pipeline
 
-	nodeIn  []int32   // node's router input port (its injection link's end)
-	nodeOut []int32   // node's router output port (its ejection link's start)
-	nic     []packets // node's injection queue (unbounded)
-	arrive  []packets // node's ejection link: packets whose tails are on the way, in order
+	nodeIn  []int32 // node's router input port (its injection link's end)
+	nodeOut []int32 // node's router output port (its ejection link's start)
+	nic     []ring  // node's injection queue (unbounded)
+	arrive  []ring  // node's ejection link: packets whose tails are on the way, in order
 	lastInj []netsim.Time
 	eps     []Endpoint
 
@@ -176,8 +283,8 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 	n.in = make([]inPort, total)
 	n.out = make([]outPort, total+nodes)
 	n.ovc = make([]outVC, len(n.out)*n.v)
-	n.vcq = make([]packets, total*n.v)
-	n.landing = make([]ring[timed], total)
+	n.vcq = make([]ring, total*n.v)
+	n.landing = make([]timedRing, total)
 	for i := range n.in {
 		n.in[i].upstream, n.in[i].wakeAt = -1, noWake
 	}
@@ -208,7 +315,7 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 		link(o, i, l.latency, l.gbps)
 	}
 	n.nodeIn, n.nodeOut = make([]int32, nodes), make([]int32, nodes)
-	n.nic, n.arrive = make([]packets, nodes), make([]packets, nodes)
+	n.nic, n.arrive = make([]ring, nodes), make([]ring, nodes)
 	n.lastInj, n.eps = make([]netsim.Time, nodes), make([]Endpoint, nodes)
 	for node, a := range g.nodes {
 		p := int(n.portBase[a.router]) + a.port
@@ -326,12 +433,11 @@ func (n *Network) Fire(now netsim.Time, arg int64) {
 		// pipeline after its head: one event at a time per input keeps the queue short.
 		// A landed packet joins its VC's buffer queue; the first in the queue asks for
 		// its output.
-		l := &n.landing[x]
-		p := l.pop().p
-		if l.n > 0 {
-			n.eng.At(l.front().at, n, evReady|int64(x)<<kindBits)
+		p, vc, next := n.landing[x].pop()
+		if next != netsim.Never {
+			n.eng.At(next, n, evReady|int64(x)<<kindBits)
 		}
-		key := x*n.v + int(p.VC)
+		key := x*n.v + vc
 		q := &n.vcq[key]
 		if q.push(p); q.n == 1 {
 			n.request(key, p, now)
@@ -352,7 +458,7 @@ func (n *Network) Fire(now netsim.Time, arg int64) {
 			ip.wakeAt = noWake
 		}
 		for k := x * n.v; k < (x+1)*n.v; k++ {
-			if p := n.vcq[k].first(); p != nil && p.requested {
+			if p := n.vcq[k].front(); p != nil && p.requested {
 				n.tryOutput(int(p.out), now)
 			}
 		}
@@ -386,9 +492,9 @@ func (n *Network) wakeIn(i int, t netsim.Time) {
 // are counted lazily, when the output next looks at them; only an output that has a
 // packet waiting gets an event for their arrival.
 func (n *Network) giveBack(o, vc int, flits int32, at netsim.Time) {
-	q := &n.ovc[o*n.v+vc].cr
+	q := &n.ovc[o*n.v+vc]
 	if q.n > 0 {
-		at = max(at, q.back().at) // keep the FIFO in time order
+		at = max(at, q.lastAt) // keep the FIFO in time order
 	}
 	q.push(credit{at, flits})
 	op := &n.out[o]
@@ -399,11 +505,15 @@ func (n *Network) giveBack(o, vc int, flits int32, at netsim.Time) {
 
 // avail counts the credits of output VC ix that have arrived by now.
 func (n *Network) avail(ix int, now netsim.Time) int32 {
-	v := &n.ovc[ix]
-	for q := &v.cr; q.n > 0 && q.front().at <= now; {
-		v.free += q.pop().flits
+	q := &n.ovc[ix]
+	for q.n > 0 && q.nextAt <= now {
+		q.free += q.buf[q.head].flits
+		q.head = (q.head + 1) % int32(len(q.buf))
+		if q.n--; q.n > 0 {
+			q.nextAt = q.buf[q.head].at
+		}
 	}
-	return v.free
+	return q.free
 }
 
 // request routes the head packet p of input VC key and queues it at its output.
@@ -445,8 +555,8 @@ func (n *Network) pickVC(o int, p *Packet, now netsim.Time) int {
 	if best < 0 {
 		next := netsim.Never
 		for w := lo; w < hi; w++ {
-			if q := &n.ovc[base+w].cr; q.n > 0 {
-				next = min(next, q.front().at)
+			if q := &n.ovc[base+w]; q.n > 0 {
+				next = min(next, q.nextAt)
 			}
 		}
 		if next != netsim.Never {
@@ -479,7 +589,7 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 			n.wakeIn(i, b)
 			continue
 		}
-		p := n.vcq[key].first()
+		p := n.vcq[key].front()
 		w := n.pickVC(o, p, now)
 		if w < 0 {
 			continue
@@ -517,7 +627,7 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 	// The buffer space the packet leaves goes back upstream when its tail has left.
 	up := int(n.in[i].upstream)
 	n.giveBack(up, best%n.v, bp.Flits, end+n.out[up].latency)
-	if p := q.first(); p != nil {
+	if p := q.front(); p != nil {
 		n.request(best, p, now)
 	}
 }
@@ -525,7 +635,7 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 // tryInject puts the head of node's injection queue on its link, if it can go.
 func (n *Network) tryInject(node int, now netsim.Time) {
 	q := &n.nic[node]
-	p := q.first()
+	p := q.front()
 	if p == nil {
 		return
 	}
@@ -542,7 +652,7 @@ func (n *Network) tryInject(node int, now netsim.Time) {
 	}
 	q.pop()
 	end := n.send(o, w, p, now, noPort)
-	if next := q.first(); next != nil {
+	if next := q.front(); next != nil {
 		n.wakeOut(o, max(end, next.InjectedAt))
 	}
 }
@@ -572,10 +682,17 @@ func (n *Network) send(o, w int, p *Packet, now netsim.Time, in int) netsim.Time
 	p.tailAt = end + op.hold + op.latency
 	// The zero-load latency link by link (ZeroLoadLatency's sum): into a router, its hold,
 	// flight, one flit and the next router's pipeline; at the destination, the whole packet.
-	if op.down < 0 {
-		p.zeroLoad += op.hold + op.latency + netsim.Time(p.Flits)*f
-	} else {
-		p.zeroLoad += op.hold + op.latency + f + n.cfg.Pipeline()
+	if p.zeroLoad >= 0 {
+		z := netsim.Time(p.zeroLoad) + op.hold + op.latency
+		if op.down < 0 {
+			z += netsim.Time(p.Flits) * f
+		} else {
+			z += f + n.cfg.Pipeline()
+		}
+		p.zeroLoad = -1
+		if z <= math.MaxInt32 {
+			p.zeroLoad = int32(z)
+		}
 	}
 	if op.down < 0 {
 		node := int(-1 - op.down)
@@ -588,7 +705,7 @@ func (n *Network) send(o, w int, p *Packet, now netsim.Time, in int) netsim.Time
 	in2 := int(op.down)
 	ready := head + n.cfg.Pipeline()
 	l := &n.landing[in2]
-	if l.push(timed{ready, p}); l.n == 1 {
+	if l.push(ready, p, w); l.n == 1 {
 		n.eng.At(ready, n, evReady|int64(in2)<<kindBits)
 	}
 	return end
@@ -598,7 +715,7 @@ func (n *Network) deliver(node int, now netsim.Time) {
 	a := &n.arrive[node]
 	p := a.pop()
 	if a.n > 0 {
-		n.eng.At(a.first().tailAt, n, evDeliver|int64(node)<<kindBits)
+		n.eng.At(a.front().tailAt, n, evDeliver|int64(node)<<kindBits)
 	}
 	p.state = stDelivered
 	p.ArrivedAt = now

@@ -27,6 +27,9 @@ type Packet struct {
 	class     uint8       // torus: dateline class of the link it arrived on
 	state     uint8       // where it is: see the st constants
 	requested bool        // it is in its output's request list
+	// zeroLoad is the closed-form latency of the links crossed so far (Network.ZeroLoadOf),
+	// in the padding before ID; -1 once it no longer fits 32 bits.
+	zeroLoad int32
 
 	// ID and Tag are the sender's (a message number, an offset); the fabric never reads them.
 	ID, Tag uint64
@@ -34,7 +37,6 @@ type Packet struct {
 	InjectedAt netsim.Time // when Inject queued it at the source
 	ArrivedAt  netsim.Time // when its tail reached the destination's ejection buffer
 	seq        uint64      // injection order, the oldest-first tie-break
-	zeroLoad   netsim.Time // the closed-form latency of the links crossed so far (ZeroLoad)
 }
 
 // Where a packet is.
@@ -51,8 +53,3 @@ func (p *Packet) Delivered() bool { return p.state == stDelivered }
 
 // Latency is the time from injection to the tail's arrival (valid once delivered).
 func (p *Packet) Latency() netsim.Time { return p.ArrivedAt - p.InjectedAt }
-
-// ZeroLoad is the packet's zero-load latency, Network.ZeroLoadLatency of its source,
-// destination and size, added up link by link as it travelled (valid once delivered): what
-// its latency would have been alone in the network.
-func (p *Packet) ZeroLoad() netsim.Time { return p.zeroLoad }

@@ -44,7 +44,7 @@ type WindowStats struct {
 	Tagged     uint64  // tagged packets arrived so far
 	LatencySum netsim.Time
 	LatencyMax netsim.Time
-	// ZeroLoadSum is the tagged packets' own zero-load latencies (Packet.ZeroLoad, which is
+	// ZeroLoadSum is the tagged packets' own zero-load latencies (Network.ZeroLoadOf, which is
 	// Network.ZeroLoadLatency of each one's pair): LatencySum less this is the time they
 	// spent waiting.
 	ZeroLoadSum netsim.Time
@@ -154,7 +154,10 @@ func (s *Synthetic) Receive(now netsim.Time, p *Packet) {
 		s.w.LatencyMax = max(s.w.LatencyMax, l)
 		s.w.HopsSum += uint64(p.Hops)
 		s.w.LastArrival = now
-		z := p.ZeroLoad()
+		z, err := s.net.ZeroLoadOf(p)
+		if err != nil {
+			panic(err) // a delivered packet has a path
+		}
 		s.w.ZeroLoadSum += z
 		if l < z {
 			s.w.Faster++

@@ -431,12 +431,12 @@ func Footprint(topo Topology, cfg Config) int64 {
 	b := ports*int64(unsafe.Sizeof(inPort{})) +
 		outs*int64(unsafe.Sizeof(outPort{})) +
 		outs*v*int64(unsafe.Sizeof(outVC{})) +
-		ports*v*int64(unsafe.Sizeof(packets{})) +
-		ports*int64(unsafe.Sizeof(ring[timed]{})) +
+		ports*v*int64(unsafe.Sizeof(ring{})) +
+		ports*int64(unsafe.Sizeof(timedRing{})) +
 		int64(r)*(4+8) + // portBase, graph.ports
 		int64(l)*int64(unsafe.Sizeof(linkDef{})) +
 		nodes*int64(unsafe.Sizeof(nodeDef{})) +
-		nodes*(4+4+2*int64(unsafe.Sizeof(packets{}))+8+16) // nodeIn, nodeOut, nic, arrive, lastInj, eps
+		nodes*(4+4+2*int64(unsafe.Sizeof(ring{}))+8+16) // nodeIn, nodeOut, nic, arrive, lastInj, eps
 	if t, ok := topo.(*Torus); ok {
 		b += nodes * int64(len(t.k)) * 2 // coords
 	}
