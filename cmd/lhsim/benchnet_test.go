@@ -20,7 +20,6 @@ func TestBenchNet(t *testing.T) {
 	for _, r := range rows {
 		require.Positive(t, r.Events, "%+v", r)
 		require.Positive(t, r.FlitHops, "%+v", r)
-		require.Positive(t, r.BytesPerNode, "%+v", r)
 		require.Equal(t, int64(500), r.Cycles)
 		if r.Load == 0.1 {
 			require.InDelta(t, 0.1, r.Accepted, 0.03, "%+v", r)
