@@ -10,7 +10,7 @@ VLIBS := $(foreach t,$(VTOPS),build/verilator/$(t)/lib$(t).a)
 LINT_TOPS := $(basename $(notdir $(RTL)))
 
 .PHONY: all setup rtl test lint demo bench soak synth clean plugin generate
-.PHONY: waves regress coverage fuzz synth-check test-slurm formal edges goal-compare papers booksim-compare
+.PHONY: waves regress coverage fuzz synth-check test-slurm formal edges goal-compare papers booksim-compare bench-net
 all: rtl
 
 setup:
@@ -76,6 +76,12 @@ demo: rtl
 
 bench: rtl
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./testbench/... ./experiment/... ./netsim/...
+
+# The network simulator's speed (docs/performance.md): events and flit-hops per CPU second and
+# heap per node, both routers, 512 and 4,096 nodes, light load and past saturation, 1- and
+# 16-flit packets. BENCHNETFLAGS adds flags (--json, --topologies torus:8x8x8, --measure 1000).
+bench-net: rtl
+	$(GO) run ./cmd/lhsim bench-net $(BENCHNETFLAGS)
 
 # The papers' headline figures that take minutes (Ohno et al.'s 16x16x16 all-to-all):
 # docs/alltoall.md.

@@ -237,6 +237,7 @@ func TestEdgesSweep(t *testing.T) {
 		{[]string{"run"}, []string{"--model", "go", "--messages", "20", "--json"}, nil, nil},
 		{[]string{"demo"}, []string{"--model", "go", "--json"}, nil, nil},
 		{[]string{"bench"}, []string{"--messages", "10", "--repeats", "1", "--json"}, nil, nil},
+		{[]string{"bench-net"}, []string{"--topologies", "torus:4x4", "--loads", "0.1", "--packet-flits", "4", "--warmup", "100", "--measure", "100", "--json"}, nil, nil},
 		{[]string{"regress"}, []string{"--json"}, []string{"0", "1"}, nil},
 		{[]string{"area"}, []string{"-cached"}, []string{"0", "1"}, nil},
 		{[]string{"formal"}, []string{"--json"}, []string{"0", "1"}, nil},

@@ -89,6 +89,16 @@ func (n *Network) ZeroLoadLatency(src, dst, bytes int) (netsim.Time, error) {
 	return t + flits*links[h].FlitTime, nil
 }
 
+// ZeroLoadOf is ZeroLoadLatency of a delivered packet's source, destination and size:
+// what its latency would have been alone in the network. The packet adds it up link by link
+// as it travels, so this walks no path (unless the sum outgrew 32 bits: over 2 ms).
+func (n *Network) ZeroLoadOf(p *Packet) (netsim.Time, error) {
+	if p.zeroLoad >= 0 {
+		return netsim.Time(p.zeroLoad), nil
+	}
+	return n.ZeroLoadLatency(p.Src, p.Dst, p.Bytes)
+}
+
 // HopStats is the number of routers a packet crosses, over pairs of distinct nodes.
 type HopStats struct {
 	Min, Max int

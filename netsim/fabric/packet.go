@@ -27,6 +27,9 @@ type Packet struct {
 	class     uint8       // torus: dateline class of the link it arrived on
 	state     uint8       // where it is: see the st constants
 	requested bool        // it is in its output's request list
+	// zeroLoad is the closed-form latency of the links crossed so far (Network.ZeroLoadOf),
+	// in the padding before ID; -1 once it no longer fits 32 bits.
+	zeroLoad int32
 
 	// ID and Tag are the sender's (a message number, an offset); the fabric never reads them.
 	ID, Tag uint64

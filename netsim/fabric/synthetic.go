@@ -33,7 +33,6 @@ type Synthetic struct {
 
 	from, to netsim.Time // measurement window
 	w        WindowStats
-	zl       map[[2]int32]netsim.Time // zero-load latency by (source, destination), as met
 }
 
 // WindowStats is what a measurement window saw.
@@ -45,8 +44,9 @@ type WindowStats struct {
 	Tagged     uint64  // tagged packets arrived so far
 	LatencySum netsim.Time
 	LatencyMax netsim.Time
-	// ZeroLoadSum is the tagged packets' own zero-load latencies (Network.ZeroLoadLatency
-	// of each one's pair): LatencySum less this is the time they spent waiting.
+	// ZeroLoadSum is the tagged packets' own zero-load latencies (Network.ZeroLoadOf, which is
+	// Network.ZeroLoadLatency of each one's pair): LatencySum less this is the time they
+	// spent waiting.
 	ZeroLoadSum netsim.Time
 	// Faster counts tagged packets that beat their zero-load latency: always 0, or the
 	// timing model is broken.
@@ -142,22 +142,6 @@ func (s *Synthetic) Fire(now netsim.Time, arg int64) {
 	s.net.eng.At(now+s.gap(src), s, arg)
 }
 
-func (s *Synthetic) zeroLoad(p *Packet) netsim.Time {
-	if s.zl == nil {
-		s.zl = map[[2]int32]netsim.Time{}
-	}
-	k := [2]int32{int32(p.Src), int32(p.Dst)}
-	z, ok := s.zl[k]
-	if !ok {
-		var err error
-		if z, err = s.net.ZeroLoadLatency(p.Src, p.Dst, p.Bytes); err != nil {
-			panic(err) // a delivered packet has a path
-		}
-		s.zl[k] = z
-	}
-	return z
-}
-
 // Receive takes a packet at its destination (Endpoint).
 func (s *Synthetic) Receive(now netsim.Time, p *Packet) {
 	if now >= s.from && now < s.to {
@@ -170,7 +154,10 @@ func (s *Synthetic) Receive(now netsim.Time, p *Packet) {
 		s.w.LatencyMax = max(s.w.LatencyMax, l)
 		s.w.HopsSum += uint64(p.Hops)
 		s.w.LastArrival = now
-		z := s.zeroLoad(p)
+		z, err := s.net.ZeroLoadOf(p)
+		if err != nil {
+			panic(err) // a delivered packet has a path
+		}
 		s.w.ZeroLoadSum += z
 		if l < z {
 			s.w.Faster++

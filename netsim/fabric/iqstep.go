@@ -1,0 +1,387 @@
+package fabric
+
+// One cycle of the booksim router: reading the channels, routing, the router's pipeline
+// (IQRouter::_InternalStep) and writing the channels.
+
+import "fmt"
+
+// route is the routing function at router r for the head flit f arriving on local input
+// port in: the output port and the range of VCs at it.
+func (n *IQNet) route(r *iqRouter, in int, f *iqFlit) (out, lo, hi int) {
+	p := f.p
+	lo, hi = 0, n.v-1
+	switch t := n.topo.(type) {
+	case *Torus:
+		out = n.dimOrderTorus(t, int(r.id), in, p)
+		if out != 0 && !n.cfg.NoDateline && n.v >= 2 {
+			// routefunc.cpp dim_order_torus: the VCs split in two halves by partition,
+			// except at the destination router.
+			avail := (hi - lo + 1) / 2
+			if p.ph == 0 {
+				hi -= avail
+			} else {
+				lo += avail
+			}
+		}
+	case *FatTree:
+		out = n.ncaFatTree(t, int(r.id), p)
+	case *Crossbar:
+		out = int(p.dst)
+	}
+	return out, lo, hi
+}
+
+// dimOrderTorus is routefunc.cpp's dor_next_torus (balance off) on lhsim's port numbering
+// (0 the node, 1+2d the + link of dimension d, 2+2d the - link; a + link arrives on the next
+// router's 2+2d). Dimensions in order; on turning into a dimension the direction is the
+// shorter way round, a tie (exactly k/2) decided by a fair coin (RandomInt(1)); the
+// partition is 1 when the route will cross the wrap link (the dateline between k-1 and 0)
+// and holds for the whole dimension. At the destination: the node's port.
+func (n *IQNet) dimOrderTorus(t *Torus, cur, in int, p *iqPacket) int {
+	dims := len(t.k)
+	rc, dc := t.coords[cur*dims:cur*dims+dims], t.coords[int(p.dst)*dims:int(p.dst)*dims+dims]
+	for d, k := range t.k {
+		c, dst := int(rc[d]), int(dc[d])
+		if c == dst {
+			continue
+		}
+		if in > 0 && (in-1)/2 == d && k > 2 {
+			// Going on in the same dimension keeps the direction (in_port ^ 1).
+			if in == 2+2*d {
+				return 1 + 2*d
+			}
+			return 2 + 2*d
+		}
+		dist2 := k - 2*((dst-c+k)%k)
+		right := dist2 > 0 || dist2 == 0 && n.rng.IntN(2) == 1
+		if right && c > dst || !right && dst > c {
+			p.ph = 1
+		} else {
+			p.ph = 0
+		}
+		if right || k == 2 {
+			return 1 + 2*d
+		}
+		return 2 + 2*d
+	}
+	return 0
+}
+
+// ncaFatTree is routefunc.cpp's fattree_nca: down (by the destination's digit) once the
+// destination is below this switch, otherwise up by a port drawn at random
+// (gK + RandomInt(gK-1)). lhsim numbers levels from the leaves (level 0), BookSim2 from the
+// top; the rule is the same.
+func (n *IQNet) ncaFatTree(t *FatTree, r int, p *iqPacket) int {
+	l, s := r/t.sw, r%t.sw
+	dst := int(p.dst)
+	if dst/t.pow[l+1] == s/t.pow[l] {
+		return (dst / t.pow[l]) % t.k
+	}
+	return t.k + n.rng.IntN(t.k)
+}
+
+// evaluate runs one cycle of every active router after the terminals: ReadInputs happened when
+// the wheel slot was read; here _InternalStep and WriteOutputs.
+func (n *IQNet) evaluate() {
+	act := n.active
+	keep := n.spare[:0]
+	for _, id := range act {
+		r := n.routers[id]
+		n.internalStep(r)
+		n.writeOutputs(r)
+		if r.active {
+			keep = append(keep, id)
+		}
+	}
+	// The routers still busy stay for the next cycle; reads add the ones woken then.
+	n.spare, n.active = act[:0], keep
+}
+
+// readInputs delivers this cycle's wheel slot: flits and credits to routers (their
+// ReadInputs), ejected flits and injection credits to the terminals (returned).
+func (n *IQNet) readInputs(eject func(node int, f *iqFlit), injCredit func(node, vc int)) {
+	s := n.now & int64(len(n.wheel)-1)
+	evs := n.wheel[s]
+	n.events += int64(len(evs))
+	for i := range evs {
+		e := &evs[i]
+		switch e.kind {
+		case evFlitIn:
+			r := n.routers[n.inR[e.port]]
+			in := int(e.port - r.inBase)
+			r.inQueue[in] = e.f
+			r.inQueued = append(r.inQueued, int32(in))
+			n.wake(r)
+		case evCreditOut:
+			r := n.routers[n.outR[e.port]]
+			r.credits = append(r.credits, creditArr{e.port - r.outBase, int32(e.vc)})
+			n.wake(r)
+		case evEject:
+			eject(int(e.port), e.f)
+		case evInjCredit:
+			injCredit(int(e.port), int(e.vc))
+		}
+		e.f = nil
+	}
+	n.wheel[s] = evs[:0]
+}
+
+// internalStep is IQRouter::_InternalStep with the options above.
+func (n *IQNet) internalStep(r *iqRouter) {
+	v := n.v
+	now := n.now
+	// _InputQueuing: the flits read this cycle join their VC buffers.
+	for _, in32 := range r.inQueued {
+		in := int(in32)
+		f := r.inQueue[in]
+		r.inQueue[in] = nil
+		key := in*v + int(f.vc)
+		b := &r.buf[key]
+		if !b.push(f) {
+			panic(fmt.Sprintf("booksim router %d input %d VC %d: buffer overflow (credit accounting broken)", r.id, in, f.vc))
+		}
+		switch {
+		case r.state[key] == vcIdle:
+			r.state[key] = vcRouting
+			r.routeQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
+		case r.state[key] == vcActive && b.front() == f:
+			r.swQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
+		}
+	}
+	r.inQueued = r.inQueued[:0]
+	for _, c := range r.credits {
+		r.next[c.output].occ[c.vc]--
+	}
+	r.credits = r.credits[:0]
+
+	// _RouteEvaluate
+	for i := range r.routeQ.pending() {
+		e := &r.routeQ.pending()[i]
+		if e.time >= 0 {
+			break
+		}
+		e.time = now + n.routingDelay - 1
+	}
+	// _VCAllocEvaluate
+	if len(r.vcAlloc.inOcc) > 0 {
+		r.vcAlloc.clear()
+	}
+	if r.vcQ.len() > 0 {
+		pend := r.vcQ.pending()
+		for i := range pend {
+			e := &pend[i]
+			if e.time >= 0 {
+				break
+			}
+			key := int(e.input)*v + int(e.vc)
+			out := int(r.outPort[key])
+			nb := &r.next[out]
+			elig := false
+			for ovc := int(r.vcLo[key]); ovc <= int(r.vcHi[key]); ovc++ {
+				if nb.available(ovc) {
+					elig = true
+					r.vcAlloc.addNew(key, out*v+ovc, 0, 0, 0)
+				}
+			}
+			if !elig {
+				e.res = stallBusy
+			}
+		}
+		r.vcAlloc.allocate()
+		for i := range pend {
+			e := &pend[i]
+			if e.time >= 0 {
+				break
+			}
+			e.time = now + n.vcAllocDelay - 1
+			if e.res < -1 {
+				continue
+			}
+			if ov := r.vcAlloc.outputAssigned(int(e.input)*v + int(e.vc)); ov >= 0 {
+				e.res = int32(ov)
+			} else {
+				e.res = stallConflict
+			}
+		}
+	}
+	// _SWAllocEvaluate
+	if len(r.swAlloc.inOcc) > 0 {
+		r.swAlloc.clear()
+	}
+	if r.swQ.len() > 0 {
+		pend := r.swQ.pending()
+		for i := range pend {
+			e := &pend[i]
+			if e.time >= 0 {
+				break
+			}
+			key := int(e.input)*v + int(e.vc)
+			out := int(r.outPort[key])
+			if r.next[out].full(int(r.outVC[key])) {
+				e.res = stallFull
+				continue
+			}
+			// _SWAllocAddReq: one request per (input, output); a VC of the same input
+			// replaces another's request when it comes first round-robin from the input's
+			// offset.
+			in := int(e.input)
+			if lab := r.swAlloc.label(in, out); lab >= 0 {
+				if rrSupersedes(int(e.vc), 0, lab, 0, int(r.swRR[in]), v) {
+					r.swAlloc.add(in, out, int(e.vc), 0, 0)
+				}
+				continue
+			}
+			r.swAlloc.add(in, out, int(e.vc), 0, 0)
+		}
+		r.swAlloc.allocate()
+		for i := range pend {
+			e := &pend[i]
+			if e.time >= 0 {
+				break
+			}
+			e.time = now + n.swAllocDelay - 1
+			if e.res < -1 {
+				continue
+			}
+			in := int(e.input)
+			if out := r.swAlloc.outputAssigned(in); out >= 0 && r.swAlloc.label(in, out) == int(e.vc) {
+				r.swRR[in] = (e.vc + 1) % int32(v)
+				e.res = int32(out)
+			} else {
+				e.res = stallXbar
+			}
+		}
+	}
+	// _SwitchEvaluate
+	for i := r.xbarHead; i < len(r.xbar); i++ {
+		if r.xbar[i].time >= 0 {
+			break
+		}
+		r.xbar[i].time = now + n.xbarDelay - 1
+	}
+
+	// _RouteUpdate
+	for r.routeQ.len() > 0 {
+		e := *r.routeQ.front()
+		if e.time < 0 || now < e.time {
+			break
+		}
+		key := int(e.input)*v + int(e.vc)
+		out, lo, hi := n.route(r, int(e.input), r.buf[key].front())
+		r.outPort[key], r.vcLo[key], r.vcHi[key] = int32(out), int16(lo), int16(hi)
+		r.state[key] = vcAlloc
+		r.vcQ.push(iqEntry{-1, e.input, e.vc, -1})
+		r.routeQ.pop()
+	}
+	// _VCAllocUpdate
+	for r.vcQ.len() > 0 {
+		e := *r.vcQ.front()
+		if e.time < 0 || now < e.time {
+			break
+		}
+		key := int(e.input)*v + int(e.vc)
+		if e.res >= 0 {
+			out, ovc := int(e.res)/v, int(e.res)%v
+			r.next[out].inUse[ovc] = int32(key) // TakeBuffer
+			r.outPort[key], r.outVC[key] = int32(out), int16(ovc)
+			r.state[key] = vcActive
+			r.swQ.push(iqEntry{-1, e.input, e.vc, -1})
+		} else {
+			r.vcQ.push(iqEntry{-1, e.input, e.vc, -1})
+		}
+		r.vcQ.pop()
+	}
+	// _SWAllocUpdate
+	for r.swQ.len() > 0 {
+		e := *r.swQ.front()
+		if e.time < 0 || now < e.time {
+			break
+		}
+		r.swQ.pop()
+		in := int(e.input)
+		key := in*v + int(e.vc)
+		if e.res < 0 {
+			r.swQ.push(iqEntry{-1, e.input, e.vc, -1})
+			continue
+		}
+		out := int(e.res)
+		b := &r.buf[key]
+		f := b.pop()
+		if f.head {
+			f.p.hops++
+		}
+		f.vc = r.outVC[key]
+		r.next[out].sending(f)
+		r.xbar = append(r.xbar, xbarEntry{-1, f, int32(out)})
+		if r.creditOut[in] < 0 {
+			r.creditIns = append(r.creditIns, int32(in))
+		}
+		r.creditOut[in] = e.vc
+		if b.n == 0 {
+			if f.tail {
+				r.state[key] = vcIdle
+			}
+		} else if f.tail {
+			r.state[key] = vcRouting
+			r.routeQ.push(iqEntry{-1, e.input, e.vc, -1})
+		} else {
+			r.swQ.push(iqEntry{-1, e.input, e.vc, -1})
+		}
+	}
+	// _SwitchUpdate
+	for r.xbarHead < len(r.xbar) {
+		x := r.xbar[r.xbarHead]
+		if x.time < 0 || now < x.time {
+			break
+		}
+		r.outBuf[x.output] = append(r.outBuf[x.output], x.f)
+		r.xbar[r.xbarHead].f = nil
+		r.xbarHead++
+	}
+	if r.xbarHead == len(r.xbar) {
+		r.xbar, r.xbarHead = r.xbar[:0], 0
+	} else if r.xbarHead > 16 && 2*r.xbarHead > len(r.xbar) {
+		k := copy(r.xbar, r.xbar[r.xbarHead:])
+		clear(r.xbar[k:])
+		r.xbar, r.xbarHead = r.xbar[:k], 0
+	}
+	r.active = r.routeQ.len() > 0 || r.vcQ.len() > 0 || r.swQ.len() > 0 || r.xbarHead < len(r.xbar)
+}
+
+// writeOutputs is _SendFlits and _SendCredits: one flit per output, one credit per input.
+func (n *IQNet) writeOutputs(r *iqRouter) {
+	for o := range r.outBuf {
+		q := r.outBuf[o]
+		if len(q) == 0 {
+			continue
+		}
+		f := q[0]
+		copy(q, q[1:])
+		q[len(q)-1] = nil
+		r.outBuf[o] = q[:len(q)-1]
+		if len(r.outBuf[o]) > 0 {
+			r.active = true
+		}
+		g := int(r.outBase) + o
+		n.outFlits[g]++
+		n.moved++
+		d := n.down[g]
+		if d < 0 {
+			n.send(n.downLat[g], iqEvent{kind: evEject, port: -1 - d, f: f})
+		} else {
+			n.send(n.downLat[g], iqEvent{kind: evFlitIn, port: d, f: f})
+		}
+	}
+	for _, in := range r.creditIns {
+		vc := r.creditOut[in]
+		r.creditOut[in] = -1
+		g := int(r.inBase) + int(in)
+		u := n.up[g]
+		if u < 0 {
+			n.send(n.upLat[g], iqEvent{kind: evInjCredit, port: -1 - u, vc: int16(vc)})
+		} else {
+			n.send(n.upLat[g], iqEvent{kind: evCreditOut, port: u, vc: int16(vc)})
+		}
+	}
+	r.creditIns = r.creditIns[:0]
+}

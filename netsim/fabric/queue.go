@@ -1,0 +1,109 @@
+package fabric
+
+import "github.com/lhsim/lhsim/netsim"
+
+// ring is a FIFO of packets.
+type ring struct {
+	buf  []*Packet
+	head int32
+	n    int32
+}
+
+func (q *ring) front() *Packet {
+	if q.n == 0 {
+		return nil
+	}
+	return q.buf[q.head]
+}
+
+func (q *ring) push(p *Packet) {
+	if int(q.n) == len(q.buf) {
+		nb := make([]*Packet, max(4, 2*len(q.buf)))
+		for i := range q.n {
+			nb[i] = q.buf[(q.head+i)%int32(len(q.buf))]
+		}
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.n)%int32(len(q.buf))] = p
+	q.n++
+}
+
+func (q *ring) pop() *Packet {
+	p := q.buf[q.head]
+	q.buf[q.head] = nil
+	q.head = (q.head + 1) % int32(len(q.buf))
+	q.n--
+	return p
+}
+
+// timedRing is a FIFO of packets with the time each is due, so that the next one's event
+// can be scheduled without touching the packet.
+type timedRing struct {
+	buf  []timed
+	head int32
+	n    int32
+}
+
+type timed struct {
+	at netsim.Time
+	p  *Packet
+	vc int
+}
+
+func (q *timedRing) push(at netsim.Time, p *Packet, vc int) {
+	if int(q.n) == len(q.buf) {
+		nb := make([]timed, max(4, 2*len(q.buf)))
+		for i := range q.n {
+			nb[i] = q.buf[(q.head+i)%int32(len(q.buf))]
+		}
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.n)%int32(len(q.buf))] = timed{at, p, vc}
+	q.n++
+}
+
+// pop removes the first packet and returns it and its VC with the time the next one is
+// due (if any).
+func (q *timedRing) pop() (*Packet, int, netsim.Time) {
+	t := q.buf[q.head]
+	q.buf[q.head].p = nil
+	q.head = (q.head + 1) % int32(len(q.buf))
+	q.n--
+	if q.n == 0 {
+		return t.p, t.vc, netsim.Never
+	}
+	return t.p, t.vc, q.buf[q.head].at
+}
+
+// credit is buffer space on its way back upstream: flits that arrive at the sender at at.
+type credit struct {
+	at    netsim.Time
+	flits int32
+}
+
+// outVC is the sender's view of one virtual channel of the buffer downstream: the free
+// space counted so far, and a FIFO (in time order) of credits on their way back.
+type outVC struct {
+	free   int32
+	head   int32
+	n      int32
+	nextAt netsim.Time // buf[head].at, when n > 0
+	lastAt netsim.Time // the newest entry's at, when n > 0
+	buf    []credit
+}
+
+func (q *outVC) push(c credit) {
+	if q.n == 0 {
+		q.nextAt = c.at
+	}
+	q.lastAt = c.at
+	if int(q.n) == len(q.buf) {
+		nb := make([]credit, max(2, 2*len(q.buf)))
+		for i := range q.n {
+			nb[i] = q.buf[(q.head+i)%int32(len(q.buf))]
+		}
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.n)%int32(len(q.buf))] = c
+	q.n++
+}

@@ -1,0 +1,320 @@
+package fabric
+
+// The event-driven router (Config.Router = NSIMRouter): what each event does, how a packet
+// asks for its output, wins it and crosses the link, and how credits come back.
+
+import (
+	"math"
+
+	"github.com/lhsim/lhsim/netsim"
+)
+
+// Fire runs one of the network's events (netsim.Handler).
+func (n *Network) Fire(now netsim.Time, arg int64) {
+	x := int(arg >> kindBits)
+	switch arg & kindMask {
+	case evReady:
+		// Packets land at an input in the order they left the upstream port, each one
+		// pipeline after its head: one event at a time per input keeps the queue short.
+		// A landed packet joins its VC's buffer queue; the first in the queue asks for
+		// its output.
+		p, vc, next := n.landing[x].pop()
+		if next != netsim.Never {
+			n.eng.At(next, n, evReady|int64(x)<<kindBits)
+		}
+		key := x*n.v + vc
+		q := &n.vcq[key]
+		if q.push(p); q.n == 1 {
+			n.request(key, p, now)
+		}
+	case evOutWake:
+		op := &n.out[x]
+		if op.wakeAt == now {
+			op.wakeAt = noWake
+		}
+		if op.owner < 0 {
+			n.tryInject(int(-1-op.owner), now)
+		} else {
+			n.tryOutput(x, now)
+		}
+	case evInWake:
+		ip := &n.in[x]
+		if ip.wakeAt == now {
+			ip.wakeAt = noWake
+		}
+		for k := x * n.v; k < (x+1)*n.v; k++ {
+			if p := n.vcq[k].front(); p != nil && p.requested {
+				n.tryOutput(int(p.out), now)
+			}
+		}
+	case evDeliver:
+		n.deliver(x, now)
+	}
+}
+
+// wakeOut makes sure output o is tried again at t (or earlier: an earlier try that still
+// cannot send asks again for what it then waits for).
+func (n *Network) wakeOut(o int, t netsim.Time) {
+	op := &n.out[o]
+	if op.wakeAt != noWake && op.wakeAt <= t {
+		return
+	}
+	op.wakeAt = t
+	n.eng.At(t, n, evOutWake|int64(o)<<kindBits)
+}
+
+// wakeIn makes sure the waiting VCs of input i are tried again when it is free at t.
+func (n *Network) wakeIn(i int, t netsim.Time) {
+	ip := &n.in[i]
+	if ip.wakeAt != noWake && ip.wakeAt <= t {
+		return
+	}
+	ip.wakeAt = t
+	n.eng.At(t, n, evInWake|int64(i)<<kindBits)
+}
+
+// giveBack sends flits of buffer space back to output o's VC vc, arriving at at. Credits
+// are counted lazily, when the output next looks at them; only an output that has a
+// packet waiting gets an event for their arrival.
+func (n *Network) giveBack(o, vc int, flits int32, at netsim.Time) {
+	q := &n.ovc[o*n.v+vc]
+	if q.n > 0 {
+		at = max(at, q.lastAt) // keep the FIFO in time order
+	}
+	q.push(credit{at, flits})
+	op := &n.out[o]
+	if op.owner < 0 && n.nic[-1-op.owner].n > 0 || op.owner >= 0 && len(op.reqs) > 0 {
+		n.wakeOut(o, at)
+	}
+}
+
+// avail counts the credits of output VC ix that have arrived by now.
+func (n *Network) avail(ix int, now netsim.Time) int32 {
+	q := &n.ovc[ix]
+	for q.n > 0 && q.nextAt <= now {
+		q.free += q.buf[q.head].flits
+		q.head = (q.head + 1) % int32(len(q.buf))
+		if q.n--; q.n > 0 {
+			q.nextAt = q.buf[q.head].at
+		}
+	}
+	return q.free
+}
+
+// request routes the head packet p of input VC key and queues it at its output.
+func (n *Network) request(key int, p *Packet, now netsim.Time) {
+	i := key / n.v
+	r := int(n.in[i].router)
+	port, class := n.topo.route(r, p)
+	o := int(n.portBase[r]) + port
+	p.out = int32(o)
+	switch {
+	case n.out[o].down < 0: // ejection: one buffer, credits in VC 0
+		p.vcLo, p.vcHi = 0, 1
+	case class < 0 || n.cfg.NoDateline:
+		p.vcLo, p.vcHi = 0, uint8(n.v)
+	default:
+		h := n.v / 2
+		p.vcLo, p.vcHi = uint8(class*h), uint8(class*h+h)
+	}
+	p.requested = true
+	n.out[o].reqs = append(n.out[o].reqs, int32(key))
+	n.tryOutput(o, now)
+}
+
+// pickVC is the output VC in p's range that takes p whole, or -1; then it asks for a wake-up
+// when credits already on their way arrive.
+func (n *Network) pickVC(o int, p *Packet, now netsim.Time) int {
+	lo, hi := int(p.vcLo), int(p.vcHi)
+	base := o * n.v
+	if n.cfg.InOrder && hi-lo > 1 {
+		lo += (p.Src*7919 + p.Dst) % (hi - lo)
+		hi = lo + 1
+	}
+	best, bestC := -1, int32(0)
+	for w := lo; w < hi; w++ {
+		if c := n.avail(base+w, now); c >= p.Flits && c > bestC {
+			best, bestC = w, c
+		}
+	}
+	if best < 0 {
+		next := netsim.Never
+		for w := lo; w < hi; w++ {
+			if q := &n.ovc[base+w]; q.n > 0 {
+				next = min(next, q.nextAt)
+			}
+		}
+		if next != netsim.Never {
+			n.wakeOut(o, next)
+		}
+		// else: credits come back later, and giveBack wakes o then (it has a waiter).
+	}
+	return best
+}
+
+// tryOutput grants output o to one waiting packet, if the port is free and one can go.
+// Whatever stops it schedules the wake-up that tries again.
+func (n *Network) tryOutput(o int, now netsim.Time) {
+	op := &n.out[o]
+	if len(op.reqs) == 0 {
+		return
+	}
+	if op.busyUntil > now {
+		n.wakeOut(o, op.busyUntil)
+		return
+	}
+	best, bestIdx, bestVC := -1, -1, -1
+	var bp *Packet
+	var bestRank uint64
+	li, lv := int(op.rr)/n.v, int(op.rr)%n.v
+	for idx, k32 := range op.reqs {
+		key := int(k32)
+		i := key / n.v
+		if b := n.in[i].busyUntil; b > now {
+			n.wakeIn(i, b)
+			continue
+		}
+		p := n.vcq[key].front()
+		w := n.pickVC(o, p, now)
+		if w < 0 {
+			continue
+		}
+		// The winner has the lowest rank. Oldest-first: injection time, then injection
+		// order. Round-robin: inputs take turns at the output (the first input after the one
+		// granted last), and an input's VCs take turns among themselves, as a separable
+		// allocator's arbiters would, so an input with several busy VCs gets no larger share.
+		var rank uint64
+		if n.cfg.Arbiter == OldestFirst {
+			rank = uint64(p.InjectedAt)
+		} else {
+			rank = uint64(uint32(i-li-1))<<8 | uint64((key-i*n.v-lv-1+2*n.v)%n.v)
+		}
+		if best < 0 || rank < bestRank || rank == bestRank && p.seq < bp.seq {
+			best, bestIdx, bestVC, bp, bestRank = key, idx, w, p, rank
+		}
+	}
+	if best < 0 {
+		return
+	}
+	last := len(op.reqs) - 1
+	op.reqs[bestIdx] = op.reqs[last]
+	op.reqs = op.reqs[:last]
+	op.rr = int32(best)
+	q := &n.vcq[best]
+	q.pop()
+	bp.requested = false
+	i := best / n.v
+	end := n.send(o, bestVC, bp, now, i)
+	n.in[i].busyUntil = end
+	if len(op.reqs) > 0 {
+		n.wakeOut(o, end)
+	}
+	// The buffer space the packet leaves goes back upstream when its tail has left.
+	up := int(n.in[i].upstream)
+	n.giveBack(up, best%n.v, bp.Flits, end+n.out[up].latency)
+	if p := q.front(); p != nil {
+		n.request(best, p, now)
+	}
+}
+
+// tryInject puts the head of node's injection queue on its link, if it can go.
+func (n *Network) tryInject(node int, now netsim.Time) {
+	q := &n.nic[node]
+	p := q.front()
+	if p == nil {
+		return
+	}
+	o := len(n.in) + node
+	op := &n.out[o]
+	if t := max(p.InjectedAt, op.busyUntil); t > now {
+		n.wakeOut(o, t)
+		return
+	}
+	p.vcLo, p.vcHi = 0, uint8(n.v)
+	w := n.pickVC(o, p, now)
+	if w < 0 {
+		return
+	}
+	q.pop()
+	if n.tracer != nil {
+		n.tracer.Left(now, p)
+	}
+	end := n.send(o, w, p, now, noPort)
+	if next := q.front(); next != nil {
+		n.wakeOut(o, max(end, next.InjectedAt))
+	}
+}
+
+// send starts p on output o's link in VC w at now, coming from input port in (noPort for
+// a node's injection), and returns when its tail has left.
+func (n *Network) send(o, w int, p *Packet, now netsim.Time, in int) netsim.Time {
+	op := &n.out[o]
+	f := op.flitTime
+	end := now + netsim.Time(p.Flits)*f
+	if t := p.tailAt + f; in != noPort && t > end {
+		end = t // cut-through: the tail cannot leave before it has arrived
+	}
+	op.busyUntil = end
+	op.flits += uint64(p.Flits)
+	n.ovc[o*n.v+w].free -= p.Flits
+	n.stats.FlitHops += uint64(p.Flits)
+	if n.linkFlits != nil {
+		n.linkFlits[o] += uint64(p.Flits)
+	}
+	if in != noPort {
+		p.Hops++
+	}
+	p.state = stNetwork
+	p.VC = uint8(w)
+	head := now + op.hold + op.latency + f
+	p.tailAt = end + op.hold + op.latency
+	// The zero-load latency link by link (ZeroLoadLatency's sum): into a router, its hold,
+	// flight, one flit and the next router's pipeline; at the destination, the whole packet.
+	if p.zeroLoad >= 0 {
+		z := netsim.Time(p.zeroLoad) + op.hold + op.latency
+		if op.down < 0 {
+			z += netsim.Time(p.Flits) * f
+		} else {
+			z += f + n.cfg.Pipeline()
+		}
+		p.zeroLoad = -1
+		if z <= math.MaxInt32 {
+			p.zeroLoad = int32(z)
+		}
+	}
+	if op.down < 0 {
+		node := int(-1 - op.down)
+		a := &n.arrive[node]
+		if a.push(p); a.n == 1 {
+			n.eng.At(p.tailAt, n, evDeliver|int64(node)<<kindBits)
+		}
+		return end
+	}
+	in2 := int(op.down)
+	ready := head + n.cfg.Pipeline()
+	l := &n.landing[in2]
+	if l.push(ready, p, w); l.n == 1 {
+		n.eng.At(ready, n, evReady|int64(in2)<<kindBits)
+	}
+	return end
+}
+
+func (n *Network) deliver(node int, now netsim.Time) {
+	a := &n.arrive[node]
+	p := a.pop()
+	if a.n > 0 {
+		n.eng.At(a.front().tailAt, n, evDeliver|int64(node)<<kindBits)
+	}
+	p.state = stDelivered
+	p.ArrivedAt = now
+	n.stats.Delivered++
+	n.stats.Flits += uint64(p.Flits)
+	if n.tracer != nil {
+		n.tracer.Delivered(now, p)
+	}
+	if ep := n.eps[node]; ep != nil {
+		ep.Receive(now, p)
+		return
+	}
+	_ = n.Consumed(now, node, p)
+}

@@ -1,0 +1,120 @@
+package fabric
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/lhsim/lhsim/cputime"
+	"github.com/lhsim/lhsim/netsim"
+)
+
+// SpeedConfig is one point of the network's speed benchmark (lhsim bench-net,
+// docs/performance.md): uniform random traffic at Load flits per cycle per node in packets
+// of PacketFlits flits on Topology with the router of Config, run WarmupCycles and then
+// measured over MeasureCycles router cycles.
+type SpeedConfig struct {
+	Topology                    Topology
+	Config                      Config
+	Load                        float64
+	PacketFlits                 int
+	WarmupCycles, MeasureCycles int64
+	Seed                        uint64
+}
+
+// Speed is what one point measured, over the measured cycles only (the warm-up and the
+// building of the network excluded).
+type Speed struct {
+	// Events the simulation ran: engine events on the event-driven router; on the booksim
+	// router, what its channels delivered (a flit or a credit arriving at a router or a
+	// node), the unit of its cycle-by-cycle work.
+	Events   uint64
+	FlitHops uint64  // flits moved over a link (injection and ejection links included)
+	CPU      float64 // seconds of CPU the process used (user + system, every thread)
+	Cycles   int64   // router cycles simulated
+	// HeapPerNode is the live heap after the measured cycles, less the heap before the
+	// network was built, over the nodes: the network, the packets inside it and the ones
+	// queued at their sources (which grow without bound past saturation).
+	HeapPerNode float64
+	Accepted    float64 // flits per cycle per node delivered over the measured cycles
+}
+
+// MeasureSpeed runs one point of the speed benchmark.
+func MeasureSpeed(c SpeedConfig) (Speed, error) {
+	var sp Speed
+	if c.Topology == nil || c.WarmupCycles < 0 || c.MeasureCycles < 1 {
+		return sp, fmt.Errorf("speed: need a topology, a warm-up >= 0 and a measurement >= 1 cycle")
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	heap0 := ms.HeapAlloc
+	var step func(cycles int64) // runs the next cycles
+	var count func() (events, flitHops, delivered uint64)
+	nodes := c.Topology.Nodes()
+	if c.Config.Router == BookSimIQ {
+		n, err := NewIQ(c.Topology, c.Config, c.Seed)
+		if err != nil {
+			return sp, err
+		}
+		pat, err := ParseBookSimPattern("uniform", c.Topology)
+		if err != nil {
+			return sp, err
+		}
+		s, err := newIQSim(n, pat, c.Load, c.PacketFlits, DefaultIQMeasure())
+		if err != nil {
+			return sp, err
+		}
+		step = func(cycles int64) {
+			for range cycles {
+				s.step()
+			}
+		}
+		count = func() (uint64, uint64, uint64) {
+			var acc int64
+			for i := range s.t {
+				acc += s.t[i].accepted
+			}
+			return uint64(n.events), uint64(n.moved), uint64(acc)
+		}
+	} else {
+		eng := &netsim.Engine{}
+		n, err := New(eng, c.Topology, c.Config)
+		if err != nil {
+			return sp, err
+		}
+		pat, err := ParsePattern("uniform", c.Topology)
+		if err != nil {
+			return sp, err
+		}
+		syn, err := NewSynthetic(n, SyntheticConfig{Pattern: pat, Load: c.Load, PacketFlits: c.PacketFlits, Seed: c.Seed})
+		if err != nil {
+			return sp, err
+		}
+		syn.Start(0)
+		clock := c.Config.ClockPeriod
+		step = func(cycles int64) { eng.Run(eng.Now() + netsim.Time(cycles)*clock) }
+		count = func() (uint64, uint64, uint64) {
+			st := n.Stats()
+			return eng.Fired(), st.FlitHops, st.Flits
+		}
+	}
+	step(c.WarmupCycles)
+	ev0, fh0, fl0 := count()
+	cpu0, err := cputime.Process()
+	if err != nil {
+		return sp, err
+	}
+	step(c.MeasureCycles)
+	cpu1, err := cputime.Process()
+	if err != nil {
+		return sp, err
+	}
+	ev1, fh1, fl1 := count()
+	sp.Events, sp.FlitHops, sp.CPU, sp.Cycles = ev1-ev0, fh1-fh0, (cpu1 - cpu0).Seconds(), c.MeasureCycles
+	sp.Accepted = float64(fl1-fl0) / float64(c.MeasureCycles) / float64(nodes)
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	sp.HeapPerNode = (float64(ms.HeapAlloc) - float64(heap0)) / float64(nodes)
+	runtime.KeepAlive(count)
+	return sp, nil
+}
