@@ -38,8 +38,8 @@ type Schedule struct {
 	// Weights is each source node's block size in per mille of the size per pair when sizes
 	// are uneven (Transfer.Weight sums them).
 	Weights []int64
-	// final is what each node holds at the end (blocks as src*Nodes+dst), kept for tests.
-	final [][]int32
+	// final is what each node holds at the end (blocks as src<<16 | dst), kept for tests.
+	final [][]uint32
 }
 
 // maxTracked bounds the nodes of a schedule: the builder tracks all n^2 blocks.
@@ -92,13 +92,27 @@ func HeavyWeights(n int) []int64 {
 	return w
 }
 
-// builder moves blocks between nodes step by step.
+// builder moves blocks between nodes step by step. A block is src<<16 | dst (n is at most
+// maxTracked, below 1<<16), so that its ends come out without a division.
 type builder struct {
 	n       int
-	hold    [][]int32 // blocks each node holds, as src*n+dst
+	hold    [][]uint32 // blocks each node holds, outside a stage
+	fresh   bool       // nothing has moved, and hold is not made yet: each node holds its own
 	weights []int64
 	steps   []Step
+	// In a stage (stage, stepKeys), each node's blocks are grouped by a key that decides
+	// every selection of the stage's steps, so a step moves whole groups instead of
+	// looking at every block: group[node*nkeys+key], its blocks in chunks that are handed
+	// on whole (never copied), how many, and the sum of their weights.
+	nkeys int
+	group [][]chunk
+	size  []int
+	wsum  []int64 // unless even: every weight the same, a group's is its size times it
+	even  bool
 }
+
+func blockSrc(blk uint32) int { return int(blk >> 16) }
+func blockDst(blk uint32) int { return int(blk & 0xffff) }
 
 func newBuilder(n int, weights []int64) (*builder, error) {
 	if n < 2 {
@@ -116,37 +130,51 @@ func newBuilder(n int, weights []int64) (*builder, error) {
 	if len(weights) != n {
 		return nil, fmt.Errorf("alltoall: %d weights for %d nodes", len(weights), n)
 	}
-	b := &builder{n: n, hold: make([][]int32, n), weights: weights}
-	for i := range n {
-		b.hold[i] = make([]int32, 0, n-1)
-		for j := range n {
-			if j != i {
-				b.hold[i] = append(b.hold[i], int32(i*n+j))
-			}
-		}
+	b := &builder{n: n, weights: weights, even: true, fresh: true}
+	for _, w := range weights {
+		b.even = b.even && w == weights[0]
 	}
 	return b, nil
+}
+
+// lists gives every node its list of blocks (hold): the ones it starts with, if nothing has
+// moved yet, or those of the stage's groups.
+func (b *builder) lists() {
+	if b.fresh {
+		b.hold = make([][]uint32, b.n)
+		for i := range b.n {
+			b.hold[i] = make([]uint32, 0, b.n-1)
+			for j := range b.n {
+				if j != i {
+					b.hold[i] = append(b.hold[i], uint32(i)<<16|uint32(j))
+				}
+			}
+		}
+		b.fresh = false
+	}
+	b.unstage()
 }
 
 // move is one transfer to make: from src to dst, the blocks keep selects.
 type move struct {
 	src, dst int
-	keep     func(block int32) bool // true: the block goes
+	keep     func(block uint32) bool // true: the block goes
 }
 
 // step takes every move's blocks from its source first, then hands them over (the
 // transfers of a step are simultaneous). A move that would carry nothing is left out.
 func (b *builder) step(phase string, moves []move) {
+	b.lists()
 	type taken struct {
 		m      move
-		blocks []int32
+		blocks []uint32
 	}
 	var ts []taken
 	for _, m := range moves {
 		// The blocks that stay are packed in place, in order (the source's own array: no
 		// allocation), the ones that go copied out.
 		h := b.hold[m.src]
-		var go_ []int32
+		var go_ []uint32
 		stay := h[:0]
 		for _, blk := range h {
 			if m.keep(blk) {
@@ -165,7 +193,7 @@ func (b *builder) step(phase string, moves []move) {
 	for _, t := range ts {
 		var w int64
 		for _, blk := range t.blocks {
-			w += b.weights[int(blk)/b.n]
+			w += b.weights[blockSrc(blk)]
 		}
 		b.hold[t.m.dst] = append(b.hold[t.m.dst], t.blocks...)
 		st.Transfers = append(st.Transfers, Transfer{Src: t.m.src, Dst: t.m.dst, Blocks: len(t.blocks), Weight: w})
@@ -175,7 +203,213 @@ func (b *builder) step(phase string, moves []move) {
 	}
 }
 
+// chunk is part of a group, handed on whole. With runs, its blocks are ordered by their key
+// in the next stage, whose blocks of key j are blks[runs[j]:runs[j+1]].
+type chunk struct {
+	blks []uint32
+	runs []int32
+}
+
+// stage groups every node's blocks by key, in 0..nkeys-1, for the steps that follow
+// (stepKeys), whose moves select by key alone. A block's key is tab[srcPart[src] +
+// dstPart[dst]]: a table lookup, since every block is keyed again at every stage. With
+// nextKey (0..nextKeys-1 by destination), each group's blocks are also ordered by their key
+// in the next stage, which then only copies runs of blocks (its keys must be nextKey).
+func (b *builder) stage(nkeys int, srcPart, dstPart []int32, tab []int32, nextKeys int, nextKey []int32) {
+	old, oldKeys := b.group, b.nkeys
+	if old == nil && !b.fresh {
+		old, oldKeys = make([][]chunk, b.n), 1
+		for node, h := range b.hold {
+			old[node] = []chunk{{blks: h}}
+		}
+	}
+	b.nkeys = nkeys
+	b.group = make([][]chunk, b.n*nkeys)
+	b.size = make([]int, b.n*nkeys)
+	b.wsum = make([]int64, b.n*nkeys)
+	sub := max(1, nextKeys) // sort key: key*sub + next key
+	var keys []int32
+	var mine []uint32
+	var chunks []chunk
+	next := make([]int, nkeys*sub)
+	count := make([]int, nkeys*sub)
+	for node := range b.n {
+		size := b.size[node*nkeys : (node+1)*nkeys]
+		chunks = chunks[:0]
+		if old == nil {
+			// Nothing has moved: the node holds its own blocks, made here, not stored.
+			mine = mine[:0]
+			for j := range b.n {
+				if j != node {
+					mine = append(mine, uint32(node)<<16|uint32(j))
+				}
+			}
+			chunks = append(chunks, chunk{blks: mine})
+		} else {
+			for _, cs := range old[node*oldKeys : (node+1)*oldKeys] {
+				chunks = append(chunks, cs...)
+			}
+		}
+		total := 0
+		for _, c := range chunks {
+			total += len(c.blks)
+		}
+		arr := make([]uint32, total)
+		ws := b.wsum[node*nkeys : (node+1)*nkeys]
+		if nextKeys == 0 && len(chunks) > 0 && chunks[0].runs != nil {
+			// The last stage ordered every chunk by this stage's keys: copy runs.
+			for _, c := range chunks {
+				for k := range nkeys {
+					size[k] += int(c.runs[k+1] - c.runs[k])
+				}
+			}
+			at := 0
+			for k, c := range size {
+				next[k] = at
+				at += c
+			}
+			for _, c := range chunks {
+				for k := range nkeys {
+					run := c.blks[c.runs[k]:c.runs[k+1]]
+					copy(arr[next[k]:], run)
+					next[k] += len(run)
+					if !b.even {
+						for _, blk := range run {
+							ws[k] += b.weights[blockSrc(blk)]
+						}
+					}
+				}
+			}
+			from := 0
+			for k, to := range next[:nkeys] {
+				if to > from {
+					b.group[node*nkeys+k] = []chunk{{blks: arr[from:to]}}
+				}
+				from = to
+			}
+			continue
+		}
+		// A counting sort into one array a node: the blocks' keys first, then their places.
+		keys = keys[:0]
+		clear(count)
+		for _, c := range chunks {
+			for _, blk := range c.blks {
+				k := tab[srcPart[blockSrc(blk)]+dstPart[blockDst(blk)]]
+				if sub > 1 {
+					k = k*int32(sub) + nextKey[blockDst(blk)]
+				}
+				keys = append(keys, k)
+				count[k]++
+			}
+		}
+		at := 0
+		for k, c := range count {
+			next[k] = at
+			at += c
+		}
+		i := 0
+		for _, c := range chunks {
+			for _, blk := range c.blks {
+				k := keys[i]
+				i++
+				arr[next[k]] = blk
+				next[k]++
+				if !b.even {
+					ws[int(k)/sub] += b.weights[blockSrc(blk)]
+				}
+			}
+		}
+		from := 0
+		for k := range nkeys {
+			to := next[(k+1)*sub-1]
+			if to == from {
+				continue
+			}
+			size[k] = to - from
+			c := chunk{blks: arr[from:to]}
+			if sub > 1 {
+				c.runs = make([]int32, sub+1)
+				for j := range sub {
+					c.runs[j+1] = int32(next[k*sub+j] - from)
+				}
+			}
+			b.group[node*nkeys+k] = []chunk{c}
+			from = to
+		}
+	}
+	b.hold, b.fresh = make([][]uint32, b.n), false
+}
+
+// unstage puts every node's blocks back in one list.
+func (b *builder) unstage() {
+	if b.group == nil {
+		return
+	}
+	for node := range b.n {
+		var h []uint32
+		for _, chunks := range b.group[node*b.nkeys : (node+1)*b.nkeys] {
+			for _, c := range chunks {
+				h = append(h, c.blks...)
+			}
+		}
+		b.hold[node] = h
+	}
+	b.group, b.size, b.wsum, b.nkeys = nil, nil, nil, 0
+}
+
+// keyMove is a move of a stage: from src to dst, the blocks of the keys sel selects.
+type keyMove struct {
+	src, dst int
+	sel      func(key int) bool
+}
+
+// stepKeys is step in a stage: every move takes its groups whole, then hands them over.
+func (b *builder) stepKeys(phase string, moves []keyMove) {
+	type taken struct {
+		dst, key, size int
+		chunks         []chunk
+		w              int64
+	}
+	var ts []taken
+	st := Step{Phase: phase}
+	nk := b.nkeys
+	for _, m := range moves {
+		t := Transfer{Src: m.src, Dst: m.dst}
+		for k := range nk {
+			idx := m.src*nk + k
+			if b.size[idx] == 0 || !m.sel(k) {
+				continue
+			}
+			w := b.wsum[idx]
+			if b.even {
+				w = int64(b.size[idx]) * b.weights[0]
+			}
+			ts = append(ts, taken{m.dst, k, b.size[idx], b.group[idx], w})
+			t.Blocks += b.size[idx]
+			t.Weight += w
+			b.group[idx], b.size[idx], b.wsum[idx] = nil, 0, 0
+		}
+		if t.Blocks > 0 {
+			st.Transfers = append(st.Transfers, t)
+		}
+	}
+	for _, t := range ts {
+		idx := t.dst*nk + t.key
+		if b.size[idx] == 0 {
+			b.group[idx] = t.chunks
+		} else {
+			b.group[idx] = append(b.group[idx], t.chunks...)
+		}
+		b.size[idx] += t.size
+		b.wsum[idx] += t.w
+	}
+	if len(st.Transfers) > 0 {
+		b.steps = append(b.steps, st)
+	}
+}
+
 func (b *builder) done(name string) (*Schedule, error) {
+	b.lists()
 	// Blocks are only moved, never copied or lost: n-1 blocks, each addressed to the node
 	// that holds it, are the n-1 from the other nodes.
 	for i, h := range b.hold {
@@ -183,8 +417,8 @@ func (b *builder) done(name string) (*Schedule, error) {
 			return nil, fmt.Errorf("alltoall: %s: node %d ends with %d blocks, want %d", name, i, len(h), b.n-1)
 		}
 		for _, blk := range h {
-			if int(blk)%b.n != i {
-				return nil, fmt.Errorf("alltoall: %s: node %d ends with block %d->%d", name, i, int(blk)/b.n, int(blk)%b.n)
+			if blockDst(blk) != i {
+				return nil, fmt.Errorf("alltoall: %s: node %d ends with block %d->%d", name, i, blockSrc(blk), blockDst(blk))
 			}
 		}
 	}
@@ -203,7 +437,7 @@ func Direct(n int, weights []int64) (*Schedule, error) {
 		moves := make([]move, n)
 		for i := range n {
 			dst := (i + s) % n
-			moves[i] = move{i, dst, func(blk int32) bool { return int(blk)%n == dst }}
+			moves[i] = move{i, dst, func(blk uint32) bool { return blockDst(blk) == dst }}
 		}
 		b.step("direct", moves)
 	}
@@ -266,6 +500,29 @@ func SuhShin(t *fabric.Torus, weights []int64) (*Schedule, error) {
 		return node + (c-coord(node, d))*stride[d]
 	}
 
+	// Phase 2's groups: by the destination's positions in its group, all dimensions at once
+	// (key: position along d in bits 2d and 2d+1) when that makes few groups, else one
+	// dimension at a time. intraKey gives each destination its key for dimensions d0..d0+dims-1.
+	dims := len(k)
+	if len(k) > 3 {
+		dims = 1
+	}
+	intraKey := func(d0 int) []int32 {
+		key := make([]int32, n)
+		for node := range n {
+			for d := d0; d < d0+dims; d++ {
+				key[node] |= int32(coords[d][node]%4) << (2 * (d - d0))
+			}
+		}
+		return key
+	}
+	lastInter := -1 // the last dimension with steps between groups
+	for d := range k {
+		if k[d] > 4 {
+			lastInter = d
+		}
+	}
+
 	// Phase 1: between groups.
 	for d := range k {
 		m := k[d] / 4
@@ -276,8 +533,7 @@ func SuhShin(t *fabric.Torus, weights []int64) (*Schedule, error) {
 		// source's group and position along d (a block keeps its position in phase 1, and
 		// other dimensions' phase 1 does not change its coordinate along d).
 		cd := coords[d]
-		dir := func(blk int32) int {
-			src, dst := int(blk)/n, int(blk)%n
+		dir := func(src, dst int) int {
 			gs, gd, p := int(cd[src])/4, int(cd[dst])/4, int(cd[src])%4
 			off := (gd - gs + m) % m
 			switch {
@@ -291,6 +547,26 @@ func SuhShin(t *fabric.Torus, weights []int64) (*Schedule, error) {
 				return 1
 			}
 			return -1
+		}
+		// Every selection of this dimension's steps asks only for a block's destination
+		// group and direction: group the blocks by them (key 3*group + direction + 1), a
+		// table by the source's and the destination's coordinates along d.
+		srcPart, dstPart := make([]int32, n), make([]int32, n)
+		for node := range n {
+			srcPart[node], dstPart[node] = int32(cd[node])*int32(k[d]), int32(cd[node])
+		}
+		tab := make([]int32, k[d]*k[d])
+		for cs := range k[d] {
+			for ct := range k[d] {
+				// Any nodes with these coordinates along d: dir looks at nothing else.
+				tab[cs*k[d]+ct] = int32(3*(ct/4) + dir(at(0, d, cs), at(0, d, ct)) + 1)
+			}
+		}
+		if d == lastInter {
+			// Its groups ordered by their phase 2 keys, which then only copies runs.
+			b.stage(3*m, srcPart, dstPart, tab, 1<<(2*dims), intraKey(0))
+		} else {
+			b.stage(3*m, srcPart, dstPart, tab, 0, nil)
 		}
 		hops := func(p, sign int) int { // hops the + or - pipeline of position p needs
 			if m%2 == 1 {
@@ -322,18 +598,18 @@ func SuhShin(t *fabric.Torus, weights []int64) (*Schedule, error) {
 			if plus < 0 && minus < 0 {
 				break
 			}
-			var moves []move
+			var moves []keyMove
 			for node := range n {
 				c := coord(node, d)
 				g := c / 4
 				switch c % 4 {
 				case plus:
-					moves = append(moves, move{node, at(node, d, c+4), func(blk int32) bool {
-						return int(cd[int(blk)%n])/4 != g && dir(blk) == 1
+					moves = append(moves, keyMove{node, at(node, d, c+4), func(key int) bool {
+						return key/3 != g && key%3 == 2
 					}})
 				case minus:
-					moves = append(moves, move{node, at(node, d, c-4), func(blk int32) bool {
-						return int(cd[int(blk)%n])/4 != g && dir(blk) == -1
+					moves = append(moves, keyMove{node, at(node, d, c-4), func(key int) bool {
+						return key/3 != g && key%3 == 0
 					}})
 				}
 			}
@@ -343,28 +619,34 @@ func SuhShin(t *fabric.Torus, weights []int64) (*Schedule, error) {
 			if minus >= 0 {
 				left[1][minus]--
 			}
-			b.step("inter-group "+dimName[d], moves)
+			b.stepKeys("inter-group "+dimName[d], moves)
 		}
 	}
 
 	// Phase 2: within groups.
-	for d := range k {
-		cd := coords[d]
-		for _, pairs := range lineSteps(k[d]) {
-			var moves []move
-			for node := range n {
-				c := coord(node, d)
-				for _, pr := range pairs {
-					if c%4 != pr[0] {
-						continue
+	for d0 := 0; d0 < len(k); d0 += dims {
+		dstPart := intraKey(d0)
+		tab := make([]int32, 1<<(2*dims))
+		for c := range tab {
+			tab[c] = int32(c)
+		}
+		b.stage(len(tab), make([]int32, n), dstPart, tab, 0, nil)
+		for d := d0; d < d0+dims; d++ {
+			shift := 2 * (d - d0)
+			for _, pairs := range lineSteps(k[d]) {
+				var moves []keyMove
+				for node := range n {
+					c := coord(node, d)
+					for _, pr := range pairs {
+						if c%4 != pr[0] {
+							continue
+						}
+						want := pr[1]
+						moves = append(moves, keyMove{node, at(node, d, c-pr[0]+pr[1]), func(key int) bool { return key>>shift&3 == want }})
 					}
-					want := pr[1]
-					moves = append(moves, move{node, at(node, d, c-pr[0]+pr[1]), func(blk int32) bool {
-						return int(cd[int(blk)%n])%4 == want
-					}})
 				}
+				b.stepKeys("intra-group "+dimName[d], moves)
 			}
-			b.step("intra-group "+dimName[d], moves)
 		}
 	}
 	return b.done("suh-shin")

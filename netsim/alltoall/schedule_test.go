@@ -28,7 +28,7 @@ func checkFinal(t *testing.T, s *Schedule) {
 		require.Len(t, h, s.Nodes-1, "node %d", i)
 		seen := map[int]bool{}
 		for _, blk := range h {
-			src, dst := int(blk)/s.Nodes, int(blk)%s.Nodes
+			src, dst := blockSrc(blk), blockDst(blk)
 			require.Equal(t, i, dst, "node %d holds a block for %d", i, dst)
 			require.NotEqual(t, i, src)
 			require.False(t, seen[src], "node %d holds two blocks from %d", i, src)
