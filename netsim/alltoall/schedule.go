@@ -38,8 +38,9 @@ type Schedule struct {
 	// Weights is each source node's block size in per mille of the size per pair when sizes
 	// are uneven (Transfer.Weight sums them).
 	Weights []int64
-	// final is what each node holds at the end (blocks as src<<16 | dst), kept for tests.
-	final [][]uint32
+	// final is what each node holds at the end (blocks as src<<16 | dst, in chunks), kept
+	// for tests.
+	final [][][]uint32
 }
 
 // maxTracked bounds the nodes of a schedule: the builder tracks all n^2 blocks.
@@ -210,12 +211,24 @@ type chunk struct {
 	runs []int32
 }
 
-// stage groups every node's blocks by key, in 0..nkeys-1, for the steps that follow
-// (stepKeys), whose moves select by key alone. A block's key is tab[srcPart[src] +
-// dstPart[dst]]: a table lookup, since every block is keyed again at every stage. With
-// nextKey (0..nextKeys-1 by destination), each group's blocks are also ordered by their key
-// in the next stage, which then only copies runs of blocks (its keys must be nextKey).
-func (b *builder) stage(nkeys int, srcPart, dstPart []int32, tab []int32, nextKeys int, nextKey []int32) {
+// stageKey is how a stage keys a block: tab[srcPart[src] + dstPart[dst]], in 0..nkeys-1 (a
+// table lookup, since every block is keyed again at every stage).
+type stageKey struct {
+	nkeys            int
+	srcPart, dstPart []int32
+	tab              []int32
+}
+
+func (s *stageKey) of(blk uint32) int32 {
+	return s.tab[s.srcPart[blockSrc(blk)]+s.dstPart[blockDst(blk)]]
+}
+
+// stage groups every node's blocks by key (sk) for the steps that follow (stepKeys), whose
+// moves select by key alone. With next, each group's blocks are also ordered by their key in
+// the next stage, which then takes every block's key from its run instead of its table (and,
+// with no stage after it, only copies runs).
+func (b *builder) stage(sk, next *stageKey) {
+	nkeys := sk.nkeys
 	old, oldKeys := b.group, b.nkeys
 	if old == nil && !b.fresh {
 		old, oldKeys = make([][]chunk, b.n), 1
@@ -227,14 +240,18 @@ func (b *builder) stage(nkeys int, srcPart, dstPart []int32, tab []int32, nextKe
 	b.group = make([][]chunk, b.n*nkeys)
 	b.size = make([]int, b.n*nkeys)
 	b.wsum = make([]int64, b.n*nkeys)
-	sub := max(1, nextKeys) // sort key: key*sub + next key
+	sub := 1 // sort key: key*sub + next key
+	if next != nil {
+		sub = next.nkeys
+	}
 	var keys []int32
 	var mine []uint32
 	var chunks []chunk
-	next := make([]int, nkeys*sub)
+	at := make([]int, nkeys*sub)
 	count := make([]int, nkeys*sub)
 	for node := range b.n {
 		size := b.size[node*nkeys : (node+1)*nkeys]
+		ws := b.wsum[node*nkeys : (node+1)*nkeys]
 		chunks = chunks[:0]
 		if old == nil {
 			// Nothing has moved: the node holds its own blocks, made here, not stored.
@@ -250,29 +267,29 @@ func (b *builder) stage(nkeys int, srcPart, dstPart []int32, tab []int32, nextKe
 				chunks = append(chunks, cs...)
 			}
 		}
-		total := 0
+		total, ordered := 0, true
 		for _, c := range chunks {
 			total += len(c.blks)
+			ordered = ordered && c.runs != nil
 		}
 		arr := make([]uint32, total)
-		ws := b.wsum[node*nkeys : (node+1)*nkeys]
-		if nextKeys == 0 && len(chunks) > 0 && chunks[0].runs != nil {
+		if ordered && next == nil {
 			// The last stage ordered every chunk by this stage's keys: copy runs.
 			for _, c := range chunks {
 				for k := range nkeys {
 					size[k] += int(c.runs[k+1] - c.runs[k])
 				}
 			}
-			at := 0
+			pos := 0
 			for k, c := range size {
-				next[k] = at
-				at += c
+				at[k] = pos
+				pos += c
 			}
 			for _, c := range chunks {
 				for k := range nkeys {
 					run := c.blks[c.runs[k]:c.runs[k+1]]
-					copy(arr[next[k]:], run)
-					next[k] += len(run)
+					copy(arr[at[k]:], run)
+					at[k] += len(run)
 					if !b.even {
 						for _, blk := range run {
 							ws[k] += b.weights[blockSrc(blk)]
@@ -281,7 +298,7 @@ func (b *builder) stage(nkeys int, srcPart, dstPart []int32, tab []int32, nextKe
 				}
 			}
 			from := 0
-			for k, to := range next[:nkeys] {
+			for k, to := range at[:nkeys] {
 				if to > from {
 					b.group[node*nkeys+k] = []chunk{{blks: arr[from:to]}}
 				}
@@ -293,44 +310,68 @@ func (b *builder) stage(nkeys int, srcPart, dstPart []int32, tab []int32, nextKe
 		keys = keys[:0]
 		clear(count)
 		for _, c := range chunks {
-			for _, blk := range c.blks {
-				k := tab[srcPart[blockSrc(blk)]+dstPart[blockDst(blk)]]
-				if sub > 1 {
-					k = k*int32(sub) + nextKey[blockDst(blk)]
+			if c.runs != nil {
+				for k := range nkeys {
+					for _, blk := range c.blks[c.runs[k]:c.runs[k+1]] {
+						key := int32(k * sub)
+						if next != nil {
+							key += next.of(blk)
+						}
+						keys = append(keys, key)
+						count[key]++
+					}
 				}
-				keys = append(keys, k)
-				count[k]++
+				continue
+			}
+			for _, blk := range c.blks {
+				key := sk.of(blk) * int32(sub)
+				if next != nil {
+					key += next.of(blk)
+				}
+				keys = append(keys, key)
+				count[key]++
 			}
 		}
-		at := 0
+		pos := 0
 		for k, c := range count {
-			next[k] = at
-			at += c
+			at[k] = pos
+			pos += c
 		}
 		i := 0
 		for _, c := range chunks {
-			for _, blk := range c.blks {
-				k := keys[i]
-				i++
-				arr[next[k]] = blk
-				next[k]++
-				if !b.even {
-					ws[int(k)/sub] += b.weights[blockSrc(blk)]
+			if c.runs != nil {
+				for k := range nkeys {
+					for _, blk := range c.blks[c.runs[k]:c.runs[k+1]] {
+						arr[at[keys[i]]] = blk
+						at[keys[i]]++
+						i++
+					}
 				}
+				continue
+			}
+			for _, blk := range c.blks {
+				arr[at[keys[i]]] = blk
+				at[keys[i]]++
+				i++
 			}
 		}
 		from := 0
 		for k := range nkeys {
-			to := next[(k+1)*sub-1]
+			to := at[(k+1)*sub-1]
 			if to == from {
 				continue
 			}
 			size[k] = to - from
+			if !b.even {
+				for _, blk := range arr[from:to] {
+					ws[k] += b.weights[blockSrc(blk)]
+				}
+			}
 			c := chunk{blks: arr[from:to]}
-			if sub > 1 {
+			if next != nil {
 				c.runs = make([]int32, sub+1)
 				for j := range sub {
-					c.runs[j+1] = int32(next[k*sub+j] - from)
+					c.runs[j+1] = int32(at[k*sub+j] - from)
 				}
 			}
 			b.group[node*nkeys+k] = []chunk{c}
@@ -357,10 +398,21 @@ func (b *builder) unstage() {
 	b.group, b.size, b.wsum, b.nkeys = nil, nil, nil, 0
 }
 
-// keyMove is a move of a stage: from src to dst, the blocks of the keys sel selects.
+// keyMove is a move of a stage: from src to dst, the blocks of keys (selectKeys).
 type keyMove struct {
 	src, dst int
-	sel      func(key int) bool
+	keys     []int
+}
+
+// selectKeys is the keys below n that sel selects.
+func selectKeys(n int, sel func(key int) bool) []int {
+	var out []int
+	for k := range n {
+		if sel(k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // stepKeys is step in a stage: every move takes its groups whole, then hands them over.
@@ -375,9 +427,9 @@ func (b *builder) stepKeys(phase string, moves []keyMove) {
 	nk := b.nkeys
 	for _, m := range moves {
 		t := Transfer{Src: m.src, Dst: m.dst}
-		for k := range nk {
+		for _, k := range m.keys {
 			idx := m.src*nk + k
-			if b.size[idx] == 0 || !m.sel(k) {
+			if b.size[idx] == 0 {
 				continue
 			}
 			w := b.wsum[idx]
@@ -409,20 +461,36 @@ func (b *builder) stepKeys(phase string, moves []keyMove) {
 }
 
 func (b *builder) done(name string) (*Schedule, error) {
-	b.lists()
+	if b.fresh {
+		b.lists()
+	}
 	// Blocks are only moved, never copied or lost: n-1 blocks, each addressed to the node
 	// that holds it, are the n-1 from the other nodes.
-	for i, h := range b.hold {
-		if len(h) != b.n-1 {
-			return nil, fmt.Errorf("alltoall: %s: node %d ends with %d blocks, want %d", name, i, len(h), b.n-1)
-		}
-		for _, blk := range h {
-			if blockDst(blk) != i {
-				return nil, fmt.Errorf("alltoall: %s: node %d ends with block %d->%d", name, i, blockSrc(blk), blockDst(blk))
+	final := make([][][]uint32, b.n)
+	for i := range b.n {
+		if b.group == nil {
+			final[i] = [][]uint32{b.hold[i]}
+		} else {
+			for _, chunks := range b.group[i*b.nkeys : (i+1)*b.nkeys] {
+				for _, c := range chunks {
+					final[i] = append(final[i], c.blks)
+				}
 			}
 		}
+		held := 0
+		for _, blks := range final[i] {
+			held += len(blks)
+			for _, blk := range blks {
+				if blockDst(blk) != i {
+					return nil, fmt.Errorf("alltoall: %s: node %d ends with block %d->%d", name, i, blockSrc(blk), blockDst(blk))
+				}
+			}
+		}
+		if held != b.n-1 {
+			return nil, fmt.Errorf("alltoall: %s: node %d ends with %d blocks, want %d", name, i, held, b.n-1)
+		}
 	}
-	return &Schedule{Name: name, Nodes: b.n, Steps: b.steps, Weights: b.weights, final: b.hold}, nil
+	return &Schedule{Name: name, Nodes: b.n, Steps: b.steps, Weights: b.weights, final: final}, nil
 }
 
 // Direct is the pairwise exchange: in step s (1..n-1) node i puts its block for node i+s
@@ -500,38 +568,22 @@ func SuhShin(t *fabric.Torus, weights []int64) (*Schedule, error) {
 		return node + (c-coord(node, d))*stride[d]
 	}
 
-	// Phase 2's groups: by the destination's positions in its group, all dimensions at once
-	// (key: position along d in bits 2d and 2d+1) when that makes few groups, else one
-	// dimension at a time. intraKey gives each destination its key for dimensions d0..d0+dims-1.
-	dims := len(k)
-	if len(k) > 3 {
-		dims = 1
-	}
-	intraKey := func(d0 int) []int32 {
-		key := make([]int32, n)
-		for node := range n {
-			for d := d0; d < d0+dims; d++ {
-				key[node] |= int32(coords[d][node]%4) << (2 * (d - d0))
-			}
-		}
-		return key
-	}
-	lastInter := -1 // the last dimension with steps between groups
-	for d := range k {
-		if k[d] > 4 {
-			lastInter = d
-		}
-	}
-
-	// Phase 1: between groups.
+	// The stages' keys, worked out first so that each stage can order its groups by the
+	// next stage's keys (builder.stage).
+	//
+	// Phase 1, dimension d: every selection of its steps asks only for a block's destination
+	// group and direction: the blocks are grouped by them (key 3*group + direction + 1), a
+	// table by the source's and the destination's coordinates along d. dir is +1, -1 or 0
+	// (already in its destination group along d) for a block, by its source's group and
+	// position along d (a block keeps its position in phase 1, and other dimensions' phase 1
+	// does not change its coordinate along d).
+	var keys []*stageKey
+	inter := make([]*stageKey, len(k))
 	for d := range k {
 		m := k[d] / 4
 		if m == 1 {
 			continue
 		}
-		// dir is +1, -1 or 0 (already in its destination group along d) for a block, by its
-		// source's group and position along d (a block keeps its position in phase 1, and
-		// other dimensions' phase 1 does not change its coordinate along d).
 		cd := coords[d]
 		dir := func(src, dst int) int {
 			gs, gd, p := int(cd[src])/4, int(cd[dst])/4, int(cd[src])%4
@@ -548,26 +600,57 @@ func SuhShin(t *fabric.Torus, weights []int64) (*Schedule, error) {
 			}
 			return -1
 		}
-		// Every selection of this dimension's steps asks only for a block's destination
-		// group and direction: group the blocks by them (key 3*group + direction + 1), a
-		// table by the source's and the destination's coordinates along d.
-		srcPart, dstPart := make([]int32, n), make([]int32, n)
+		sk := &stageKey{nkeys: 3 * m, srcPart: make([]int32, n), dstPart: make([]int32, n), tab: make([]int32, k[d]*k[d])}
 		for node := range n {
-			srcPart[node], dstPart[node] = int32(cd[node])*int32(k[d]), int32(cd[node])
+			sk.srcPart[node], sk.dstPart[node] = int32(cd[node])*int32(k[d]), int32(cd[node])
 		}
-		tab := make([]int32, k[d]*k[d])
 		for cs := range k[d] {
 			for ct := range k[d] {
 				// Any nodes with these coordinates along d: dir looks at nothing else.
-				tab[cs*k[d]+ct] = int32(3*(ct/4) + dir(at(0, d, cs), at(0, d, ct)) + 1)
+				sk.tab[cs*k[d]+ct] = int32(3*(ct/4) + dir(at(0, d, cs), at(0, d, ct)) + 1)
 			}
 		}
-		if d == lastInter {
-			// Its groups ordered by their phase 2 keys, which then only copies runs.
-			b.stage(3*m, srcPart, dstPart, tab, 1<<(2*dims), intraKey(0))
-		} else {
-			b.stage(3*m, srcPart, dstPart, tab, 0, nil)
+		inter[d] = sk
+		keys = append(keys, sk)
+	}
+	// Phase 2: the blocks grouped by their destination's positions in its group, all
+	// dimensions at once (key: position along d in bits 2d and 2d+1) when that makes few
+	// groups, else one dimension at a time.
+	dims := len(k)
+	if len(k) > 3 {
+		dims = 1
+	}
+	intra := make([]*stageKey, len(k))
+	for d0 := 0; d0 < len(k); d0 += dims {
+		sk := &stageKey{nkeys: 1 << (2 * dims), srcPart: make([]int32, n), dstPart: make([]int32, n), tab: make([]int32, 1<<(2*dims))}
+		for node := range n {
+			for d := d0; d < d0+dims; d++ {
+				sk.dstPart[node] |= int32(coords[d][node]%4) << (2 * (d - d0))
+			}
 		}
+		for c := range sk.tab {
+			sk.tab[c] = int32(c)
+		}
+		intra[d0] = sk
+		keys = append(keys, sk)
+	}
+	stages := 0
+	stage := func(sk *stageKey) {
+		var next *stageKey
+		if stages+1 < len(keys) {
+			next = keys[stages+1]
+		}
+		b.stage(sk, next)
+		stages++
+	}
+
+	// Phase 1: between groups.
+	for d := range k {
+		m := k[d] / 4
+		if m == 1 {
+			continue
+		}
+		stage(inter[d])
 		hops := func(p, sign int) int { // hops the + or - pipeline of position p needs
 			if m%2 == 1 {
 				return (m - 1) / 2
@@ -598,19 +681,21 @@ func SuhShin(t *fabric.Torus, weights []int64) (*Schedule, error) {
 			if plus < 0 && minus < 0 {
 				break
 			}
+			// The keys a sender in group g takes: blocks bound elsewhere going + (or -).
+			take := [2][]([]int){make([][]int, m), make([][]int, m)}
+			for g := range m {
+				take[0][g] = selectKeys(3*m, func(key int) bool { return key/3 != g && key%3 == 2 })
+				take[1][g] = selectKeys(3*m, func(key int) bool { return key/3 != g && key%3 == 0 })
+			}
 			var moves []keyMove
 			for node := range n {
 				c := coord(node, d)
 				g := c / 4
 				switch c % 4 {
 				case plus:
-					moves = append(moves, keyMove{node, at(node, d, c+4), func(key int) bool {
-						return key/3 != g && key%3 == 2
-					}})
+					moves = append(moves, keyMove{node, at(node, d, c+4), take[0][g]})
 				case minus:
-					moves = append(moves, keyMove{node, at(node, d, c-4), func(key int) bool {
-						return key/3 != g && key%3 == 0
-					}})
+					moves = append(moves, keyMove{node, at(node, d, c-4), take[1][g]})
 				}
 			}
 			if plus >= 0 {
@@ -625,14 +710,14 @@ func SuhShin(t *fabric.Torus, weights []int64) (*Schedule, error) {
 
 	// Phase 2: within groups.
 	for d0 := 0; d0 < len(k); d0 += dims {
-		dstPart := intraKey(d0)
-		tab := make([]int32, 1<<(2*dims))
-		for c := range tab {
-			tab[c] = int32(c)
-		}
-		b.stage(len(tab), make([]int32, n), dstPart, tab, 0, nil)
+		stage(intra[d0])
 		for d := d0; d < d0+dims; d++ {
 			shift := 2 * (d - d0)
+			// The keys bound for position want along d.
+			var take [4][]int
+			for want := range 4 {
+				take[want] = selectKeys(intra[d0].nkeys, func(key int) bool { return key>>shift&3 == want })
+			}
 			for _, pairs := range lineSteps(k[d]) {
 				var moves []keyMove
 				for node := range n {
@@ -641,8 +726,7 @@ func SuhShin(t *fabric.Torus, weights []int64) (*Schedule, error) {
 						if c%4 != pr[0] {
 							continue
 						}
-						want := pr[1]
-						moves = append(moves, keyMove{node, at(node, d, c-pr[0]+pr[1]), func(key int) bool { return key>>shift&3 == want }})
+						moves = append(moves, keyMove{node, at(node, d, c-pr[0]+pr[1]), take[pr[1]]})
 					}
 				}
 				b.stepKeys("intra-group "+dimName[d], moves)

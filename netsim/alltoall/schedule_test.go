@@ -24,7 +24,11 @@ func torusNet(t testing.TB, dims ...int) (*fabric.Torus, *fabric.Network) {
 func checkFinal(t *testing.T, s *Schedule) {
 	t.Helper()
 	require.Len(t, s.final, s.Nodes)
-	for i, h := range s.final {
+	for i, chunks := range s.final {
+		var h []uint32
+		for _, c := range chunks {
+			h = append(h, c...)
+		}
 		require.Len(t, h, s.Nodes-1, "node %d", i)
 		seen := map[int]bool{}
 		for _, blk := range h {
