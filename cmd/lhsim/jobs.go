@@ -28,6 +28,23 @@ func addSweepFlags(fs *flag.FlagSet) *slurm.Options {
 	return o
 }
 
+// addJobsFlag defines --jobs on a sweep command without --slurm (runParts).
+func addJobsFlag(fs *flag.FlagSet) {
+	jobs := runtime.NumCPU()
+	intVar(fs, &jobs, "jobs", 1, 1024, "parts of the sweep run at once (default: the number of cores); the output is the same for any")
+}
+
+// runParts runs a sweep here: its parts --jobs at a time, merged, or the whole
+// configuration as one run when one job would run them all (sweep does the same after its
+// Slurm cases).
+func runParts[C any, R any](fs *flag.FlagSet, command string, whole C, parts []experiment.Part[C],
+	run func(C) (*R, error), merge func([]*R) (*R, error)) (*R, error) {
+	if jobs := fitJobs(command, jobsOf(fs), parts); jobs > 1 {
+		return runJobs(jobs, parts, run, merge)
+	}
+	return run(whole)
+}
+
 // jobsOf is fs's --jobs, 1 on a command without it or when --timeline records the run (one
 // file, written in the order the runs happen).
 func jobsOf(fs *flag.FlagSet) int {
