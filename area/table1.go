@@ -84,8 +84,8 @@ func alpuMaskedJob(n int) Job {
 // Sweep returns the jobs of the full sweep for the given families, longest first so that
 // parallel runs finish together: the ALPU at 64..512 cells, the ALPU without cell masks
 // (the paper's 58-bit cell) on xc2vp, lhs_top and lhs_rx at 64..512 entries, on xc2vp also
-// lhs_rx with paper-like counters and without LHS, and the vector engine at its default
-// window size.
+// lhs_rx with paper-like counters and without LHS (on xc7 without LHS at 512 entries), and
+// the vector engine at its default window size.
 func Sweep(families []Family) []Job {
 	var jobs []Job
 	desc := []int{512, 256, 128, 64}
@@ -113,6 +113,12 @@ func Sweep(families []Family) []Job {
 			for _, n := range desc {
 				jobs = append(jobs, lhsNarrowJob(n), lhsBaseJob(n))
 			}
+		} else {
+			// The base on xc7 too, so that what LHS adds has an xc7 figure (the lhs
+			// matcher's area in lhsim matchers).
+			b := lhsBaseJob(512)
+			b.Family = f
+			jobs = append(jobs, b)
 		}
 		jobs = append(jobs, Job{Top: TopVector, Family: f})
 	}

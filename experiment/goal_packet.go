@@ -112,19 +112,20 @@ func runGoalPacket(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 				return nil, fmt.Errorf("goal: matcher RTL on node %d: the schedule has ranks 0 to %d", n, len(s.Ranks)-1)
 			}
 		}
-		mc, err := MatchConfig(spec, cfg.MatcherRTLNodes)
-		if err != nil {
+		if set, err = match.NewSet(spec, MatchConfig(spec, cfg.MatcherRTLNodes, len(s.Ranks))); err != nil {
 			return nil, err
 		}
-		if set, err = match.NewSet(spec, mc); err != nil {
-			return nil, err
-		}
-		defer set.Close()
+		defer set.Close() // after a failed run; a good one closes it below
 		opt.NewMatcher = set.New
 	}
 	res, err := goal.RunPacket(s, c, cfg.LogGP.S, opt)
 	if err != nil {
 		return nil, err
+	}
+	if set != nil {
+		if err := set.Close(); err != nil { // an RTL that crashed says so here
+			return nil, err
+		}
 	}
 	for i, node := range rtl {
 		if err := node.Err(); err != nil {

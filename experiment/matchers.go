@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
-	"strings"
-	"sync"
 
 	"github.com/lhsim/lhsim/gosim/hostcpu"
 	"github.com/lhsim/lhsim/netsim/match"
@@ -28,52 +26,21 @@ func MatchCosts() match.Costs {
 	}
 }
 
-// MatchConfig is the matchers' configuration: the LHS paper's host and the 100 MHz FPGA clock;
-// for lhs and lhs+alpu:N, the search rig's LHS curve (LHSMatchCurve).
-func MatchConfig(spec match.Spec, rtlNodes []int) (match.Config, error) {
-	cfg := match.Config{Host: hostcpu.Pentium4(), Costs: MatchCosts(), HWClockHz: 100_000_000, RTLNodes: rtlNodes}
-	if strings.HasPrefix(spec.Kind, "lhs") {
-		c, err := LHSMatchCurve()
-		if err != nil {
-			return cfg, err
-		}
-		cfg.LHS = c
-	}
-	return cfg, nil
+// MatchConfig is the matchers' configuration for a schedule of ranks ranks: the LHS paper's
+// host and the 100 MHz FPGA clock; for lhs and lhs+alpu:N, the receive path of lhsim search's
+// rig (the same device, driver, host model and search loop: TestMatchersGiveFigure6) with an
+// LH buffer of LHSMatchEntries, on one communicator of the schedule's ranks.
+func MatchConfig(spec match.Spec, rtlNodes []int, ranks int) match.Config {
+	rig := DefaultSearch()
+	return match.Config{Host: hostcpu.Pentium4(), Costs: MatchCosts(), HWClockHz: 100_000_000, RTLNodes: rtlNodes,
+		NIC: match.NICConfig{Entries: LHSMatchEntries, Host: rig.Host, Driver: rig.Driver, Costs: rig.Loop.Costs(), Seed: rig.Seed,
+			Comm: searchComm, Ranks: ranks}}
 }
 
 // LHSMatchEntries is the LH buffer of the lhs matcher: 512 entries, the largest with a
-// checked-in Yosys report (synth-reports: lhs_rx ENTRIES=512).
+// checked-in Yosys report (synth-reports: lhs_rx ENTRIES=512). On RTL nodes the receive path
+// is the RTL build's, of match.LHSRTLEntries.
 const LHSMatchEntries = 512
-
-// LHSMatchSearch is the search rig the lhs matcher's costs come from: lhsim search
-// --model go --entries 512 --max-depth 511 (the LHS paper's Fig. 6 set-up on the Go model of the
-// device, which the RTL agrees with cycle for cycle in lockstep).
-func LHSMatchSearch() SearchConfig {
-	c := DefaultSearch()
-	c.Model, c.Entries, c.MaxDepth = "go", LHSMatchEntries, LHSMatchEntries-1
-	return c
-}
-
-var lhsCurve struct {
-	once sync.Once
-	c    *match.LHSCurve
-	err  error
-}
-
-// LHSMatchCurve runs LHSMatchSearch once per process and keeps its LHS curve, with the
-// no-LHS cost per message for searches past the LH buffer.
-func LHSMatchCurve() (*match.LHSCurve, error) {
-	lhsCurve.once.Do(func() {
-		r, err := RunSearch(LHSMatchSearch())
-		if err != nil {
-			lhsCurve.err = fmt.Errorf("matchers: the lhs matcher's search rig: %w", err)
-			return
-		}
-		lhsCurve.c = &match.LHSCurve{Depths: r.Depths, Ns: r.Series[CurveLHS], BeyondNsPerEntry: r.PerMessageNs[CurveNoLHS], Entries: LHSMatchEntries}
-	})
-	return lhsCurve.c, lhsCurve.err
-}
 
 // MatchPoint is the mean matching time of the steps that searched a queue of Min to Max
 // entries.

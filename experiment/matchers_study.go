@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/lhsim/lhsim/area"
@@ -23,54 +24,39 @@ type MatchersConfig struct {
 	Ranks     int
 	Size      int      // bytes per message of the generated schedules
 	Seed      uint64   // random_bisect's pairing
-	Workloads []string // goal gen patterns
+	Workloads []string // goal gen patterns, alltoall_late, or fig6 (Fig6Workload)
 	Schedule  string   // a user's schedule, run besides (or instead of) the patterns
 	Matchers  []string
 	Reports   string // the area flow's checked-in reports, relative to the repository root (synth-reports)
-	// RTLNodes run the ALPU's Verilated RTL beside its model, checked against it, in the
-	// cells of alpu:N and lhs+alpu:N with N up to match.RTLCells.
+	// Fig6 is the micro-benchmark's set-up for the fig6 workload (DefaultSearch: lhsim
+	// search's).
+	Fig6 SearchConfig
+	// RTLNodes run the matcher's Verilated RTL beside its model, checked against it, in the
+	// cells whose matcher has RTL (match.Spec.RTL).
 	RTLNodes []int
 }
 
-// MatchersWorkloads are the study's default workloads: lhsim goal gen patterns (incast:
-// every rank sends to rank 0; linear_alltoall, random_bisect, allreduce_ring) and
-// alltoall_late, Schedgen's linear all-to-all whose receivers post their receives only after
-// LateNs of computation, so the messages wait in the unexpected queues.
-var MatchersWorkloads = []string{"incast", "linear_alltoall", "alltoall_late", "random_bisect", "allreduce_ring"}
-
-// LateNs is how long alltoall_late's receivers compute before posting: 50 µs, longer than
-// the 256-rank all-to-all's sends take to land (simulated), so that most messages arrive
-// unexpected.
-const LateNs = 50_000
-
-// alltoallLate writes alltoall_late: rank r sends to r+1, r+2, ... (mod n), as Schedgen's
-// linear_alltoall, and receives from r-1, r-2, ... after a calc of LateNs.
-func alltoallLate(w io.Writer, n, size int) {
-	fmt.Fprintf(w, "num_ranks %d\n", n)
-	for r := 0; r < n; r++ {
-		fmt.Fprintf(w, "rank %d {\nc: calc %d\n", r, LateNs)
-		for i := 1; i < n; i++ {
-			fmt.Fprintf(w, "s%d: send %db to %d tag 0\nr%d: recv %db from %d tag 0\nr%d requires c\n", i, size, (r+i)%n, i, size, (r-i+n)%n, i)
-		}
-		fmt.Fprintln(w, "}")
-	}
-}
+// MatchersWorkloads are the study's default workloads, lhsim goal gen patterns: incast (every
+// rank sends to rank 0, whose posted queue holds a receive per sender), alltoall_late
+// (Schedgen's linear all-to-all whose receivers post after goal.DefaultLateNs of computation,
+// so the messages wait in the unexpected queues), random_bisect (Schedgen's random pairs) and
+// allreduce_ring (Schedgen's ring allreduce).
+var MatchersWorkloads = []string{"incast", "alltoall_late", "random_bisect", "allreduce_ring"}
 
 // MatchersDefault are the default matchers.
 var MatchersDefault = []string{"list", "bins:64", "alpu:64", "alpu:256", "lhs", "lhs+alpu:64"}
 
 // MatcherArea is a matcher's hardware from the checked-in Yosys reports: two ALPUs (posted
 // and unexpected queue) for alpu:N; for lhs, what LHS adds to the receive path (lhs_rx with
-// 512 entries, less lhs_rx with LHS=0: Table 1's increment), on xc2vp only (xc7 has no LHS=0
-// report); for lhs+alpu:N, that and one ALPU.
+// 512 entries, less lhs_rx with LHS=0: Table 1's increment), on xc2vp and xc7; for
+// lhs+alpu:N, that and one ALPU.
 type MatcherArea struct {
-	XC7         bool `json:"xc7_reported"` // whether the xc7 figures are there
-	XC2VPSlices int  `json:"xc2vp_slices"`
-	XC2VPLUTs   int  `json:"xc2vp_luts"`
-	XC2VPBRAMs  int  `json:"xc2vp_brams"`
-	XC7Slices   int  `json:"xc7_slices"`
-	XC7LUTs     int  `json:"xc7_luts"`
-	XC7BRAMs    int  `json:"xc7_brams"`
+	XC2VPSlices int `json:"xc2vp_slices"`
+	XC2VPLUTs   int `json:"xc2vp_luts"`
+	XC2VPBRAMs  int `json:"xc2vp_brams"`
+	XC7Slices   int `json:"xc7_slices"`
+	XC7LUTs     int `json:"xc7_luts"`
+	XC7BRAMs    int `json:"xc7_brams"`
 }
 
 // MatchersCell is one workload with one matcher.
@@ -91,20 +77,28 @@ type MatchersResult struct {
 	Size     int            `json:"size"`
 	RTLNodes []int          `json:"rtl_nodes,omitempty"`
 	Cells    []MatchersCell `json:"cells"`
+	// Fig6 are the matchers on the LHS paper's micro-benchmark (workload fig6).
+	Fig6 []*MatcherFig6 `json:"fig6,omitempty"`
 }
 
-// matcherArea reads alpu:N's area: twice the ALPU of N cells.
+// matcherArea reads a hardware matcher's area from the reports; nil when a report it needs
+// is not there (the table says "no report") or the matcher is software.
 func matcherArea(s area.Summary, spec match.Spec) (*MatcherArea, error) {
-	a := &MatcherArea{XC7: true}
+	a := &MatcherArea{}
 	if strings.HasPrefix(spec.Kind, "lhs") {
 		e := area.Param{Name: "ENTRIES", Value: LHSMatchEntries}
-		on, ok1 := s.Find("lhs_rx", area.XC2VP, e)
-		off, ok2 := s.Find("lhs_rx", area.XC2VP, e, area.Param{Name: "LHS", Value: 0})
-		if !ok1 || !ok2 {
-			return nil, nil
+		for _, f := range []area.Family{area.XC2VP, area.XC7} {
+			on, ok1 := s.Find("lhs_rx", f, e)
+			off, ok2 := s.Find("lhs_rx", f, e, area.Param{Name: "LHS", Value: 0})
+			if !ok1 || !ok2 {
+				return nil, nil
+			}
+			if f == area.XC2VP {
+				a.XC2VPSlices, a.XC2VPLUTs, a.XC2VPBRAMs = on.Slices-off.Slices, on.LUTs-off.LUTs, on.BRAMs-off.BRAMs
+			} else {
+				a.XC7Slices, a.XC7LUTs, a.XC7BRAMs = on.Slices-off.Slices, on.LUTs-off.LUTs, on.BRAMs-off.BRAMs
+			}
 		}
-		a.XC7 = false
-		a.XC2VPSlices, a.XC2VPLUTs, a.XC2VPBRAMs = on.Slices-off.Slices, on.LUTs-off.LUTs, on.BRAMs-off.BRAMs
 	}
 	alpus := map[string]int{"alpu": 2, "lhs+alpu": 1}[spec.Kind]
 	if alpus > 0 {
@@ -117,7 +111,9 @@ func matcherArea(s area.Summary, spec match.Spec) (*MatcherArea, error) {
 		a.XC2VPSlices += alpus * v.Slices
 		a.XC2VPLUTs += alpus * v.LUTs
 		a.XC2VPBRAMs += alpus * v.BRAMs
-		a.XC7Slices, a.XC7LUTs, a.XC7BRAMs = alpus*k.Slices, alpus*k.LUTs, alpus*k.BRAMs
+		a.XC7Slices += alpus * k.Slices
+		a.XC7LUTs += alpus * k.LUTs
+		a.XC7BRAMs += alpus * k.BRAMs
 	}
 	if alpus == 0 && !strings.HasPrefix(spec.Kind, "lhs") {
 		return nil, nil
@@ -144,11 +140,26 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 		s    *goal.Schedule
 	}
 	var ws []work
+	res := &MatchersResult{Ranks: cfg.Ranks, Size: cfg.Size, RTLNodes: cfg.RTLNodes}
 	for _, w := range cfg.Workloads {
+		if w == Fig6Workload {
+			for _, m := range cfg.Matchers {
+				if !slices.Contains(Fig6Matchers, m) {
+					continue
+				}
+				r, err := RunMatcherFig6(m, cfg.Fig6)
+				if err != nil {
+					return nil, fmt.Errorf("matchers: %s with %s: %w", w, m, err)
+				}
+				res.Fig6 = append(res.Fig6, r)
+			}
+			if len(res.Fig6) == 0 {
+				return nil, fmt.Errorf("matchers: %s runs the matchers %v; --matchers has none of them", w, Fig6Matchers)
+			}
+			continue
+		}
 		var buf bytes.Buffer
-		if w == "alltoall_late" {
-			alltoallLate(&buf, cfg.Ranks, cfg.Size)
-		} else if err := goal.Generate(&buf, goal.GenConfig{Pattern: w, Ranks: cfg.Ranks, Size: cfg.Size, Segment: 1024, Seed: cfg.Seed}); err != nil {
+		if err := goal.Generate(&buf, goal.GenConfig{Pattern: w, Ranks: cfg.Ranks, Size: cfg.Size, Segment: 1024, Seed: cfg.Seed}); err != nil {
 			return nil, err
 		}
 		s, err := goal.Parse(&buf)
@@ -164,7 +175,6 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 		}
 		ws = append(ws, work{cfg.Schedule, s})
 	}
-	res := &MatchersResult{Ranks: cfg.Ranks, Size: cfg.Size, RTLNodes: cfg.RTLNodes}
 	for _, w := range ws {
 		for _, m := range cfg.Matchers {
 			spec, err := match.Parse(m)
@@ -176,7 +186,7 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 				return nil, err
 			}
 			gc := GoalConfig{Schedule: w.name, Network: "packet", LogGP: goal.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig(), Matcher: m}
-			if strings.Contains(spec.Kind, "alpu") && spec.N <= match.RTLCells {
+			if spec.RTL() {
 				gc.MatcherRTLNodes = cfg.RTLNodes
 			}
 			r, err := RunGoalSchedule(gc, w.s)
@@ -196,25 +206,32 @@ func (r *MatchersResult) WriteJSON(w io.Writer) error {
 	return e.Encode(r)
 }
 
-// WriteTable writes one row per cell.
+// WriteTable writes one row per cell, then the micro-benchmark's table.
 func (r *MatchersResult) WriteTable(w io.Writer) error {
+	if len(r.Cells) == 0 {
+		return WriteFig6Table(w, r.Fig6)
+	}
+	if err := r.writeCells(w); err != nil {
+		return err
+	}
+	if len(r.Fig6) > 0 {
+		return WriteFig6Table(w, r.Fig6)
+	}
+	return nil
+}
+
+func (r *MatchersResult) writeCells(w io.Writer) error {
 	fmt.Fprintf(w, "matchers on the packet network, %d ranks, %d-byte messages (simulated; area from synth-reports, Yosys)\n", r.Ranks, r.Size)
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header("workload", "matcher", "end µs", "match ns mean", "p99", "posted max", "unexp. max", "to software", "xc2vp slices", "xc7 LUTs")
+	t.Header("workload", "matcher", "end µs", "match ns mean", "p99", "posted max", "unexp. max", "to software", "xc2vp slices/LUTs/BRAM", "xc7 slices/LUTs/BRAM")
 	var rtl []string
 	for _, c := range r.Cells {
-		sl, lu := "0 (software)", "0"
+		v, k := "0 (software)", "0 (software)"
 		if !c.Software {
-			sl, lu = "no report", "no report"
+			v, k = "no report", "no report"
 		}
-		if c.Area != nil {
-			sl, lu = fmt.Sprint(c.Area.XC2VPSlices), fmt.Sprint(c.Area.XC7LUTs)
-			if !c.Area.XC7 {
-				lu = "no report"
-				if c.Area.XC7LUTs > 0 {
-					lu = fmt.Sprintf("%d + LHS", c.Area.XC7LUTs)
-				}
-			}
+		if a := c.Area; a != nil {
+			v, k = fmt.Sprintf("%d/%d/%d", a.XC2VPSlices, a.XC2VPLUTs, a.XC2VPBRAMs), fmt.Sprintf("%d/%d/%d", a.XC7Slices, a.XC7LUTs, a.XC7BRAMs)
 		}
 		fb := "-"
 		if !c.Software {
@@ -225,7 +242,7 @@ func (r *MatchersResult) WriteTable(w io.Writer) error {
 			rtl = append(rtl, fmt.Sprintf("%s %s: %d", strings.TrimSuffix(c.Workload, ".goal"), c.Matcher, c.Matching.RTLChecked))
 		}
 		if err := t.Append(strings.TrimSuffix(c.Workload, ".goal"), c.Matcher, fmt.Sprintf("%.2f", c.EndUs), fmt.Sprintf("%.1f", m.MeanNs), fmt.Sprintf("%.1f", m.P99Ns),
-			fmt.Sprint(m.MaxPosted), fmt.Sprint(m.MaxUnexpected), fb, sl, lu); err != nil {
+			fmt.Sprint(m.MaxPosted), fmt.Sprint(m.MaxUnexpected), fb, v, k); err != nil {
 			return err
 		}
 	}
@@ -233,7 +250,7 @@ func (r *MatchersResult) WriteTable(w io.Writer) error {
 		return err
 	}
 	if len(r.RTLNodes) > 0 {
-		fmt.Fprintf(w, "ALPU RTL beside its model on nodes %v, every operation the same (operations checked): %s\n", r.RTLNodes, strings.Join(rtl, ", "))
+		fmt.Fprintf(w, "RTL beside its model on nodes %v, every operation the same (operations checked): %s\n", r.RTLNodes, strings.Join(rtl, ", "))
 	}
 	return nil
 }

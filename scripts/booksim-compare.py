@@ -9,8 +9,7 @@ Configurations (all by default): torus8-1 torus8-16 fattree-1 fattree-16 torus16
 LSAT=x skips lhsim's bisection (its saturation, known from an earlier run). Each run is
 noted on stderr as it ends.
 QUICK=1 spends fewer BookSim2 runs (for the 4,096-node torus, where one takes many CPU
-minutes): BookSim2's saturation only bracketed at 0.95 and 1.05 x lhsim's, latency at 0.4
-and 0.6 x saturation.
+minutes): BookSim2's saturation only bracketed at 0.95 and 1.05 x lhsim's.
 
 For each configuration both simulators run the same set-up (iq router, 4 VCs x 16 flits,
 separable input-first VC and switch allocators, one-cycle stages, uniform random Bernoulli
@@ -153,7 +152,6 @@ def main():
             blo, bhi = run_b(bcfg, flits, lo)["stable"], run_b(bcfg, flits, hi)["stable"]
             bsat = lsat if blo and not bhi else (hi if bhi else lo)
             print(f"{name}: BookSim2 at {lo}: {'stable' if blo else 'unstable'}, at {hi}: {'stable' if bhi else 'unstable'}", flush=True)
-            fracs = (0.4, 0.6)
         else:
             bsat = bisect(lambda l: run_b(bcfg, flits, l), round(0.85 * lsat, 4), round(1.15 * lsat, 4), 4)
         worst, lat_rows = 0.0, []

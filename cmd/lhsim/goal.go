@@ -45,7 +45,7 @@ func runGoal(args []string) error {
 	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "packet: node latency in µs (the NSIM-ACE paper's section 5.1)")
 	rtl := fs.String("rtl-nodes", "", "packet: nodes whose receive path is the LHS RTL (comma-separated), the receive path of the others being the DMA to memory")
 	fs.StringVar(&cfg.Matcher, "matcher", "", "packet: the receive path's message matcher on every node: "+match.Usage+" (docs/matchers.md; default: none, matching takes no time)")
-	mrtl := fs.String("matcher-rtl-nodes", "", "packet: nodes whose matcher runs as RTL beside its Go model, checked against it (alpu:N and lhs+alpu:N, N up to 128)")
+	mrtl := fs.String("matcher-rtl-nodes", "", "packet: nodes whose matcher runs as RTL beside its Go model, checked against it (lhs; alpu:N and lhs+alpu:N, N up to 128)")
 	var mem uint64
 	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (0: GOMEMLIMIT, else the memory available, as for the network)")
 	out := addOutputFlags(fs)
@@ -88,8 +88,8 @@ func runGoal(args []string) error {
 		return badUsage(fs, fmt.Errorf("--matcher-rtl-nodes %q: want node numbers separated by commas", *mrtl))
 	}
 	if len(cfg.MatcherRTLNodes) > 0 {
-		if spec, _ := match.Parse(cfg.Matcher); (spec.Kind != "alpu" && spec.Kind != "lhs+alpu") || spec.N > match.RTLCells {
-			return badUsage(fs, fmt.Errorf("--matcher-rtl-nodes runs the ALPU of alpu:N or lhs+alpu:N (N up to %d) as RTL, not --matcher %q", match.RTLCells, cfg.Matcher))
+		if spec, _ := match.Parse(cfg.Matcher); !spec.RTL() {
+			return badUsage(fs, fmt.Errorf("--matcher-rtl-nodes runs as RTL %s, not --matcher %q", match.RTLUsage, cfg.Matcher))
 		}
 	}
 	if len(cfg.RTLNodes) > 0 && cfg.Network != "packet" {
@@ -190,6 +190,8 @@ func runGoalGen(args []string) error {
 	intVar(fs, &c.Size, "size", 1, 1<<40, "bytes per message in a basic step (Schedgen's --datasize)")
 	intVar(fs, &c.Segment, "segment", 1, 1<<40, "pipelinedring: bytes per segment (Schedgen's --segmentsize)")
 	seedVar(fs, &c.Seed, "seed", "random_bisect, linear_alltoallv: seed of the pairing and the sizes")
+	late := int(goal.DefaultLateNs)
+	intVar(fs, &late, "late-ns", 1, 1<<50, "alltoall_late: ns the receivers compute before posting their receives")
 	out := fs.String("out", "", "write the schedule to this file (default: standard output)")
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		c.Pattern, args = args[0], args[1:]
@@ -200,6 +202,7 @@ func runGoalGen(args []string) error {
 	if c.Pattern == "" {
 		return badUsage(fs, errMsg("a PATTERN is required"))
 	}
+	c.LateNs = int64(late)
 	var buf strings.Builder
 	if err := goal.Generate(&buf, c); err != nil {
 		return badUsage(fs, err)

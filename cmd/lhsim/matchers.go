@@ -18,16 +18,16 @@ func init() {
 const matchersSummary = "compare message matchers (list, bins:K, alpu:N, lhs, lhs+alpu:N) on GOAL workloads on the packet network, with their area"
 
 func runMatchers(args []string) error {
-	cfg := experiment.MatchersConfig{Ranks: 64, Size: 8, Seed: 1, Reports: "synth-reports"}
+	cfg := experiment.MatchersConfig{Ranks: 256, Size: 8, Seed: 1, Reports: "synth-reports", Fig6: experiment.DefaultSearch()}
 	fs := newFlags("matchers", matchersSummary)
 	intVar(fs, &cfg.Ranks, "ranks", 2, 1024, "ranks of the generated workloads (64 to 1024 for the study; fewer to try it)")
 	intVar(fs, &cfg.Size, "size", 1, 1<<30, "bytes per message of the generated workloads")
 	seedVar(fs, &cfg.Seed, "seed", "random_bisect's pairing")
-	workloads := fs.String("workloads", strings.Join(experiment.MatchersWorkloads, ","), "workloads, comma-separated: lhsim goal gen patterns or alltoall_late (docs/matchers.md; \"\" with --schedule: that alone)")
+	workloads := fs.String("workloads", strings.Join(experiment.MatchersWorkloads, ","), "workloads, comma-separated: lhsim goal gen patterns, or fig6 (the LHS paper's micro-benchmark with lhsim search's set-up, for list and lhs) (docs/matchers.md; \"\" with --schedule: that alone)")
 	fs.StringVar(&cfg.Schedule, "schedule", "", "also run this GOAL schedule")
 	matchers := fs.String("matchers", strings.Join(experiment.MatchersDefault, ","), "matchers, comma-separated: "+match.Usage)
 	fs.StringVar(&cfg.Reports, "reports", cfg.Reports, "the area flow's checked-in Yosys reports, relative to the repository root")
-	rtl := fs.String("rtl-nodes", "", "nodes whose ALPU (alpu:N, lhs+alpu:N, N up to 128) runs as Verilated RTL beside its model, checked against it (comma-separated)")
+	rtl := fs.String("rtl-nodes", "", "nodes whose matcher runs as Verilated RTL beside its model, checked against it (the LHS receive path of lhs and lhs+alpu:N; the ALPU of alpu:N and lhs+alpu:N, N up to 128; comma-separated)")
 	out := addOutputFlags(fs)
 	qplot := addPlotFlag(fs, "draw matching time against queue length per matcher to this file (.svg or .png)")
 	pplot := &plotFlag{}
@@ -45,8 +45,8 @@ func runMatchers(args []string) error {
 		if w = strings.TrimSpace(w); w == "" {
 			continue
 		}
-		if !slices.Contains(goal.Patterns(), w) && w != "alltoall_late" {
-			return badUsage(fs, fmt.Errorf("--workloads: no pattern %q; patterns: alltoall_late, %s", w, strings.Join(goal.Patterns(), ", ")))
+		if !slices.Contains(goal.Patterns(), w) && w != experiment.Fig6Workload {
+			return badUsage(fs, fmt.Errorf("--workloads: no workload %q; workloads: %s, %s", w, strings.Join(goal.Patterns(), ", "), experiment.Fig6Workload))
 		}
 		cfg.Workloads = append(cfg.Workloads, w)
 	}
@@ -65,6 +65,9 @@ func runMatchers(args []string) error {
 		if n >= cfg.Ranks {
 			return badUsage(fs, fmt.Errorf("--rtl-nodes: node %d: the workloads have ranks 0 to %d", n, cfg.Ranks-1))
 		}
+	}
+	if slices.Contains(cfg.Workloads, experiment.Fig6Workload) && !slices.ContainsFunc(cfg.Matchers, func(m string) bool { return slices.Contains(experiment.Fig6Matchers, m) }) {
+		return badUsage(fs, fmt.Errorf("--workloads %s runs the matchers %s; --matchers has neither", experiment.Fig6Workload, strings.Join(experiment.Fig6Matchers, " and ")))
 	}
 	if len(cfg.Workloads) == 0 && cfg.Schedule == "" {
 		return badUsage(fs, errMsg("no workload: give --workloads or --schedule"))

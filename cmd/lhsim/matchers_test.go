@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,10 +31,67 @@ func TestMatchersCommand(t *testing.T) {
 		code, _, stderr := run(t, nil, bad...)
 		require.Equal(t, 2, code, "%v: %s", bad, stderr)
 	}
+	// --matcher-rtl-nodes: the LHS receive path runs as RTL beside its model; a software
+	// matcher has no RTL (exit 2, naming the ones that have).
+	dir = t.TempDir()
+	sched := filepath.Join(dir, "late.goal")
+	code, _, stderr = run(t, nil, "goal", "gen", "alltoall_late", "--ranks", "8", "--out", sched)
+	require.Equal(t, 0, code, stderr)
+	code, out, stderr := run(t, nil, "goal", "--schedule", sched, "--matcher", "lhs", "--matcher-rtl-nodes", "0,3")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "matcher lhs (RTL on nodes 0,3)")
+	code, _, stderr = run(t, nil, "goal", "--schedule", sched, "--matcher", "list", "--matcher-rtl-nodes", "0")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, match.RTLUsage)
+	code, _, stderr = run(t, nil, "goal", "gen", "alltoall_late", "--ranks", "8", "--late-ns", "0")
+	require.Equal(t, 2, code, stderr)
 	for _, bad := range [][]string{{"matchers", "--matchers", "lhs2"}, {"matchers", "--matchers", "alpu:0"}, {"matchers", "--matchers", "bins:70000"},
 		{"goal", "--schedule", "x.goal", "--matcher", "alpu:2000"}, {"goal", "--schedule", "x.goal", "--matcher", "hash"}} {
 		code, _, stderr := run(t, nil, bad...)
 		require.Equal(t, 2, code, "%v: %s", bad, stderr)
 		require.Contains(t, stderr, match.Usage, "%v", bad)
 	}
+}
+
+// Seed 000 as the check, from the command line: lhsim matchers --workloads fig6 runs the list
+// and lhs matchers on the LHS paper's micro-benchmark and gives, depth for depth and as
+// slopes, the figures lhsim search gives for Fig. 6 (no LHS; LHS first and repeated search).
+func TestMatchersFig6IsLhsimSearch(t *testing.T) {
+	code, js, stderr := run(t, nil, "matchers", "--workloads", "fig6", "--matchers", "list,lhs,alpu:64", "--json")
+	require.Equal(t, 0, code, stderr)
+	var m struct {
+		Cells []any `json:"cells"`
+		Fig6  []struct {
+			Matcher     string    `json:"matcher"`
+			Depths      []int     `json:"depths"`
+			First       []float64 `json:"first_ns"`
+			Repeated    []float64 `json:"repeated_ns"`
+			FirstPer    float64   `json:"first_ns_per_message"`
+			RepeatedPer float64   `json:"repeated_ns_per_message"`
+		} `json:"fig6"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(js), &m))
+	code, sjs, stderr := run(t, nil, "search", "--json")
+	require.Equal(t, 0, code, stderr)
+	var s struct {
+		Depths []int                `json:"depths"`
+		Per    map[string]float64   `json:"per_message_ns"`
+		Series map[string][]float64 `json:"series_ns"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(sjs), &s))
+	require.Empty(t, m.Cells)
+	require.Len(t, m.Fig6, 2, "alpu:64 has no set-up on the micro-benchmark")
+	list, lhs := m.Fig6[0], m.Fig6[1]
+	require.Equal(t, "list", list.Matcher)
+	require.Equal(t, s.Depths, list.Depths)
+	require.Equal(t, s.Series["no_lhs"], list.First)
+	require.Equal(t, s.Series["lhs_cold"], lhs.First)
+	require.Equal(t, s.Series["lhs"], lhs.Repeated)
+	require.InDelta(t, s.Per["no_lhs"], list.FirstPer, 1e-9)
+	require.InDelta(t, s.Per["lhs_cold"], lhs.FirstPer, 1e-9)
+	require.InDelta(t, s.Per["lhs"], lhs.RepeatedPer, 1e-9)
+	require.InDelta(t, 13.85, lhs.RepeatedPer, 0.005, "the README's Fig. 6 figure")
+	code, _, stderr = run(t, nil, "matchers", "--workloads", "fig6", "--matchers", "bins:4")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "list and lhs")
 }

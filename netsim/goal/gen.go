@@ -3,7 +3,8 @@ package goal
 // Schedule generators: the patterns of LogGOPSim's Schedgen (src/Schedgen/schedgen.cpp at
 // commit 76451de, root 0, tag 0, one rank block after another, labels l1, l2, ... per rank)
 // and Schedgen2's incast and outcast (src/Schedgen2/additional_microbenchmarks.py), written
-// in the text Schedgen writes so that LogGOPSim's txt2bin reads it too.
+// in the text Schedgen writes so that LogGOPSim's txt2bin reads it too; and alltoall_late,
+// lhsim's own: Schedgen's linear all-to-all whose receivers post late.
 
 import (
 	"bufio"
@@ -22,7 +23,15 @@ type GenConfig struct {
 	Size    int    // bytes per message in a basic step (Schedgen's --datasize)
 	Segment int    // pipelinedring: bytes per segment (Schedgen's --segmentsize)
 	Seed    uint64 // random_bisect, linear_alltoallv: the random pairing and sizes
+	// LateNs is how long alltoall_late's receivers compute before posting their receives
+	// (0: DefaultLateNs).
+	LateNs int64
 }
+
+// DefaultLateNs is alltoall_late's default delay: 50 µs, longer than the sends of a 256-rank
+// all-to-all take to land on the packet network (simulated: lhsim matchers' table), so that
+// most messages arrive before their receive and wait in the unexpected queue.
+const DefaultLateNs = 50_000
 
 type genFunc func(g *genWriter, c GenConfig, rank int)
 
@@ -36,6 +45,7 @@ var patterns = map[string]genFunc{
 	"allreduce_ring":     genRing,
 	"pipelinedring":      genPipelinedRing,
 	"linear_alltoall":    genAlltoall,
+	"alltoall_late":      genAlltoallLate,
 	"linear_alltoallv":   genAlltoall,
 	"gather":             genGather,
 	"scatter":            genScatter,
@@ -94,7 +104,10 @@ func Generate(w io.Writer, c GenConfig) error {
 	case c.Pattern == "pipelinedring" && (c.Segment < 1 || c.Size/c.Segment > 1<<20):
 		return fmt.Errorf("goal gen: pipelinedring with segments of %d bytes for %d bytes: want at least 1 byte and at most 2^20 segments", c.Segment, c.Size)
 	}
-	if quadratic := c.Pattern == "linear_alltoall" || c.Pattern == "linear_alltoallv"; quadratic && c.Ranks > 1<<14 {
+	if c.LateNs < 0 || c.LateNs > 1<<50 {
+		return fmt.Errorf("goal gen: late receivers after %d ns: want 0 to %d", c.LateNs, int64(1)<<50)
+	}
+	if quadratic := strings.Contains(c.Pattern, "alltoall"); quadratic && c.Ranks > 1<<14 {
 		return fmt.Errorf("goal gen: %s on %d ranks writes %d operations: at most 16384 ranks", c.Pattern, c.Ranks, 2*c.Ranks*(c.Ranks-1))
 	}
 	g := &genWriter{w: bufio.NewWriterSize(w, 1<<16), n: c.Ranks}
@@ -278,6 +291,23 @@ func genAlltoall(g *genWriter, c GenConfig, rank int) {
 		}
 		g.send(ss, to)
 		g.recv(rs, from)
+	}
+}
+
+// genAlltoallLate is linear_alltoall whose receives wait for a calc of LateNs: rank r sends
+// to r+1, r+2, ... (mod n) at once and receives from r-1, r-2, ... once it has computed.
+func genAlltoallLate(g *genWriter, c GenConfig, rank int) {
+	late := c.LateNs
+	if late == 0 {
+		late = DefaultLateNs
+	}
+	g.label++
+	calc := g.label
+	fmt.Fprintf(g.w, "l%d: calc %d\n", calc, late)
+	n := c.Ranks
+	for s := 1; s < n; s++ {
+		g.send(c.Size, (rank+s)%n)
+		g.requires(g.recv(c.Size, (rank-s+n)%n), calc)
 	}
 }
 

@@ -3,6 +3,7 @@ package goal
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -278,8 +279,8 @@ func TestGenWithPeers(t *testing.T) {
 		out, err := exec.Command(txt2bin, "-i", f, "-o", f+".bin").CombinedOutput()
 		require.NoError(t, err, "txt2bin on %s: %s", p, out)
 		switch p {
-		case "random_bisect", "linear_alltoallv", "incast", "outcast":
-			continue // random, or Schedgen2's
+		case "random_bisect", "linear_alltoallv", "incast", "outcast", "alltoall_late":
+			continue // random, Schedgen2's, or lhsim's own
 		}
 		sg := filepath.Join(dir, p+".sg")
 		out, err = exec.Command(schedgen, "-p", p, "-s", "16", "-d", "4096", "--segmentsize", "1024", "-o", sg).CombinedOutput()
@@ -288,6 +289,33 @@ func TestGenWithPeers(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, string(want), b.String(), p)
 	}
+}
+
+// alltoall_late, from gen through the parser to the packet network: every rank computes
+// for the delay before posting its receives, so on every rank all n-1 messages wait in the
+// unexpected queue, each receive takes the message from its peer, and no rank ends before
+// the delay.
+func TestGenAlltoallLate(t *testing.T) {
+	const n = 16
+	for _, late := range []int64{0, 20_000} {
+		var b bytes.Buffer
+		require.NoError(t, Generate(&b, GenConfig{Pattern: "alltoall_late", Ranks: n, Size: 8, LateNs: late}))
+		want := late
+		if want == 0 {
+			want = DefaultLateNs
+		}
+		require.Contains(t, b.String(), fmt.Sprintf("l1: calc %d\nl2: send 8b to 1 tag 0\nl3: recv 8b from 15 tag 0\nl3 requires l1\n", want))
+		s := parse(t, b.String())
+		require.Equal(t, 2*n*(n-1)+n, s.NumOps)
+		r, err := RunPacket(s, packetCluster(t, "crossbar:16"), 65535, Options{Stats: true})
+		require.NoError(t, err)
+		require.Empty(t, r.Unmatched)
+		for i, f := range r.Finished {
+			require.Greater(t, f, uint64(want)*1000, "rank %d", i)
+			require.Equal(t, n-1, r.Match[i].UnexpectedMax, "rank %d's unexpected queue", i)
+		}
+	}
+	require.Error(t, Generate(&bytes.Buffer{}, GenConfig{Pattern: "alltoall_late", Ranks: 4, Size: 8, LateNs: -1}))
 }
 
 func packetCluster(t *testing.T, topo string) *cluster.Cluster {

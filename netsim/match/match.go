@@ -9,8 +9,9 @@
 //   - alpu:N: an ALPU of N cells per queue (rtl/alpu.v; Underwood et al., IPDPS 2005) with a
 //     software list behind it when it is full, on chosen nodes the Verilated RTL checked
 //     cycle by cycle against the Go model;
-//   - lhs: the LHS paper's receive path for the unexpected queue, its searches costing what the
-//     search rig measured (LHSCurve), posted receives in the host's list;
+//   - lhs: the LHS paper's receive path for the unexpected queue (NIC: the device's Go model,
+//     on chosen nodes the Verilated RTL checked against it, with the host model running the
+//     paper's search loop), posted receives in the host's list;
 //   - lhs+alpu:N: LHS for the unexpected queue, an ALPU for posted receives.
 //
 // docs/matchers.md describes each and how to add one.
@@ -41,6 +42,21 @@ func (s Spec) String() string {
 
 // Hardware says whether the matcher is hardware (it has an area).
 func (s Spec) Hardware() bool { return s.Kind != "list" && s.Kind != "bins" }
+
+// RTL says whether the matcher runs as Verilated RTL on chosen nodes: the ALPU of alpu:N and
+// lhs+alpu:N for N up to RTLCells, the LHS receive path of lhs and lhs+alpu:N.
+func (s Spec) RTL() bool {
+	switch s.Kind {
+	case "lhs":
+		return true
+	case "alpu", "lhs+alpu":
+		return s.N <= RTLCells
+	}
+	return false
+}
+
+// RTLUsage says which matchers run as RTL, for error messages and -h.
+var RTLUsage = fmt.Sprintf("lhs (the LHS receive path), alpu:N and lhs+alpu:N with N up to %d (the ALPU and, for lhs+alpu, the LHS receive path)", RTLCells)
 
 // The sizes a matcher takes.
 const (
@@ -88,10 +104,13 @@ type Config struct {
 	// (section 5.1.1), at which the LHS RTL runs too (lhsnic.DefaultConfig).
 	HWClockHz int64
 	// RTLNodes run the hardware matcher's Verilated RTL beside its model (the ALPU of alpu:N
-	// and lhs+alpu:N).
+	// and lhs+alpu:N; the LHS receive path of lhs and lhs+alpu:N).
 	RTLNodes []int
-	// LHS is the LHS receive path's search cost (lhs, lhs+alpu:N).
-	LHS *LHSCurve
+	// NIC is the LHS receive path of lhs and lhs+alpu:N (Model and LHS are set per node;
+	// Entries is the Go model's LH buffer, LHSRTLEntries on RTL nodes).
+	NIC NICConfig
+	// lhsFault, in tests, is a fault in the Go model beside the LHS RTL.
+	lhsFault func(e *goal.Entry)
 }
 
 // Stats are one rank's matching figures.
@@ -121,19 +140,16 @@ func NewSet(spec Spec, cfg Config) (*Set, error) {
 	if cfg.HWClockHz <= 0 {
 		return nil, fmt.Errorf("match: hardware clock %d Hz", cfg.HWClockHz)
 	}
-	if len(cfg.RTLNodes) > 0 && spec.Kind != "alpu" && spec.Kind != "lhs+alpu" {
-		return nil, fmt.Errorf("match: %s has no ALPU: RTL nodes are for alpu:N and lhs+alpu:N", spec)
+	if len(cfg.RTLNodes) > 0 && !spec.RTL() {
+		return nil, fmt.Errorf("match: %s has no RTL: RTL nodes are for %s", spec, RTLUsage)
 	}
 	if strings.HasPrefix(spec.Kind, "lhs") {
-		if cfg.LHS == nil {
-			return nil, fmt.Errorf("match: lhs needs the search rig's curve (experiment.MatchConfig)")
+		if err := cfg.NIC.Host.Validate(); err != nil {
+			return nil, fmt.Errorf("match: lhs's host: %w", err)
 		}
-		if err := cfg.LHS.check(); err != nil {
-			return nil, err
+		if cfg.NIC.Ranks < 1 {
+			return nil, fmt.Errorf("match: lhs needs the communicator's size (NIC.Ranks)")
 		}
-	}
-	if len(cfg.RTLNodes) > 0 && spec.N > RTLCells {
-		return nil, fmt.Errorf("match: alpu:%d on RTL nodes: the Verilated ALPU has %d cells", spec.N, RTLCells)
 	}
 	return &Set{Spec: spec, cfg: cfg}, nil
 }
@@ -171,15 +187,25 @@ func (s *Set) New(rank int) (goal.Matcher, error) {
 		posted, uq = p, q
 	case "lhs":
 		posted = &listQueue{newSWList(cpu, c, postedBase)}
-		uq = &lhsQueue{u: u, c: s.cfg.LHS}
+		l, err := newLHSQueue(u, &s.cfg, slices.Contains(s.cfg.RTLNodes, rank))
+		if err != nil {
+			return nil, fmt.Errorf("match: node %d's LHS receive path: %w", rank, err)
+		}
+		u.lhs, uq = l, l
 	case "lhs+alpu":
 		p := newALPUQueue(u, cpu, c, s.Spec.N, postedBase, "posted")
-		if slices.Contains(s.cfg.RTLNodes, rank) {
+		rtl := slices.Contains(s.cfg.RTLNodes, rank)
+		if rtl {
 			if err := u.attachRTL(p); err != nil {
 				return nil, err
 			}
 		}
-		posted, uq = p, &lhsQueue{u: u, c: s.cfg.LHS}
+		l, err := newLHSQueue(u, &s.cfg, rtl)
+		if err != nil {
+			u.closeRTL()
+			return nil, fmt.Errorf("match: node %d's LHS receive path: %w", rank, err)
+		}
+		u.lhs, posted, uq = l, p, l
 	default:
 		return nil, fmt.Errorf("match: no matcher %q", s.Spec)
 	}
@@ -202,6 +228,7 @@ func (s *Set) Stats() []*Stats {
 func (s *Set) RTLSteps() int {
 	n := 0
 	for _, u := range s.units {
+		n += u.rtlOps
 		for _, r := range u.rtl {
 			n += r.ops
 		}
@@ -209,13 +236,27 @@ func (s *Set) RTLSteps() int {
 	return n
 }
 
-// Close frees the RTL models.
-func (s *Set) Close() {
+// Close frees the RTL and the NICs; the error is the first a device reported on closing.
+// Stats and RTLSteps stay valid; closing twice is harmless.
+func (s *Set) Close() error {
+	var err error
 	for _, u := range s.units {
-		for _, r := range u.rtl {
-			r.close()
+		u.closeRTL()
+		if u.lhs != nil {
+			if e := u.lhs.close(); err == nil && e != nil {
+				err = fmt.Errorf("match: node %d's LHS receive path: %w", u.rank, e)
+			}
+			u.lhs = nil
 		}
-		u.rtl = nil
+	}
+	return err
+}
+
+// closeRTL frees the ALPU RTL models, keeping their counts (RTLSteps); closing twice is
+// harmless.
+func (u *unit) closeRTL() {
+	for _, r := range u.rtl {
+		r.close()
 	}
 }
 
@@ -250,6 +291,8 @@ type unit struct {
 	fallbacks  int
 	refills    int
 	rtl        []*alpuRTL
+	rtlOps     int       // LHS operations checked between the RTL and the Go model
+	lhs        *lhsQueue // lhs, lhs+alpu:N
 	st         Stats
 }
 

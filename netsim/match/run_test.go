@@ -104,11 +104,12 @@ func runFill(t *testing.T, name string, rtl []int) (map[uint32]string, *Stats, *
 	}
 	cfg := testConfig()
 	cfg.RTLNodes = rtl
+	cfg.NIC.Entries = 4 // the Go model's LH buffer fills with the 6 unexpected messages
 	set, err := NewSet(spec, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(set.Close)
+	t.Cleanup(func() { set.Close() })
 	rec := &recorder{pairs: map[uint32]string{}}
 	res, err := goal.RunPacket(s, c, 65535, goal.Options{NewMatcher: func(rank int) (goal.Matcher, error) {
 		m, err := set.New(rank)
@@ -128,7 +129,9 @@ func runFill(t *testing.T, name string, rtl []int) (map[uint32]string, *Stats, *
 }
 
 // A hardware list that fills mid-run under wildcards falls back to software and comes back,
-// and every receive still gets the message MPI order gives it.
+// and every receive still gets the message MPI order gives it: the ALPU of 4 cells, and the
+// LHS receive path whose 4-entry LH buffer (the Go model's) overflows into host memory. On RTL
+// nodes the RTL runs beside the model (LHS: the RTL build's 1024 entries, no overflow).
 func TestALPUFillsAndFallsBackInOrder(t *testing.T) {
 	want := map[uint32]string{0: "2/7", 1: "2/7", 2: "2/7", 3: "2/7"}
 	for i := 4; i < 10; i++ {
@@ -156,6 +159,65 @@ func TestALPUFillsAndFallsBackInOrder(t *testing.T) {
 		if st.Fallbacks < 6 || st.Refills == 0 || st.MaxUnexpected != 6 {
 			t.Errorf("alpu:4 (RTL on %v): %d fallbacks (want at least 6), %d refills, longest unexpected %d (want 6)", rtl, st.Fallbacks, st.Refills, st.MaxUnexpected)
 		}
+		for _, m := range []string{"lhs", "lhs+alpu:4"} {
+			st := check(m, rtl)
+			// Without RTL the 4-entry buffer moved the oldest 2 of the 6 unexpected messages
+			// to host memory, where receives 11 and 12 found them; the hybrid's posted ALPU
+			// also sends 6 matches to software, as alpu:4's does.
+			want := 2
+			if len(rtl) > 0 {
+				want = 0
+			}
+			if m != "lhs" {
+				want += 6 // the posted ALPU's, as alpu:4's (at least 6)
+			}
+			if (m == "lhs" && st.Fallbacks != want) || st.Fallbacks < want || st.MaxUnexpected != 6 {
+				t.Errorf("%s (RTL on %v): %d fallbacks, want %d; longest unexpected %d (want 6)", m, rtl, st.Fallbacks, want, st.MaxUnexpected)
+			}
+		}
+	}
+}
+
+// The LHS RTL and its Go model must agree: a fault in the model (it takes one message in
+// with another tag) stops the run naming the node, the receive, the message and the cycle.
+func TestLHSRTLDisagreementStops(t *testing.T) {
+	cfg := testConfig()
+	cfg.RTLNodes = []int{3}
+	cfg.lhsFault = func(e *goal.Entry) {
+		if e.Tag == 1 {
+			e.Tag = 5
+		}
+	}
+	set, err := NewSet(Spec{Kind: "lhs"}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	m, err := set.New(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Begin(0)
+	for i := uint32(0); i < 3; i++ {
+		m.Unexpected().Push(goal.Entry{Src: 1, Tag: i, Line: 10 + i})
+	}
+	if _, err := m.End(); err != nil {
+		t.Fatalf("arrivals: %v (the fault changes no cycle)", err)
+	}
+	m.Begin(1000)
+	if _, _, ok := m.Unexpected().Take(1, 0); !ok {
+		t.Fatal("tag 0 not found")
+	}
+	if _, err := m.End(); err != nil {
+		t.Fatalf("a receive both agree on: %v", err)
+	}
+	m.Begin(2000)
+	m.Unexpected().Take(1, 1)
+	_, err = m.End()
+	if err == nil || !strings.Contains(err.Error(), "node 3, unexpected queue (LHS), receive from 1 tag 1, device cycle ") ||
+		!strings.Contains(err.Error(), "the LHS RTL matched the message from 1 tag 1 (line 11) at depth 0") ||
+		!strings.Contains(err.Error(), "the Go model no match") {
+		t.Fatalf("got %v", err)
 	}
 }
 
