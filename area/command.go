@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -33,6 +34,8 @@ type Options struct {
 	// RunAll runs the sweep's jobs (Runner.RunAll when nil; lhsim area --slurm hands them to
 	// a Slurm job array and returns their reports, in job order, as Runner.RunAll does).
 	RunAll func(ctx context.Context, r Runner, jobs []Job, progress func(Report, time.Duration)) ([]Report, error)
+	// Progress, when set, is told after each Yosys run (done of total).
+	Progress func(done, total int)
 }
 
 // Runner is the runner Command synthesizes with: from the repository root, reports into
@@ -125,9 +128,16 @@ func Command(ctx context.Context, o Options, stdout, log io.Writer) error {
 			return err
 		}
 		start := time.Now()
+		var mu sync.Mutex
+		done := 0
 		reps, err := runAll(ctx, r, jobs, func(rep Report, d time.Duration) {
+			mu.Lock()
+			defer mu.Unlock()
 			fmt.Fprintf(log, "  %-32s %6.1f s  LUT %6d  FF %6d  BRAM %3d  slices %6d\n",
 				rep.Job.String(), d.Seconds(), rep.LUTs, rep.FFs, rep.BRAMs, rep.Slices)
+			if done++; o.Progress != nil {
+				o.Progress(done, len(jobs))
+			}
 		})
 		if err != nil {
 			return err

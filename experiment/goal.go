@@ -14,7 +14,6 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
-	"gonum.org/v1/plot"
 
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
@@ -34,8 +33,15 @@ type GoalConfig struct {
 	RTLNodes []int  // packet: nodes whose receive path is the LHS RTL (netsim/lhsnic)
 	// Timeline, when set, records the packet run (docs/timeline.md); the caller closes it.
 	Timeline *timeline.Writer
-	// Progress, when set, is told every 16,384 operations a packet run starts (done of
-	// total) and at the end.
+	// Trace, when set, is an FST waveform of RTL node TraceNode's receive path, written
+	// with a GTKWave save file beside it (the same name, .gtkw) that opens it at the node's
+	// first message, a marker at each of its steps; with Timeline, TimelineSave (when set)
+	// gets the same save file, beside the timeline.
+	Trace        string
+	TraceNode    int
+	TimelineSave string
+	// Progress, when set, is told every 16,384 operations a run starts (done of total)
+	// and at the end.
 	Progress func(done, total int64)
 	// Matcher is the packet network's matcher (netsim/match: list, bins:K, alpu:N); "": none,
 	// matching takes no time.
@@ -102,7 +108,15 @@ func RunGoal(cfg GoalConfig) (*GoalResult, error) {
 func RunGoalSchedule(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 	switch cfg.Network {
 	case "loggp":
-		res, err := goal.RunLogGP(s, cfg.LogGP, goal.Options{Stats: true, StdSort: cfg.StdSort})
+		opt := goal.Options{Stats: true, StdSort: cfg.StdSort}
+		if cfg.Progress != nil {
+			total := int64(s.NumOps)
+			opt.Progress = func(done int64) { cfg.Progress(done, total) }
+		}
+		res, err := goal.RunLogGP(s, cfg.LogGP, opt)
+		if err == nil && cfg.Progress != nil {
+			cfg.Progress(int64(s.NumOps), int64(s.NumOps))
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -174,10 +188,7 @@ func (r *GoalResult) WriteTable(w io.Writer) error {
 // WritePlot draws each rank's matching statistics (LogGOPSim's --qstat): the longest posted
 // and unexpected queue met by a search and the deepest successful search, against the rank.
 func (r *GoalResult) WritePlot(file string) error {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("matching per rank: %s, network %s (simulated)", filepath.Base(r.Schedule), r.Network)
-	p.X.Label.Text, p.Y.Label.Text = "rank", "entries"
-	p.Legend.Top, p.Legend.Left = true, true
+	p := linearPlot(fmt.Sprintf("matching per rank: %s, network %s (simulated)", filepath.Base(r.Schedule), r.Network), "rank", "entries")
 	var c curves
 	for _, x := range r.PerRank {
 		if x.Match == nil {

@@ -3,14 +3,19 @@ package experiment
 import (
 	"fmt"
 	"math"
+	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/goal"
 	"github.com/lhsim/lhsim/netsim/lhsnic"
 	"github.com/lhsim/lhsim/netsim/match"
 	"github.com/lhsim/lhsim/netsim/timeline"
+	"github.com/lhsim/lhsim/waves"
 )
 
 func matcherNote(cfg GoalConfig) string {
@@ -70,17 +75,35 @@ func runGoalPacket(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 	}
 	var rtl []*lhsnic.Node
 	var rtlAt []int
+	var traced *lhsnic.Node // the node whose waveform is recorded (cfg.Trace)
+	var firstMsg []waves.Marker
+	if cfg.Trace != "" && !slices.Contains(cfg.RTLNodes, cfg.TraceNode) {
+		return nil, fmt.Errorf("goal: --trace %d: that node's receive path is not the RTL (add it to the RTL nodes)", cfg.TraceNode)
+	}
 	for _, n := range cfg.RTLNodes {
 		if n < 0 || n >= topo.Nodes() {
 			return nil, fmt.Errorf("goal: RTL receive path on node %d: %s has nodes 0 to %d", n, cfg.Topology, topo.Nodes()-1)
 		}
 		// The LHS receive path in Verilated RTL at 100 MHz, LHS on, each message released
 		// the cycle after it commits (lhsnic.DefaultConfig).
-		node, err := lhsnic.New(c.Engine(), lhsnic.DefaultConfig())
+		nc := lhsnic.DefaultConfig()
+		if cfg.Trace != "" && n == cfg.TraceNode {
+			nc.Device.Trace = cfg.Trace
+		}
+		node, err := lhsnic.New(c.Engine(), nc)
 		if err != nil {
 			return nil, err
 		}
-		defer node.Close()
+		if nc.Device.Trace != "" {
+			traced = node // closed once the run is over: the waveform is then whole
+			node.OnEvent = func(e lhsnic.RxEvent) {
+				if e.Msg == 0 {
+					firstMsg = append(firstMsg, waves.Marker{Name: "message 0 " + e.Kind.String(), Time: (e.Board + hw.ResetCycles) * waves.CycleTime})
+				}
+			}
+		} else {
+			defer node.Close()
+		}
 		if err := c.SetReceivePath(n, node); err != nil {
 			return nil, err
 		}
@@ -93,7 +116,12 @@ func runGoalPacket(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 		net.SampleLinks(c.Network())
 		for i, node := range rtl {
 			n := rtlAt[i]
-			node.OnCommit = func(cm lhsnic.Commit, board uint64) { net.Commit(n, cm.Time, cm.Cycle, board, cm.Size) }
+			first := node.OnEvent
+			traceRTL(net, n, node)
+			if first != nil { // the traced node: its first message's markers too
+				tell := node.OnEvent
+				node.OnEvent = func(e lhsnic.RxEvent) { tell(e); first(e) }
+			}
 		}
 		c.Observe(net)
 		opt.Tracer = newGoalTracer(s, net)
@@ -119,6 +147,22 @@ func runGoalPacket(cfg GoalConfig, s *goal.Schedule) (*GoalResult, error) {
 		opt.NewMatcher = set.New
 	}
 	res, err := goal.RunPacket(s, c, cfg.LogGP.S, opt)
+	if traced != nil {
+		if cerr := traced.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("goal: node %d's waveform: %w", cfg.TraceNode, cerr)
+		}
+		if err == nil {
+			saves := []string{strings.TrimSuffix(cfg.Trace, filepath.Ext(cfg.Trace)) + ".gtkw"}
+			if cfg.Timeline != nil && cfg.TimelineSave != "" {
+				saves = append(saves, cfg.TimelineSave)
+			}
+			for _, f := range saves {
+				if err = waves.ForRun(cfg.Trace, gosim.DefaultParams, firstMsg).Write(f); err != nil {
+					break
+				}
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

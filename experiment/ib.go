@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -18,10 +19,11 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
-	"gonum.org/v1/plot"
 
 	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/ib"
+	"github.com/lhsim/lhsim/netsim/timeline"
 )
 
 // The PM/InfiniBand-FJ paper's figures.
@@ -444,7 +446,7 @@ func (r *IBBuffersResult) WritePlot(file string) error {
 		return fmt.Errorf("ib buffers: %w", err)
 	}
 	p := logXPlot("Receive-buffer memory per node (PM/InfiniBand-FJ paper §5.4)", "nodes", "bytes")
-	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	logY(p)
 	var c curves
 	for _, row := range r.Rows {
 		c.add("per-peer RC (128 x 8 KB per QP)", false, float64(row.Nodes), float64(row.RCBytes))
@@ -534,6 +536,11 @@ type IBRunConfig struct {
 	Bulk         bool
 	// Checkpoint, when set, is where the checkpoint is written; the run then stops there.
 	Checkpoint string
+	// Timeline, when set, records the run's packets (docs/timeline.md); not with a
+	// checkpoint.
+	Timeline *timeline.Writer `json:"-"`
+	// Progress, when set, is told of the sends completed (done of total) as the run goes.
+	Progress func(done, total int64) `json:"-"`
 }
 
 // DefaultIBRun is the GC-LE cluster's 8 nodes, small shared receive queues that run dry,
@@ -567,8 +574,41 @@ func RunIB(cfg IBRunConfig) (*IBRunResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	progs := make([]*ib.Traffic, len(c.Nodes()))
 	for i := range c.Nodes() {
-		c.Start(i, 0, ib.NewTraffic(cfg.Workload, i))
+		progs[i] = ib.NewTraffic(cfg.Workload, i)
+		c.Start(i, 0, progs[i])
+	}
+	if cfg.Timeline != nil {
+		if cfg.CheckpointAt > 0 {
+			return nil, errors.New("ib run: a timeline records a whole run in one process; not with a checkpoint")
+		}
+		tl := timeline.NewNet(cfg.Timeline, len(progs))
+		timeline.TracePackets(tl, c.Network()).Name = func(p *fabric.Packet) string { return ib.PacketKind(p.Kind) }
+		c.Trace(ibHosts{tl})
+	}
+	if cfg.Progress != nil && cfg.CheckpointAt == 0 {
+		// In steps of simulated time, counting the sends completed (the steps are one run:
+		// events fire in the same order).
+		n := int64(len(progs))
+		total := int64(cfg.Workload.Messages) * n * (n - 1)
+		for at := ibProgressStep; ; at += ibProgressStep {
+			if err := c.Run(at); err != nil {
+				return nil, err
+			}
+			var done int64
+			ended := true
+			for i, t := range progs {
+				done += int64(t.Done)
+				if ok, _ := c.Node(i).Host.Done(); !ok {
+					ended = false
+				}
+			}
+			cfg.Progress(done, total)
+			if ended {
+				break
+			}
+		}
 	}
 	res := &IBRunResult{}
 	if cfg.CheckpointAt > 0 {
@@ -604,6 +644,9 @@ func ResumeIB(path string) (*IBRunResult, error) {
 	res := &IBRunResult{Resumed: true, Checkpoint: &meta.Report}
 	return res, finishIB(c, res)
 }
+
+// ibProgressStep is how much simulated time ib run runs between two progress reports.
+const ibProgressStep = 100 * netsim.Microsecond
 
 func finishIB(c *ib.Cluster, res *IBRunResult) error {
 	if err := c.Run(netsim.Never); err != nil {

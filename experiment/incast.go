@@ -16,10 +16,7 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
@@ -81,6 +78,11 @@ type IncastConfig struct {
 	Cluster   cluster.Config
 	// Timeline, when set, records the LHS-on and LHS-off runs (docs/timeline.md).
 	Timeline *timeline.Writer
+	// TimelineSave, when set with Trace and Timeline, is a GTKWave save file written for
+	// the traced receiver: its waveform opened at its first message, a marker at each of
+	// that message's steps on the timeline (arrival, taken, LH entry, message done, host
+	// release).
+	TimelineSave string
 	// Progress, when set, is told after each run (done of total: LHS on, off, the speed rows).
 	Progress func(done, total int)
 }
@@ -115,6 +117,7 @@ type IncastRun struct {
 	Waveform       string        `json:"waveform,omitempty"`
 	Done           []netsim.Time `json:"-"` // every receive's completion, in order
 	SaveFile       string        `json:"save_file,omitempty"`
+	TimelineSave   string        `json:"timeline_save_file,omitempty"` // IncastConfig.TimelineSave
 	EventsPerS     float64       `json:"events_per_s"`
 	SimNsPerWallS  float64       `json:"sim_ns_per_wall_s"`
 }
@@ -518,6 +521,7 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 	var hosts []receiver
 	var nodes []*lhsnic.Node
 	var traced *waves.Events
+	var firstMsg []waves.Marker // the traced receiver's first message (TimelineSave)
 	closeAll := func() error {
 		var first error
 		for _, n := range nodes {
@@ -570,8 +574,17 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 		}
 		nodes = append(nodes, node)
 		if tl != nil {
-			r := r
-			node.OnCommit = func(cm lhsnic.Commit, board uint64) { tl.Commit(r, cm.Time, cm.Cycle, board, cm.Size) }
+			traceRTL(tl, r, node)
+			if ev != nil && cfg.TimelineSave != "" {
+				// The traced receiver's first message, as markers in its waveform.
+				tell := node.OnEvent
+				node.OnEvent = func(e lhsnic.RxEvent) {
+					tell(e)
+					if e.Msg == 0 {
+						firstMsg = append(firstMsg, waves.Marker{Name: "message 0 " + e.Kind.String(), Time: (e.Board + hw.ResetCycles) * waves.CycleTime})
+					}
+				}
+			}
 		}
 		if ev != nil {
 			node.Local().OnCycle(ev.Observe)
@@ -644,6 +657,12 @@ func incastOnce(cfg IncastConfig, topo fabric.Topology, kinds []string, lhs bool
 			return run, err
 		}
 		run.Waveform, run.SaveFile = cfg.Trace, save
+		if len(firstMsg) > 0 {
+			if err := waves.ForRun(cfg.Trace, gosim.DefaultParams, firstMsg).Write(cfg.TimelineSave); err != nil {
+				return run, err
+			}
+			run.TimelineSave = cfg.TimelineSave
+		}
 	}
 	return run, nil
 }
@@ -709,33 +728,21 @@ func (r *IncastResult) WritePlot(file string) error {
 	if err := CheckPlotFile(file); err != nil {
 		return fmt.Errorf("incast: %w", err)
 	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("incast on %s: %d senders, %d receivers, receives posted at %.0f µs",
-		r.Topology, r.Senders, r.Receivers, r.PostAtUs)
-	p.X.Label.Text = "simulated time (µs)"
-	p.Y.Label.Text = "receives completed"
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = true, true
-	for i, run := range []IncastRun{r.On, r.Off} {
+	p := logXPlot(fmt.Sprintf("incast on %s: %d senders, %d receivers, receives posted at %.0f µs",
+		r.Topology, r.Senders, r.Receivers, r.PostAtUs), "simulated time (µs)", "receives completed")
+	var c curves
+	for _, run := range []IncastRun{r.On, r.Off} {
 		done := slices.Clone(run.Done)
 		slices.Sort(done)
 		pts := make(plotter.XYs, len(done))
 		for k, t := range done {
 			pts[k] = plotter.XY{X: t.Microseconds(), Y: float64(k + 1)}
 		}
-		l, err := plotter.NewLine(pts)
-		if err != nil {
-			return err
-		}
-		l.Color = plotutil.Color(i)
-		p.Add(l)
 		name := "LHS on"
 		if !run.LHS {
 			name = "LHS off"
 		}
-		p.Legend.Add(name, l)
+		c.set(name, styleLine, -1, pts)
 	}
-	p.Add(plotter.NewGrid())
-	return p.Save(8*vg.Inch, 5*vg.Inch, file)
+	return c.draw(p, file)
 }

@@ -5,9 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -102,11 +100,10 @@ func (r *MatchersResult) WriteParetoPlot(file string) error {
 	if err := CheckPlotFile(file); err != nil {
 		return fmt.Errorf("matchers: %w", err)
 	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Area against end time, %d ranks: the Pareto front per workload", r.Ranks)
-	p.X.Label.Text = "end time / the workload's fastest (simulated)"
-	p.Y.Label.Text = "xc2vp slices (Yosys; software: 0)"
-	p.Legend.Top = true
+	p := linearPlot(fmt.Sprintf("Area against end time, %d ranks: the Pareto front per workload", r.Ranks),
+		"end time / the workload's fastest (simulated)", "xc2vp slices (Yosys; software: 0)")
+	var cv curves
+	var lbs []*plotter.Labels
 	var order []string
 	best := map[string]float64{}
 	for _, c := range r.Cells {
@@ -116,7 +113,7 @@ func (r *MatchersResult) WriteParetoPlot(file string) error {
 		}
 		best[c.Workload] = min(best[c.Workload], c.EndUs)
 	}
-	for i, w := range order {
+	for _, w := range order {
 		var pts plotter.XYs
 		var labels []string
 		for _, c := range r.Pareto(w) {
@@ -127,19 +124,18 @@ func (r *MatchersResult) WriteParetoPlot(file string) error {
 			pts = append(pts, plotter.XY{X: c.EndUs / best[w], Y: float64(s)})
 			labels = append(labels, c.Matcher)
 		}
-		l, sc, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return err
-		}
-		l.Color, sc.Color, sc.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
-		p.Add(l, sc)
-		p.Legend.Add(strings.TrimSuffix(w, ".goal"), l, sc)
+		cv.set(strings.TrimSuffix(w, ".goal"), styleMarked, -1, pts)
 		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
 		if err != nil {
 			return err
 		}
+		lbs = append(lbs, lb)
+	}
+	if err := cv.addTo(p); err != nil {
+		return err
+	}
+	for _, lb := range lbs {
 		p.Add(lb)
 	}
-	p.Add(plotter.NewGrid())
-	return p.Save(8*vg.Inch, 6*vg.Inch, file)
+	return savePlot(p, 8*vg.Inch, 6*vg.Inch, file)
 }

@@ -34,6 +34,9 @@ type MatchersConfig struct {
 	// RTLNodes run the matcher's Verilated RTL beside its model, checked against it, in the
 	// cells whose matcher has RTL (match.Spec.RTL).
 	RTLNodes []int
+	// Progress, when set, is told after each run of a workload with a matcher (done of
+	// total; fig6's runs are told as they end, before the others).
+	Progress func(done, total int) `json:"-"`
 }
 
 // MatchersWorkloads are the study's default workloads, lhsim goal gen patterns: incast (every
@@ -175,6 +178,10 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 		}
 		ws = append(ws, work{cfg.Schedule, s})
 	}
+	done, total := len(res.Fig6), len(res.Fig6)+len(ws)*len(cfg.Matchers)
+	if cfg.Progress != nil && done > 0 {
+		cfg.Progress(done, total)
+	}
 	for _, w := range ws {
 		for _, m := range cfg.Matchers {
 			spec, err := match.Parse(m)
@@ -194,6 +201,9 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 				return nil, fmt.Errorf("matchers: %s with %s: %w", w.name, m, err)
 			}
 			res.Cells = append(res.Cells, MatchersCell{Workload: w.name, Matcher: m, EndUs: r.EndNs / 1000, Matching: r.Matching, Area: a, Software: !spec.Hardware()})
+			if done++; cfg.Progress != nil {
+				cfg.Progress(done, total)
+			}
 		}
 	}
 	return res, nil

@@ -11,7 +11,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 
@@ -19,15 +18,12 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/ether"
 	"github.com/lhsim/lhsim/netsim/mbcf"
+	"github.com/lhsim/lhsim/netsim/timeline"
 )
 
 // MBCFConfig is what the user chose.
@@ -48,6 +44,12 @@ type MBCFConfig struct {
 	TimerRead netsim.Time
 	Faults    ether.Faults // a lossy link for every run (the zero value: none)
 	Seed      uint64       // the hub's backoff
+	// Timeline, when set, records every measurement's run, each a machine of its own
+	// (docs/timeline.md).
+	Timeline *timeline.Writer `json:"-"`
+	// Progress, when set, is told after each measurement (a round trip, a bandwidth, a
+	// send cost: done of total).
+	Progress func(done, total int) `json:"-"`
 }
 
 // DefaultMBCF is the seed's set of measurements.
@@ -133,6 +135,32 @@ func RunMBCF(cfg MBCFConfig) (*MBCFResult, error) {
 		PeakMBs: map[string]map[string]float64{}, cfg: cfg, machines: map[string]mbcf.Config{},
 		counters: map[string]mbcf.NodeStats{}, hub: map[string]ether.Stats{}}
 	timer := cfg.TimerRead.Microseconds()
+	total, done := len(cfg.Sizes), 0
+	for range cfg.Networks {
+		for _, o := range mbcfOps {
+			for _, n := range cfg.Sizes {
+				if o.op != mbcf.OpSwap || n%4 == 0 {
+					total++
+				}
+			}
+		}
+		total += len(cfg.BandwidthSizes)
+	}
+	step := func() {
+		if done++; cfg.Progress != nil {
+			cfg.Progress(done, total)
+		}
+	}
+	// traced is m recording its next run as the next machine of the timeline, named name.
+	machines := 0
+	traced := func(m mbcf.Config, name string) mbcf.Config {
+		if cfg.Timeline != nil {
+			k := machines
+			machines++
+			m.Trace = func(nodes int) mbcf.Tracer { return newMBCFTracer(cfg.Timeline, k, nodes, name) }
+		}
+		return m
+	}
 	for _, nw := range cfg.Networks {
 		m, err := mbcf.ForNetwork(nw)
 		if err != nil {
@@ -150,22 +178,24 @@ func RunMBCF(cfg MBCFConfig) (*MBCFResult, error) {
 				if o.op == mbcf.OpSwap && n%4 != 0 {
 					continue
 				}
-				rtt, err := mbcf.RoundTrip(m, o.op, n, cfg.Iterations, cellFaults(cfg.Faults, nw, o.name, n))
+				rtt, err := mbcf.RoundTrip(traced(m, fmt.Sprintf("%s %s %d B round trip", nw, o.name, n)), o.op, n, cfg.Iterations, cellFaults(cfg.Faults, nw, o.name, n))
 				if err != nil {
 					return nil, fmt.Errorf("%s %s %d bytes: %w", nw, o.name, n, err)
 				}
 				res.RTTUs[nw][o.name][strconv.Itoa(n)] = rtt.Microseconds() + timer
+				step()
 			}
 		}
 		res.PeakMBs[nw] = map[string]float64{}
 		var sum mbcf.NodeStats
 		var hs ether.Stats
 		for _, n := range cfg.BandwidthSizes {
-			s, err := mbcf.Stream(m, n, cfg.Writes, cfg.Group, cfg.GroupsInFlight, cellFaults(cfg.Faults, nw, "bandwidth", n))
+			s, err := mbcf.Stream(traced(m, fmt.Sprintf("%s %d B bandwidth", nw, n)), n, cfg.Writes, cfg.Group, cfg.GroupsInFlight, cellFaults(cfg.Faults, nw, "bandwidth", n))
 			if err != nil {
 				return nil, fmt.Errorf("%s bandwidth %d bytes: %w", nw, n, err)
 			}
 			res.PeakMBs[nw][strconv.Itoa(n)] = s.MBps()
+			step()
 			sum.Sent += s.Stats.Sent
 			sum.Retransmitted += s.Stats.Retransmitted
 			sum.Duplicates += s.Stats.Duplicates
@@ -187,11 +217,12 @@ func RunMBCF(cfg MBCFConfig) (*MBCFResult, error) {
 	// The send system call is the same on both networks (§4.1); it is measured on the first.
 	if len(cfg.Networks) > 0 {
 		for _, n := range cfg.Sizes {
-			d, err := mbcf.SendCost(res.machines[cfg.Networks[0]], n)
+			d, err := mbcf.SendCost(traced(res.machines[cfg.Networks[0]], fmt.Sprintf("%s %d B send", cfg.Networks[0], n)), n)
 			if err != nil {
 				return nil, err
 			}
 			res.SendOverheadUs[strconv.Itoa(n)] = d.Microseconds() + timer
+			step()
 		}
 	}
 	return res, nil
@@ -359,18 +390,9 @@ func (r *MBCFResult) WritePlot(file string) error {
 	if len(r.cfg.Networks) == 0 {
 		return errors.New("mbcf: nothing to plot")
 	}
-	rtt := plot.New()
-	rtt.Title.Text = "MBCF round trip (the MBCF paper's Tables 1, 2)"
-	rtt.X.Label.Text, rtt.Y.Label.Text = "data bytes", "round trip (µs)"
-	rtt.X.Scale, rtt.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	rtt.X.Tick.Marker, rtt.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-	rtt.Legend.Top, rtt.Legend.Left = true, true
-	bw := plot.New()
-	bw.Title.Text = "MBCF peak bandwidth (the MBCF paper's Table 4)"
-	bw.X.Label.Text, bw.Y.Label.Text = "data bytes", "MB/s"
-	bw.X.Scale, bw.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	bw.X.Tick.Marker, bw.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-	bw.Legend.Top, bw.Legend.Left = true, true
+	rtt := logXYPlot("MBCF round trip (the MBCF paper's Tables 1, 2)", "data bytes", "round trip (µs)")
+	bw := logXYPlot("MBCF peak bandwidth (the MBCF paper's Table 4)", "data bytes", "MB/s")
+	var rc, bc curves
 	k := 0
 	for _, nw := range r.cfg.Networks {
 		for _, o := range mbcfOps {
@@ -383,9 +405,7 @@ func (r *MBCFResult) WritePlot(file string) error {
 					paper = append(paper, plotter.XY{X: float64(n), Y: v})
 				}
 			}
-			if err := addSeries(rtt, fmt.Sprintf("%s %s", nw, o.name), sim, paper, k); err != nil {
-				return err
-			}
+			addSeries(&rc, fmt.Sprintf("%s %s", nw, o.name), sim, paper, k)
 			k++
 		}
 	}
@@ -397,54 +417,21 @@ func (r *MBCFResult) WritePlot(file string) error {
 				paper = append(paper, plotter.XY{X: float64(n), Y: v})
 			}
 		}
-		if err := addSeries(bw, nw, sim, paper, i); err != nil {
-			return err
-		}
+		addSeries(&bc, nw, sim, paper, i)
 	}
-	rtt.Add(plotter.NewGrid())
-	bw.Add(plotter.NewGrid())
-	const width, height = 14 * vg.Inch, 6 * vg.Inch
-	var c vg.CanvasWriterTo
-	if strings.EqualFold(file[max(0, len(file)-4):], ".png") {
-		c = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
-	} else {
-		c = vgsvg.New(width, height)
-	}
-	dc := draw.New(c)
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Centimeter, PadY: vg.Centimeter, PadLeft: vg.Centimeter / 2, PadRight: vg.Centimeter / 2,
-		PadTop: vg.Centimeter / 2, PadBottom: vg.Centimeter / 2}
-	grid := [][]*plot.Plot{{rtt, bw}}
-	for j, cv := range plot.Align(grid, tiles, dc)[0] {
-		grid[0][j].Draw(cv)
-	}
-	f, err := os.Create(file)
-	if err != nil {
+	if err := rc.addTo(rtt); err != nil {
 		return err
 	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
+	if err := bc.addTo(bw); err != nil {
 		return err
 	}
-	return f.Close()
+	return savePanels([]*plot.Plot{rtt, bw}, 6*vg.Inch, 5*vg.Inch, file)
 }
 
-// addSeries draws a simulated line and the paper's points in one colour.
-func addSeries(p *plot.Plot, name string, sim, paper plotter.XYs, k int) error {
-	l, err := plotter.NewLine(sim)
-	if err != nil {
-		return err
-	}
-	l.Color = plotutil.Color(k)
-	p.Add(l)
-	p.Legend.Add(name+" (simulated)", l)
+// addSeries is a simulated line and the paper's points, in one colour and shape k.
+func addSeries(c *curves, name string, sim, paper plotter.XYs, k int) {
+	c.set(name+" (simulated)", styleLine, k, sim)
 	if len(paper) > 0 {
-		sc, err := plotter.NewScatter(paper)
-		if err != nil {
-			return err
-		}
-		sc.Color, sc.Shape = plotutil.Color(k), plotutil.Shape(k)
-		p.Add(sc)
-		p.Legend.Add(name+" (paper)", sc)
+		c.set(name+" (paper)", stylePoints, k, paper)
 	}
-	return nil
 }

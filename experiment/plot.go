@@ -84,19 +84,47 @@ var seriesColors = []color.RGBA{
 func seriesColor(i int) color.Color      { return seriesColors[i%len(seriesColors)] }
 func seriesShape(i int) draw.GlyphDrawer { return plotutil.Shape(i) }
 
+// linearPlot is a plot with linear axes, its legend outside the data (savePanels).
+func linearPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text, p.Y.Label.Text = x, y
+	p.Legend.Top, p.Legend.Left = true, true
+	return p
+}
+
+// logXYPlot is logXPlot with a logarithmic Y axis too.
+func logXYPlot(title, x, y string) *plot.Plot {
+	p := logXPlot(title, x, y)
+	logY(p)
+	return p
+}
+
 // savePlot saves p at w x h with its legend outside the data, in a column at the right
 // (the file is wider by the legend's width), in the format of file's extension.
 func savePlot(p *plot.Plot, w, h vg.Length, file string) error {
+	return savePanels([]*plot.Plot{p}, w, h, file)
+}
+
+// savePanels saves plots side by side, each w x h with its legend in a column at its
+// right (the file is wider by the legends' widths), in the format of file's extension:
+// every command's figure goes through here.
+func savePanels(ps []*plot.Plot, w, h vg.Length, file string) error {
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
-	leg := p.Legend
-	p.Legend = plot.NewLegend()
 	pad := vg.Points(10)
-	var legW vg.Length
 	probe := draw.New(vgCanvasProbe(w, h))
-	if r := leg.Rectangle(probe); r.Size().X > 0 {
-		legW = r.Size().X + 2*pad
+	legs := make([]plot.Legend, len(ps))
+	legW := make([]vg.Length, len(ps))
+	total := vg.Length(0)
+	for i, p := range ps {
+		legs[i] = p.Legend
+		p.Legend = plot.NewLegend()
+		if r := legs[i].Rectangle(probe); r.Size().X > 0 {
+			legW[i] = r.Size().X + 2*pad
+		}
+		total += w + legW[i]
 	}
-	c, err := draw.NewFormattedCanvas(w+legW, h, format)
+	c, err := draw.NewFormattedCanvas(total, h, format)
 	if err != nil {
 		return err
 	}
@@ -104,14 +132,20 @@ func savePlot(p *plot.Plot, w, h vg.Length, file string) error {
 	// A margin all round: gonum puts the title's and the tick labels' ink on the canvas's
 	// edge, where renderers cut it.
 	m := vg.Points(6)
-	p.Draw(draw.Crop(dc, m, -legW, m, -m))
-	if legW > 0 {
-		top := vg.Length(0)
-		if p.Title.Text != "" {
-			top = p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding + pad
+	x0 := vg.Length(0)
+	for i, p := range ps {
+		right := total - (x0 + w + legW[i])
+		p.Draw(draw.Crop(dc, x0+m, -legW[i]-right, m, -m))
+		if legW[i] > 0 {
+			top := vg.Length(0)
+			if p.Title.Text != "" {
+				top = p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding + pad
+			}
+			leg := legs[i]
+			leg.Top, leg.Left = true, true
+			leg.Draw(draw.Crop(dc, x0+w+pad, -right-pad, 0, -top))
 		}
-		leg.Top, leg.Left = true, true
-		leg.Draw(draw.Crop(dc, w+pad, -pad, 0, -top))
+		x0 += w + legW[i]
 	}
 	f, err := os.Create(file)
 	if err != nil {
@@ -124,41 +158,105 @@ func savePlot(p *plot.Plot, w, h vg.Length, file string) error {
 	return f.Close()
 }
 
-// curves collects points into named curves, in the order each name first comes.
+// How a curve is drawn.
+const (
+	styleMarked = iota // a line through marked points (a sweep's few points)
+	styleLine          // a line alone (thousands of points, where marks would hide it)
+	styleRef           // a dashed line alone (a bound, a closed form)
+	stylePoints        // marks alone (a paper's figures)
+)
+
+// curves collects points into named curves, in the order each name first comes; curve i
+// takes colour and shape i, unless given the index of another (a simulated line and the
+// paper's points in one colour).
 type curves struct {
 	names  []string
 	dashed map[string]bool
 	pts    map[string]plotter.XYs
+	style  map[string]int
+	index  map[string]int
 }
 
-// add puts (x, y) on the curve name; dashed draws that curve dashed.
-func (c *curves) add(name string, dashed bool, x, y float64) {
+func (c *curves) curve(name string, style, index int) {
 	if c.pts == nil {
-		c.pts, c.dashed = map[string]plotter.XYs{}, map[string]bool{}
+		c.pts, c.dashed, c.style, c.index = map[string]plotter.XYs{}, map[string]bool{}, map[string]int{}, map[string]int{}
 	}
 	if _, ok := c.pts[name]; !ok {
 		c.names = append(c.names, name)
+		c.pts[name] = nil
+		if index < 0 {
+			index = len(c.names) - 1
+		}
+		c.index[name] = index
 	}
+	c.style[name] = style
+}
+
+// add puts (x, y) on the curve name, a marked line; dashed draws that curve dashed.
+func (c *curves) add(name string, dashed bool, x, y float64) {
+	c.curve(name, styleMarked, -1)
 	c.pts[name] = append(c.pts[name], plotter.XY{X: x, Y: y})
 	c.dashed[name] = dashed
 }
 
-// draw adds every curve to p as lines with markers, a color and a shape each, in the
-// legend, and saves p with a grid at 8x6 inches.
-func (c *curves) draw(p *plot.Plot, file string) error {
-	for i, name := range c.names {
-		l, sc, err := plotter.NewLinePoints(c.pts[name])
-		if err != nil {
-			return err
+// set makes pts the curve name, drawn in style, with the colour and shape of series index
+// (-1: its own).
+func (c *curves) set(name string, style, index int, pts plotter.XYs) {
+	c.curve(name, style, index)
+	c.pts[name] = pts
+}
+
+// addTo adds every curve to p, in the legend, with a grid.
+func (c *curves) addTo(p *plot.Plot) error {
+	for _, name := range c.names {
+		i, pts := c.index[name], c.pts[name]
+		if len(pts) == 0 {
+			continue
 		}
-		l.Color, sc.Color, sc.Shape = seriesColor(i), seriesColor(i), seriesShape(i)
-		if c.dashed[name] {
-			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		switch c.style[name] {
+		case styleMarked:
+			l, sc, err := plotter.NewLinePoints(pts)
+			if err != nil {
+				return err
+			}
+			l.Color, sc.Color, sc.Shape = seriesColor(i), seriesColor(i), seriesShape(i)
+			if c.dashed[name] {
+				l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			}
+			p.Add(l, sc)
+			p.Legend.Add(name, l, sc)
+		case styleLine, styleRef:
+			l, err := plotter.NewLine(pts)
+			if err != nil {
+				return err
+			}
+			l.Color = seriesColor(i)
+			l.Width = vg.Points(1.5)
+			if c.style[name] == styleRef {
+				l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+			}
+			p.Add(l)
+			p.Legend.Add(name, l)
+		case stylePoints:
+			sc, err := plotter.NewScatter(pts)
+			if err != nil {
+				return err
+			}
+			sc.Color, sc.Shape = seriesColor(i), seriesShape(i)
+			sc.Radius = vg.Points(3.5)
+			p.Add(sc)
+			p.Legend.Add(name, sc)
 		}
-		p.Add(l, sc)
-		p.Legend.Add(name, l, sc)
 	}
 	p.Add(plotter.NewGrid())
+	return nil
+}
+
+// draw adds every curve to p and saves it at 8x6 inches.
+func (c *curves) draw(p *plot.Plot, file string) error {
+	if err := c.addTo(p); err != nil {
+		return err
+	}
 	return savePlot(p, 8*vg.Inch, 6*vg.Inch, file)
 }
 

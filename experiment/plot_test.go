@@ -137,3 +137,63 @@ func TestLogTicks(t *testing.T) {
 		t.Errorf("2..60: %s", got)
 	}
 }
+
+// TestEveryPlotReadable: every command's --plot goes through savePanels and passes
+// checkPlot: incast, traffic (two panels), mbcf (two log-log panels, simulated lines and
+// the paper's points), ib bandwidth and buffers, search and the matchers' Pareto figure.
+// The runs are small; search's and the matchers' results are made up here (their runs
+// need the RTL and Yosys reports; the figure's layout is what is checked).
+func TestEveryPlotReadable(t *testing.T) {
+	ic := smallIncast()
+	ic.Messages = 5
+	ir, err := RunIncast(ic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlot(t, "incast", ir.WritePlot)
+	tr, err := RunTraffic(quickTraffic("torus:4x4x4", "uniform", 0.1, 0.3, 0.5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlot(t, "traffic", tr.WritePlot)
+	mc := DefaultMBCF()
+	mc.Iterations, mc.Writes = 2, 32
+	mr, err := RunMBCF(mc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlot(t, "mbcf", mr.WritePlot)
+	bc := DefaultIBBandwidth()
+	bc.Chipsets, bc.Sizes, bc.RDMAMax = []string{"gc-le", "e7501"}, []int{64, 1024, 8192}, 65536
+	br, err := RunIBBandwidth(bc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlot(t, "ib-bandwidth", br.WritePlot)
+	uc := DefaultIBBuffers()
+	uc.Nodes, uc.Messages, uc.Depths, uc.RatesKps = []int{2, 64, 4096}, 20, []int{32}, []float64{60}
+	ur, err := RunIBBuffers(uc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlot(t, "ib-buffers", ur.WritePlot)
+	sr := &SearchResult{Depths: []int{1, 10, 100, 1000}, PerMessageNs: map[string]float64{}, Series: map[string][]float64{}}
+	for i, k := range []string{CurveNoLHS, CurveQsNet2, CurveLHSCold, CurveLHS} {
+		sr.PerMessageNs[k] = float64(100 / (i + 1))
+		for _, d := range sr.Depths {
+			sr.Series[k] = append(sr.Series[k], float64(d*100/(i+1)))
+		}
+	}
+	checkPlot(t, "search", sr.WritePlot)
+	mr2 := &MatchersResult{Ranks: 64}
+	for _, w := range []string{"allreduce.goal", "alltoall.goal"} {
+		for i, m := range []string{"list", "bins:16", "alpu:64"} {
+			c := MatchersCell{Workload: w, Matcher: m, EndUs: float64(100 - 10*i), Software: i < 2}
+			if !c.Software {
+				c.Area = &MatcherArea{XC2VPSlices: 900}
+			}
+			mr2.Cells = append(mr2.Cells, c)
+		}
+	}
+	checkPlot(t, "matchers", mr2.WriteParetoPlot)
+}

@@ -10,10 +10,7 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 )
 
 // newSearchTable is a table whose headers are printed as written ("QsNET-II", not "QS NET - II").
@@ -127,13 +124,9 @@ func (r *SearchResult) WritePlot(file string) error {
 	if err := CheckPlotFile(file); err != nil {
 		return fmt.Errorf("search: %w", err)
 	}
-	p := plot.New()
-	p.Title.Text = "Unexpected-queue search time (cf. paper Figure 6)"
-	p.X.Label.Text = "depth of the matching message in the unexpected queue"
-	p.Y.Label.Text = "search time (µs)"
-	p.Legend.Top = true
-	p.Legend.Left = true
-	for i, c := range []struct{ key, name string }{
+	p := linearPlot("Unexpected-queue search time (cf. paper Figure 6)", "depth of the matching message in the unexpected queue", "search time (µs)")
+	var c curves
+	for _, k := range []struct{ key, name string }{
 		{CurveNoLHS, fmt.Sprintf("no LHS (%.0f ns/msg)", r.PerMessageNs[CurveNoLHS])},
 		{CurveQsNet2, fmt.Sprintf("QsNET-II (%.0f ns/msg, input: the paper's figure)", r.PerMessageNs[CurveQsNet2])},
 		{CurveLHSCold, fmt.Sprintf("LHS, first search (%.1f ns/msg)", r.PerMessageNs[CurveLHSCold])},
@@ -141,20 +134,11 @@ func (r *SearchResult) WritePlot(file string) error {
 	} {
 		pts := make(plotter.XYs, len(r.Depths))
 		for j, d := range r.Depths {
-			pts[j].X, pts[j].Y = float64(d), r.Series[c.key][j]/1000
+			pts[j].X, pts[j].Y = float64(d), r.Series[k.key][j]/1000
 		}
-		l, s, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return err
-		}
-		l.Color = plotutil.Color(i)
-		s.Color = plotutil.Color(i)
-		s.Shape = plotutil.Shape(i)
-		p.Add(l, s)
-		p.Legend.Add(c.name, l, s)
+		c.set(k.name, styleMarked, -1, pts)
 	}
-	p.Add(plotter.NewGrid())
-	return p.Save(16*vg.Centimeter, 11*vg.Centimeter, file)
+	return c.draw(p, file)
 }
 
 // WriteTable prints the native figures.

@@ -17,23 +17,18 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/lhsim/lhsim/cputime"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/timeline"
 )
 
 // TrafficConfig is what the user chose.
@@ -54,6 +49,14 @@ type TrafficConfig struct {
 	// AllowDeadlock runs a topology, routing and VC count that can deadlock (refused
 	// otherwise), to watch it happen.
 	AllowDeadlock bool
+	// Timeline, when set, records each load's run (the event model's router; docs/timeline.md),
+	// load k as machine k of the file.
+	Timeline *timeline.Writer `json:"-"`
+	// Progress, when set, is told of the router cycles each load has just run (warm-up
+	// and measurement; the booksim router's at the end of each load): it may be called
+	// from several parts at once.
+	Progress func(cycles int64) `json:"-"`
+	machine  int
 }
 
 // DefaultTraffic is uniform random 4-flit packets on an 8x8x8 torus with NSIM-ACE's
@@ -203,12 +206,16 @@ func RunTraffic(cfg TrafficConfig) (*TrafficResult, error) {
 	}
 	var events, flitHops uint64
 	var simulated netsim.Time
-	for _, load := range cfg.Loads {
+	for k, load := range cfg.Loads {
 		point := trafficPoint
 		if fc.Router == fabric.BookSimIQ {
 			point = trafficPointIQ
 		}
+		cfg.machine = k
 		row, ev, fh, end, err := point(topo, fc, pat, cfg, load)
+		if cfg.Progress != nil && fc.Router == fabric.BookSimIQ {
+			cfg.Progress(cfg.WarmupCycles + cfg.MeasureCycles)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -422,9 +429,31 @@ func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cf
 	syn.Measure(from, to)
 	syn.Start(0)
 	n.CountLinks()
-	eng.Run(from) // (two runs are one: events fire in the same order)
+	var tl *timeline.Net
+	if cfg.Timeline != nil {
+		tl = timeline.NewNet(cfg.Timeline, topo.Nodes())
+		tl.PidBase = cfg.machine * timeline.MachinePids
+		name := fmt.Sprintf("load %g", load)
+		tl.NodeName = func(node int) string { return fmt.Sprintf("%s node %d", name, node) }
+		tl.RunsName = name + " runs"
+		timeline.TracePackets(tl, n)
+	}
+	// (Runs in steps are one run: events fire in the same order.)
+	step := 1000 * c
+	var clock netsim.Time
+	run := func(until netsim.Time) {
+		for clock < until {
+			next := min(until, clock+step)
+			eng.Run(next)
+			if cfg.Progress != nil {
+				cfg.Progress(int64((next - clock) / c))
+			}
+			clock = next
+		}
+	}
+	run(from)
 	links0 := n.LinkFlits()
-	eng.Run(to)
+	run(to)
 	links1 := n.LinkFlits()
 	// Drain: keep the load on until the window's packets are all out, or the limit. (The
 	// clock here, not the engine's, which stays at its last event's time.)
@@ -434,6 +463,13 @@ func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cf
 		eng.Run(end)
 	}
 	syn.Stop()
+	if tl != nil {
+		tl.Run("warm-up", 0, from)
+		tl.Run("measurement", from, to)
+		if end > to {
+			tl.Run("drain", to, end)
+		}
+	}
 	w := syn.Window()
 	if w.Created == 0 {
 		return row, 0, 0, 0, &TrafficInputError{fmt.Errorf("load %g: no packet was created in the %d-cycle measurement window; lengthen it (--measure) or raise the load", load, cfg.MeasureCycles)}
@@ -463,7 +499,16 @@ func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cf
 		row.Busiest = n.Busiest(links0, links1, w.Cycles, 3)
 	}
 	row.Events = eng.Fired()
-	return row, eng.Fired(), n.Stats().FlitHops, end, nil
+	fired, hops := eng.Fired(), n.Stats().FlitHops
+	if tl != nil {
+		// The packets still inside go on to their ends, so that every flow in the file
+		// has both; nothing measured changes.
+		eng.Run(netsim.Never)
+		if eng.Now() > end {
+			tl.Run("packets in flight delivered (not measured)", end, eng.Now())
+		}
+	}
+	return row, fired, hops, end, nil
 }
 
 // zeroLoadIQ sends lone packets through the booksim router over the pattern's pairs (as
@@ -633,79 +678,28 @@ func (r *TrafficResult) WritePlot(file string) error {
 		}
 		return pts
 	}
-	title := fmt.Sprintf("%s, %s, %d-flit packets", r.Topology, r.Pattern, r.PacketFlits)
 	maxX := r.Rows[len(r.Rows)-1].Offered
-
-	thr := plot.New()
-	thr.Title.Text = title
-	thr.X.Label.Text = "offered load (flits/cycle/node)"
-	thr.Y.Label.Text = "accepted (flits/cycle/node)"
-	thr.Legend.Top, thr.Legend.Left = true, true
-	line := func(p *plot.Plot, pts plotter.XYs, name string, i int, dashed bool) error {
-		l, s, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return err
-		}
-		l.Color, s.Color, s.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
-		if dashed {
-			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-			p.Add(l)
-			p.Legend.Add(name, l)
-			return nil
-		}
-		p.Add(l, s)
-		p.Legend.Add(name, l, s)
-		return nil
-	}
-	if err := line(thr, xs(func(row TrafficRow) float64 { return row.Accepted }), "accepted", 0, false); err != nil {
-		return err
-	}
-	if err := line(thr, plotter.XYs{{X: 0, Y: 0}, {X: maxX, Y: maxX}}, "offered", 1, true); err != nil {
-		return err
-	}
-	if err := line(thr, plotter.XYs{{X: 0, Y: r.BisectionBound}, {X: maxX, Y: r.BisectionBound}}, fmt.Sprintf("bisection bound %.3f", r.BisectionBound), 2, true); err != nil {
-		return err
-	}
+	flat := func(y float64) plotter.XYs { return plotter.XYs{{X: 0, Y: y}, {X: maxX, Y: y}} }
+	const load = "offered load (flits/cycle/node)"
+	thr := linearPlot(fmt.Sprintf("%s, %s, %d-flit packets", r.Topology, r.Pattern, r.PacketFlits), load, "accepted (flits/cycle/node)")
+	var tc curves
+	tc.set("accepted", styleMarked, -1, xs(func(row TrafficRow) float64 { return row.Accepted }))
+	tc.set("offered", styleRef, -1, plotter.XYs{{X: 0, Y: 0}, {X: maxX, Y: maxX}})
+	tc.set(fmt.Sprintf("bisection bound %.3f", r.BisectionBound), styleRef, -1, flat(r.BisectionBound))
 	if r.ChannelBound > 0 && math.Abs(r.ChannelBound-r.BisectionBound) > 1e-9 {
-		if err := line(thr, plotter.XYs{{X: 0, Y: r.ChannelBound}, {X: maxX, Y: r.ChannelBound}}, fmt.Sprintf("busiest channel %.3f", r.ChannelBound), 3, true); err != nil {
-			return err
-		}
+		tc.set(fmt.Sprintf("busiest channel %.3f", r.ChannelBound), styleRef, -1, flat(r.ChannelBound))
 	}
-	thr.Add(plotter.NewGrid())
-
-	lat := plot.New()
-	lat.Title.Text = fmt.Sprintf("zero-load %.0f ns", r.ZeroLoadNs)
-	lat.X.Label.Text = "offered load (flits/cycle/node)"
-	lat.Y.Label.Text = "mean packet latency (ns)"
-	lat.Legend.Top, lat.Legend.Left = true, true
-	if err := line(lat, xs(func(row TrafficRow) float64 { return row.LatencyNs }), "latency", 0, false); err != nil {
+	if err := tc.addTo(thr); err != nil {
 		return err
 	}
-	if err := line(lat, plotter.XYs{{X: 0, Y: r.ZeroLoadNs}, {X: maxX, Y: r.ZeroLoadNs}}, "zero-load closed form", 2, true); err != nil {
+	lat := linearPlot(fmt.Sprintf("zero-load %.0f ns", r.ZeroLoadNs), load, "mean packet latency (ns)")
+	var lc curves
+	lc.set("latency", styleMarked, -1, xs(func(row TrafficRow) float64 { return row.LatencyNs }))
+	lc.set("zero-load closed form", styleRef, 2, flat(r.ZeroLoadNs))
+	if err := lc.addTo(lat); err != nil {
 		return err
 	}
-	lat.Add(plotter.NewGrid())
-
-	w, h := 28*vg.Centimeter, 11*vg.Centimeter
-	var c vg.CanvasWriterTo
-	if strings.EqualFold(filepath.Ext(file), ".svg") {
-		c = vgsvg.New(w, h)
-	} else {
-		c = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
-	}
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Centimeter, PadTop: vg.Millimeter * 3, PadBottom: vg.Millimeter * 3, PadLeft: vg.Millimeter * 3, PadRight: vg.Millimeter * 3}
-	cs := plot.Align([][]*plot.Plot{{thr, lat}}, tiles, draw.New(c))
-	thr.Draw(cs[0][0])
-	lat.Draw(cs[0][1])
-	f, err := os.Create(file)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return savePanels([]*plot.Plot{thr, lat}, 14*vg.Centimeter, 11*vg.Centimeter, file)
 }
 
 // zeroLoadRows turns the sums of by (routers crossed → row) into averages, by router count.

@@ -101,9 +101,7 @@ func runAlltoall(args []string) error {
 			return experiment.MergeAlltoall(cfg, parts)
 		})
 	pr.finish(err == nil)
-	if terr := tl.close(); terr != nil && err == nil {
-		err = terr
-	}
+	err = tl.end(err)
 	if err != nil || res == nil {
 		return err
 	}

@@ -117,7 +117,17 @@ func runArea(args []string) error {
 			return reps, nil
 		}
 	}
-	if err := area.Command(ctx, o, os.Stdout, os.Stderr); !errors.Is(err, errDryRun) {
+	// A bar over the Yosys runs of this process (a Slurm sweep shows its own).
+	var pr *progress
+	if !o.Cached && !sl.Enabled && sl.Task == "" {
+		pr = newProgress(o.JSON, "area", int64(len(o.Jobs())), "Yosys runs")
+		if pr != nil {
+			o.Progress = func(done, _ int) { pr.set(int64(done), "") }
+		}
+	}
+	err = area.Command(ctx, o, os.Stdout, pr.writer())
+	pr.finish(err == nil)
+	if !errors.Is(err, errDryRun) {
 		return err
 	}
 	return nil

@@ -89,9 +89,7 @@ func runBarrier(args []string) error {
 			return experiment.MergeBarrier(parts), nil
 		})
 	pr.finish(err == nil)
-	if terr := tl.close(); terr != nil && err == nil {
-		err = terr
-	}
+	err = tl.end(err)
 	if err != nil || res == nil {
 		return err
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/lhsim/lhsim/area"
@@ -61,12 +61,21 @@ func runFormal(args []string) error {
 		return err
 	}
 	start := time.Now()
+	// A line per proof, above a bar over the proofs (or with a line every few seconds).
+	pr := newProgress(out.json, "formal", int64(len(proofs)), "proofs")
 	if !out.json {
+		var mu sync.Mutex
+		done := 0
 		r.Log = func(res formal.Result) {
-			fmt.Fprintf(os.Stderr, "formal: %-70s %s (%.1f s)\n", res.Proof.Name, res.Text(), res.Seconds)
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(pr.writer(), "formal: %-70s %s (%.1f s)\n", res.Proof.Name, res.Text(), res.Seconds)
+			done++
+			pr.set(int64(done), "")
 		}
 	}
 	results := r.RunAll(context.Background(), proofs)
+	pr.finish(true)
 	err = out.write(results, func(w io.Writer) error {
 		if err := formal.Table(w, results); err != nil {
 			return err

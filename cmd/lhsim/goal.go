@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,6 +47,9 @@ func runGoal(args []string) error {
 	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "packet: node latency in µs (the NSIM-ACE paper's section 5.1)")
 	rtl := fs.String("rtl-nodes", "", "packet: nodes whose receive path is the LHS RTL (comma-separated), the receive path of the others being the DMA to memory")
 	fs.StringVar(&cfg.Matcher, "matcher", "", "packet: the receive path's message matcher on every node: "+match.Usage+" (docs/matchers.md; default: none, matching takes no time)")
+	trace := -1
+	intVar(fs, &trace, "trace", -1, 1<<30, "packet: write RTL node NODE's waveform (one of --rtl-nodes) with a GTKWave save file that opens it at its first message")
+	traceFile := fs.String("trace-file", "", "the waveform's file (default build/waves/goal-nodeNODE.fst)")
 	mrtl := fs.String("matcher-rtl-nodes", "", "packet: nodes whose matcher runs as RTL beside its Go model, checked against it (lhs; alpu:N and lhs+alpu:N, N up to 128)")
 	var mem uint64
 	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (0: GOMEMLIMIT, else the memory available, as for the network)")
@@ -95,6 +100,20 @@ func runGoal(args []string) error {
 	if len(cfg.RTLNodes) > 0 && cfg.Network != "packet" {
 		return badUsage(fs, errMsg("--rtl-nodes puts RTL on the packet network; --network loggp has no nodes"))
 	}
+	if trace >= 0 {
+		if !slices.Contains(cfg.RTLNodes, trace) {
+			return badUsage(fs, fmt.Errorf("--trace %d: not one of --rtl-nodes (only an RTL receive path has a waveform)", trace))
+		}
+		cfg.TraceNode, cfg.Trace = trace, *traceFile
+		if cfg.Trace == "" {
+			cfg.Trace = fmt.Sprintf("build/waves/goal-node%d.fst", trace)
+		}
+		if err := os.MkdirAll(filepath.Dir(cfg.Trace), 0o755); err != nil {
+			return badUsage(fs, fmt.Errorf("--trace-file: %w", err))
+		}
+	} else if *traceFile != "" {
+		return badUsage(fs, errMsg("--trace-file names the waveform of --trace NODE; give one"))
+	}
 	cfg.MaxBytes = mem << 20
 	if mem == 0 {
 		cfg.MaxBytes = uint64(fabric.MemoryLimit())
@@ -128,18 +147,16 @@ func runGoal(args []string) error {
 	if cfg.Timeline, err = tl.open(); err != nil {
 		return err
 	}
-	var pr *progress
-	if cfg.Network == "packet" {
-		pr = newProgress(out.json, "goal", int64(s.NumOps), "operations")
-		if pr != nil {
-			cfg.Progress = func(done, _ int64) { pr.set(done, "") }
-		}
+	if tl.file != "" && cfg.Trace != "" {
+		cfg.TimelineSave = fmt.Sprintf("%s-node%d.gtkw", strings.TrimSuffix(tl.file, filepath.Ext(tl.file)), cfg.TraceNode)
+	}
+	pr := newProgress(out.json, "goal", int64(s.NumOps), "operations")
+	if pr != nil {
+		cfg.Progress = func(done, _ int64) { pr.set(done, "") }
 	}
 	r, err := experiment.RunGoalSchedule(cfg, s)
 	pr.finish(err == nil)
-	if terr := tl.close(); terr != nil && err == nil {
-		err = terr
-	}
+	err = tl.end(err)
 	if errors.Is(err, goal.ErrTooLong) {
 		fmt.Fprintf(os.Stderr, "lhsim goal: %s: %v\n", cfg.Schedule, err)
 		return usageError{err}
@@ -149,6 +166,13 @@ func runGoal(args []string) error {
 	}
 	if werr := out.write(r, r.WriteTable); werr != nil {
 		return werr
+	}
+	if cfg.Trace != "" && err == nil {
+		save := strings.TrimSuffix(cfg.Trace, filepath.Ext(cfg.Trace)) + ".gtkw"
+		fmt.Fprintf(os.Stderr, "lhsim goal: waveform of node %d: %s (gtkwave %s %s)\n", cfg.TraceNode, cfg.Trace, cfg.Trace, save)
+		if cfg.TimelineSave != "" {
+			fmt.Fprintf(os.Stderr, "lhsim goal: save file %s opens node %d's waveform at its first message (gtkwave %s %s)\n", cfg.TimelineSave, cfg.TraceNode, cfg.Trace, cfg.TimelineSave)
+		}
 	}
 	if plot.file != "" {
 		if perr := r.WritePlot(plot.file); perr != nil {

@@ -236,7 +236,14 @@ func runIBRun(args []string) error {
 	fs.StringVar(&cfg.Checkpoint, "checkpoint", "", "write the checkpoint to this file and stop there (needs --checkpoint-at)")
 	resume := fs.String("resume", "", "go on with the run saved in this checkpoint file (the run's flags come from it)")
 	out := addOutputFlags(fs)
+	tl := addTimelineFlags(fs)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if tl.file != "" && (*resume != "" || cfg.CheckpointAt > 0) {
+		return badUsage(fs, errors.New("--timeline records a whole run in this process; leave out --checkpoint-at and --resume"))
+	}
+	if err := tl.check(fs); err != nil {
 		return err
 	}
 	if *resume != "" {
@@ -276,7 +283,21 @@ func runIBRun(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
+	if cfg.Timeline, err = tl.open(); err != nil {
+		return err
+	}
+	var pr *progress
+	if cfg.CheckpointAt == 0 {
+		cfg.Progress = func(done, total int64) {
+			if pr == nil {
+				pr = newProgress(out.json, "ib run", total, "sends")
+			}
+			pr.set(done, "")
+		}
+	}
 	res, err := experiment.RunIB(cfg)
+	pr.finish(err == nil)
+	err = tl.end(err)
 	if err != nil {
 		return err
 	}

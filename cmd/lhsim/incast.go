@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/experiment"
@@ -101,6 +102,9 @@ func runIncast(args []string) error {
 	if cfg.Timeline, err = tl.open(); err != nil {
 		return err
 	}
+	if tl.file != "" && cfg.Trace != "" {
+		cfg.TimelineSave = fmt.Sprintf("%s-node%d.gtkw", strings.TrimSuffix(tl.file, filepath.Ext(tl.file)), cfg.TraceNode)
+	}
 	var pr *progress
 	cfg.Progress = func(done, total int) {
 		if pr == nil {
@@ -110,11 +114,12 @@ func runIncast(args []string) error {
 	}
 	r, err := experiment.RunIncast(cfg)
 	pr.finish(err == nil)
-	if terr := tl.close(); terr != nil && err == nil {
-		err = terr
-	}
+	err = tl.end(err)
 	if err != nil {
 		return err
+	}
+	if r.On.TimelineSave != "" {
+		fmt.Fprintf(os.Stderr, "lhsim incast: save file %s opens receiver %d's waveform at its first message (gtkwave %s %s)\n", r.On.TimelineSave, cfg.TraceNode, cfg.Trace, r.On.TimelineSave)
 	}
 	return report(out, plotOut, r)
 }

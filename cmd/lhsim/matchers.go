@@ -75,7 +75,15 @@ func runMatchers(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
+	var pr *progress
+	cfg.Progress = func(done, total int) {
+		if pr == nil {
+			pr = newProgress(out.json, "matchers", int64(total), "runs")
+		}
+		pr.set(int64(done), "")
+	}
 	r, err := experiment.RunMatchers(cfg)
+	pr.finish(err == nil)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "lhsim matchers: %v\n", err)
 		return err

@@ -33,6 +33,7 @@ func runMBCF(args []string) error {
 	seedVar(fs, &cfg.Seed, "seed", "seed of the hub's backoff and of the lossy link")
 	plotOut := addPlotFlag(fs, "draw round trips and bandwidth against size, beside the paper, to this .svg or .png")
 	out := addOutputFlags(fs)
+	tl := addTimelineFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -65,7 +66,22 @@ func runMBCF(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
+	if err := tl.check(fs); err != nil {
+		return err
+	}
+	if cfg.Timeline, err = tl.open(); err != nil {
+		return err
+	}
+	var pr *progress
+	cfg.Progress = func(done, total int) {
+		if pr == nil {
+			pr = newProgress(out.json, "mbcf", int64(total), "measurements")
+		}
+		pr.set(int64(done), "")
+	}
 	res, err := experiment.RunMBCF(cfg)
+	pr.finish(err == nil)
+	err = tl.end(err)
 	if err != nil {
 		return err
 	}

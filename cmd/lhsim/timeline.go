@@ -136,20 +136,30 @@ func (t *timelineFlags) open() (*timeline.Writer, error) {
 	return t.w, nil
 }
 
-// close ends the file (with its closing bracket) and says what it holds on stderr.
-func (t *timelineFlags) close() error {
+// end ends the file (with its closing bracket) after the run, which ended with runErr,
+// and returns runErr or the file's error. A run that succeeded says what the file holds on
+// stderr; one that failed says nothing more than its error (its file stays, with the events
+// it wrote, or goes if it has none: a refused input wrote nothing).
+func (t *timelineFlags) end(runErr error) error {
 	if t.w == nil {
-		return nil
+		return runErr
 	}
-	err := t.w.Close()
+	w := t.w
+	t.w = nil
+	err := w.Close()
 	if cerr := t.f.Close(); err == nil {
 		err = cerr
+	}
+	if runErr != nil {
+		if w.Events() == 0 {
+			os.Remove(t.file)
+		}
+		return runErr
 	}
 	if err != nil {
 		return fmt.Errorf("--timeline %s: %w", t.file, err)
 	}
-	fmt.Fprintf(os.Stderr, "lhsim %s: timeline %s: %d events, %d bytes (open it in ui.perfetto.dev or chrome://tracing)\n", t.cmd, t.file, t.w.Events(), t.w.Bytes())
-	t.w = nil
+	fmt.Fprintf(os.Stderr, "lhsim %s: timeline %s: %d events, %d bytes (open it in ui.perfetto.dev or chrome://tracing)\n", t.cmd, t.file, w.Events(), w.Bytes())
 	return nil
 }
 

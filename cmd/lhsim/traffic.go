@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
@@ -58,6 +59,7 @@ func runTraffic(args []string) error {
 	out := addOutputFlags(fs)
 	plotOut := addPlotFlag(fs, "draw throughput and latency against load to this .svg or .png file")
 	sl := addSweepFlags(fs)
+	tl := addTimelineFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -163,10 +165,37 @@ func runTraffic(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
+	if err := tl.checkLocal(fs, sl.Enabled || sl.Task != ""); err != nil {
+		return err
+	}
+	if tl.file != "" && *preset == "booksim" {
+		return badUsage(fs, errMsg("--timeline records the event model's router; --preset booksim runs BookSim2's cycle by cycle, which has none"))
+	}
+	if cfg.Timeline, err = tl.open(); err != nil {
+		return err
+	}
+	var pr *progress
+	if !sl.Enabled && sl.Task == "" {
+		// Warm-up and measurement cycles of every load (the drain's length is not known
+		// ahead); the parts of --jobs tell it at once.
+		var mu sync.Mutex
+		var done int64
+		pr = newProgress(out.json, "traffic", int64(len(cfg.Loads))*(cfg.WarmupCycles+cfg.MeasureCycles), "cycles")
+		if pr != nil {
+			cfg.Progress = func(cycles int64) {
+				mu.Lock()
+				done += cycles
+				pr.set(done, "")
+				mu.Unlock()
+			}
+		}
+	}
 	res, err := sweep(sl, fs, "traffic", out.json, cfg, cfg.Parts(), experiment.RunTraffic,
 		func(parts []*experiment.TrafficResult) (*experiment.TrafficResult, error) {
 			return experiment.MergeTraffic(cfg, parts)
 		})
+	pr.finish(err == nil)
+	err = tl.end(err)
 	if err == nil && res == nil {
 		return nil // --slurm-task, or --dry-run
 	}

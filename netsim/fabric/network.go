@@ -204,7 +204,23 @@ type Network struct {
 	stats Stats
 
 	linkFlits []uint64 // out port -> flits sent on its link, when CountLinks asked for it
+	tracer    Tracer
 }
+
+// Tracer sees each packet's life in the fabric (Network.Trace; docs/timeline.md): queued at
+// its source (Injected), its head on the source's link (Left), its tail in the destination's
+// ejection buffer (Delivered), given back by the destination (Consumed). Packet.Seq names a
+// packet for the whole of one life.
+type Tracer interface {
+	Injected(now netsim.Time, p *Packet)
+	Left(now netsim.Time, p *Packet)
+	Delivered(now netsim.Time, p *Packet)
+	Consumed(now netsim.Time, p *Packet)
+}
+
+// Trace makes the network tell t of every packet from now on (nil: none, the default; a
+// network without one pays a nil test per event).
+func (n *Network) Trace(t Tracer) { n.tracer = t }
 
 // CountLinks makes the network count the flits each link carries from now on (LinkFlits,
 // Busiest); off by default, it costs nothing then.
@@ -403,6 +419,9 @@ func (n *Network) Inject(now netsim.Time, p *Packet) error {
 	if q.n == 1 {
 		n.tryInject(p.Src, n.eng.Now())
 	}
+	if n.tracer != nil {
+		n.tracer.Injected(now, p) // (after Left, when it left at once)
+	}
 	return nil
 }
 
@@ -418,6 +437,9 @@ func (n *Network) Consumed(now netsim.Time, node int, p *Packet) error {
 	}
 	p.state = stFree
 	n.stats.Consumed++
+	if n.tracer != nil {
+		n.tracer.Consumed(max(now, n.eng.Now()), p)
+	}
 	o := int(n.nodeOut[node])
 	n.giveBack(o, 0, p.Flits, max(now, n.eng.Now())+n.out[o].latency)
 	return nil
@@ -650,6 +672,9 @@ func (n *Network) tryInject(node int, now netsim.Time) {
 		return
 	}
 	q.pop()
+	if n.tracer != nil {
+		n.tracer.Left(now, p)
+	}
 	end := n.send(o, w, p, now, noPort)
 	if next := q.front(); next != nil {
 		n.wakeOut(o, max(end, next.InjectedAt))
@@ -706,6 +731,9 @@ func (n *Network) deliver(node int, now netsim.Time) {
 	p.ArrivedAt = now
 	n.stats.Delivered++
 	n.stats.Flits += uint64(p.Flits)
+	if n.tracer != nil {
+		n.tracer.Delivered(now, p)
+	}
 	if ep := n.eps[node]; ep != nil {
 		ep.Receive(now, p)
 		return

@@ -48,5 +48,9 @@ const (
 // yet given back with Consumed).
 func (p *Packet) Delivered() bool { return p.state == stDelivered }
 
+// Seq is p's number in its network's injection order (from 1), fixed from Inject until it
+// is injected again.
+func (p *Packet) Seq() uint64 { return p.seq }
+
 // Latency is the time from injection to the tail's arrival (valid once delivered).
 func (p *Packet) Latency() netsim.Time { return p.ArrivedAt - p.InjectedAt }

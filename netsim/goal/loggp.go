@@ -42,6 +42,9 @@ type Options struct {
 	StdSort bool
 	// Tracer, when set, sees a packet run's operations and matching (RunPacket only).
 	Tracer Tracer
+	// Progress, when set, is told every 16,384 operations a LogGOPS run starts, with
+	// the count so far (RunLogGP only; a packet run tells its Tracer).
+	Progress func(started int64)
 }
 
 // QueueStats are one rank's matching statistics with LogGOPSim's --qstat meaning: the
@@ -255,8 +258,12 @@ func RunLogGP(s *Schedule, p Params, opt Options) (*Result, error) {
 	}
 	res := &Result{}
 
+	var nstarted int64
 	markStarted := func(host int, off uint32) {
 		started[host][off] = true
+		if nstarted++; opt.Progress != nil && nstarted&(1<<14-1) == 0 {
+			opt.Progress(nstarted)
+		}
 		rk := &s.Ranks[host]
 		for _, j := range rk.Irequirers(int(off)) {
 			if deps[host][j]--; deps[host][j] == 0 {

@@ -91,6 +91,7 @@ type Cluster struct {
 	free  []uint64  // IDs to reuse
 	fpkts []*fabric.Packet
 	ckpt  *ckptState
+	tr    Tracer
 }
 
 // Node is one machine of the cluster.
@@ -176,7 +177,7 @@ func (c *Cluster) send(now netsim.Time, pk *packet) {
 	} else {
 		fp = &fabric.Packet{}
 	}
-	*fp = fabric.Packet{Src: pk.src, Dst: pk.dst, Bytes: pk.wireBytes(), ID: id}
+	*fp = fabric.Packet{Src: pk.src, Dst: pk.dst, Bytes: pk.wireBytes(), ID: id, Kind: uint8(pk.op)}
 	if err := c.net.Inject(now, fp); err != nil {
 		c.fail(fmt.Errorf("ib: node %d: %w", pk.src, err))
 	}

@@ -99,6 +99,7 @@ func (t *Traffic) Step(h *Host) (Wait, error) {
 		}
 		if len(t.Held) > 0 {
 			t.BusyTill = h.Now() + t.consumeTime()
+			t.consuming(h, t.Held[0])
 		}
 	}
 	for _, e := range h.PollCQ(l.SendCQ, 1<<30) {
@@ -106,6 +107,7 @@ func (t *Traffic) Step(h *Host) (Wait, error) {
 		case e.Op == OpRecv:
 			if len(t.Held) == 0 {
 				t.BusyTill = h.Now() + t.consumeTime()
+				t.consuming(h, e)
 			}
 			t.Held = append(t.Held, e)
 		case e.Status != StatusOK:
@@ -160,7 +162,30 @@ func (t *Traffic) consumeTime() netsim.Time {
 }
 
 // send posts the next message (or RDMA write) to p.
+// consuming tells the tracer the host starts to consume e, until BusyTill: the message
+// from e's source numbered Next (all before it are consumed).
+func (t *Traffic) consuming(h *Host, e CQE) {
+	if tr := h.c.tr; tr != nil {
+		src := int(e.SrcNode)
+		tr.HostOp(t.Me, "consume", h.Now(), t.BusyTill, src, int(e.Bytes), MessageFlow(src, t.Me, h.Nodes(), t.Next[src]))
+	}
+}
+
 func (t *Traffic) send(h *Host, p int) error {
+	err := t.post(h, p)
+	if tr := h.c.tr; tr != nil && err == nil {
+		seq := t.Sent[p] - 1
+		if t.W.RDMAEvery > 0 && (seq+1)%t.W.RDMAEvery == 0 {
+			tr.HostOp(t.Me, "post RDMA WRITE", h.Now(), h.Now(), p, -1, 0)
+		} else {
+			tr.HostOp(t.Me, "post SEND", h.Now(), h.Now(), p, -1, MessageFlow(t.Me, p, h.Nodes(), uint32(t.Next0(p, seq))))
+		}
+	}
+	return err
+}
+
+// post hands the next message to p to the HCA.
+func (t *Traffic) post(h *Host, p int) error {
 	seq := t.Sent[p]
 	t.Sent[p]++
 	wrid := uint64(p)<<32 | uint64(seq)

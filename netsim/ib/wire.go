@@ -181,6 +181,18 @@ const (
 	pAck // AETH syndrome: ack, RNR NAK or NAK
 )
 
+var pktOpNames = [...]string{pSendFirst: "SEND first", pSendMiddle: "SEND middle", pSendLast: "SEND last", pSendOnly: "SEND only",
+	pWriteFirst: "RDMA WRITE first", pWriteMiddle: "RDMA WRITE middle", pWriteLast: "RDMA WRITE last", pWriteOnly: "RDMA WRITE only", pAck: "ACK"}
+
+// PacketKind names the InfiniBand packet a fabric.Packet's Kind stands for (the
+// opcode of its base transport header: "SEND first", "RDMA WRITE only", "ACK").
+func PacketKind(kind uint8) string {
+	if int(kind) < len(pktOpNames) && pktOpNames[kind] != "" {
+		return pktOpNames[kind]
+	}
+	return "packet"
+}
+
 func (o pktOp) first() bool {
 	return o == pSendFirst || o == pSendOnly || o == pWriteFirst || o == pWriteOnly
 }

@@ -175,7 +175,14 @@ func (b *HostBus) ReadReg(addr uint32) (uint32, error) {
 
 // WriteReg implements drivers.Bus: a posted write.
 func (b *HostBus) WriteReg(addr, val uint32) error {
-	_, err := b.post(0, netsim.Why{}, func(p receivePath, c uint64) error { return p.PostWrite(c, addr, val) })
+	_, err := b.post(0, netsim.Why{}, func(p receivePath, c uint64) error {
+		if addr == hw.RegLHRelease && b.n.OnEvent != nil { // the program has read them
+			for range val {
+				b.n.tell(RxReleased, c, b.n.ran)
+			}
+		}
+		return p.PostWrite(c, addr, val)
+	})
 	return err
 }
 

@@ -81,6 +81,47 @@ type Commit struct {
 	Size  int         // the message's length
 }
 
+// RxKind is a step of a message through the receive path.
+type RxKind uint8
+
+// The steps, in the order a message takes them.
+const (
+	RxArrived  RxKind = iota // its last packet arrived: it goes into the input stream in Cycle
+	RxTaken                  // its last beat was taken off the input
+	RxLHEntry                // ev_commit: its LH entry committed (LHS on)
+	RxDone                   // ev_msg_done: all of it written, the tail in the SO-DIMM ring when it has one
+	RxReleased               // the host gave its LH entry and tail space back (its read is done)
+)
+
+var rxKindNames = [...]string{"arrival", "taken", "LH entry", "message done", "host release"}
+
+func (k RxKind) String() string { return rxKindNames[k] }
+
+// RxEvent is one step of message Msg (the node's Msg-th, from 0) through the receive path:
+// the device cycle it happened in, and Board, that cycle as the device counts the cycles it
+// ran (the waveform's cycle: OnCommit's board), at Time on the engine's clock. Tail is the
+// bytes of the message that go to the SO-DIMM ring (0: all in its LH entry).
+type RxEvent struct {
+	Kind       RxKind
+	Msg        int
+	Cycle      uint64
+	Board      uint64
+	Time       netsim.Time
+	Size, Tail int
+}
+
+// tell gives OnEvent the next message's event of kind k.
+func (n *Node) tell(k RxKind, cycle, board uint64) {
+	i := n.seen[k]
+	if i >= len(n.sizes) {
+		return
+	}
+	n.seen[k]++
+	size := n.sizes[i]
+	tail := int(hw.Reserved(uint32(size), n.cfg.LHS, n.splitPos, hw.MaxMsgReset, hw.TailSizeMax/16) * 16)
+	n.OnEvent(RxEvent{Kind: k, Msg: i, Cycle: cycle, Board: board, Time: n.start(cycle), Size: size, Tail: tail})
+}
+
 // Node is one network node's receive path.
 type Node struct {
 	cfg   Config
@@ -111,8 +152,13 @@ type Node struct {
 	// run): the waveform's cycle, at (board + hw.ResetCycles) cycle times in the device's
 	// FST, as waves.Events' markers count.
 	OnCommit func(c Commit, board uint64)
-	ran      uint64 // cycles the device has run (OnCommit's board cycle)
-	Stalls   uint64 // cycles the input was held off (s_msg_tvalid && !s_msg_tready)
+	// OnEvent, when set, is told of each message's steps through the receive path (a
+	// timeline), each kind in order.
+	OnEvent func(e RxEvent)
+	sizes   []int  // the sizes of the messages arrived, while OnEvent is set
+	seen    [5]int // per RxKind: how many were told
+	ran     uint64 // cycles the device has run (OnCommit's board cycle)
+	Stalls  uint64 // cycles the input was held off (s_msg_tvalid && !s_msg_tready)
 }
 
 type input struct {
@@ -229,6 +275,10 @@ func (n *Node) Arrive(now netsim.Time, msg []byte, done func(now netsim.Time)) e
 	n.st.Busy = true
 	n.inputs = append(n.inputs, input{msg, done})
 	n.order = append(n.order, msg)
+	if n.OnEvent != nil {
+		n.sizes = append(n.sizes, len(msg))
+		n.tell(RxArrived, n.next, n.ran)
+	}
 	n.settle = 3
 	n.wake(now)
 	return nil
@@ -407,6 +457,12 @@ func (n *Node) step(k uint64) uint64 {
 		if n.bus != nil {
 			n.bus.event(first+e.Cycle, e.Flags)
 		}
+		if n.OnEvent != nil && n.cfg.LHS && e.Flags&drivers.EvCommit != 0 {
+			n.tell(RxLHEntry, first+e.Cycle, ran+e.Cycle)
+		}
+		if n.OnEvent != nil && e.Flags&drivers.EvMsgDone != 0 {
+			n.tell(RxDone, first+e.Cycle, ran+e.Cycle)
+		}
 		if e.Flags&drivers.EvCommit != 0 || !n.cfg.LHS && e.Flags&drivers.EvMsgDone != 0 {
 			n.committed(first+e.Cycle, ran+e.Cycle)
 		}
@@ -415,6 +471,9 @@ func (n *Node) step(k uint64) uint64 {
 		n.bus.answered(st.Reads, n.start(n.next)) // at the end of the cycle that brought them
 	}
 	if st.Taken {
+		if n.OnEvent != nil {
+			n.tell(RxTaken, n.next-1, n.ran-1)
+		}
 		in := n.inputs[0]
 		n.inputs = n.inputs[1:]
 		if in.done != nil {
@@ -484,6 +543,11 @@ func (n *Node) hostAccess(now netsim.Time, ops func(p receivePath, cycle uint64)
 // release gives back the LH entries and tail space of messages of these sizes, as posted
 // host writes (they run on the next cycles).
 func (n *Node) release(sizes []int) {
+	if n.OnEvent != nil {
+		for range sizes {
+			n.tell(RxReleased, n.next, n.ran)
+		}
+	}
 	var tail uint32
 	for _, s := range sizes {
 		tail += hw.Reserved(uint32(s), n.cfg.LHS, n.splitPos, hw.MaxMsgReset, hw.TailSizeMax/16) * 16

@@ -35,6 +35,7 @@ func (a *adapter) send(now netsim.Time, it txItem) {
 		it.out.queued++
 	}
 	a.txq = append(a.txq, it)
+	a.n.queues(now)
 	a.next(now)
 }
 
@@ -52,7 +53,17 @@ func (a *adapter) kick(now netsim.Time) {
 	a.started++
 	cfg := a.n.s.cfg
 	a.eng().At(now+cfg.Adapter.TxStart, netsim.Func(func(t netsim.Time, _ int64) {
-		if err := a.n.s.hub.Send(t, a.n.port, it.frame, func(t netsim.Time, err error) { a.sent(t, it, err) }); err != nil {
+		taken := now
+		if err := a.n.s.hub.Send(t, a.n.port, it.frame, func(t netsim.Time, err error) {
+			if tr := a.n.s.tr; tr != nil {
+				var flow uint64
+				if it.out != nil && !it.out.wired {
+					flow, it.out.wired = it.out.flow, true
+				}
+				tr.Wire(int(a.n.id), taken, t, len(it.frame), flow)
+			}
+			a.sent(t, it, err)
+		}); err != nil {
 			a.n.s.fail(err) // the adapter sends one frame at a time: a refusal is a bug here
 		}
 	}), 0)
@@ -75,6 +86,7 @@ func (a *adapter) sent(t netsim.Time, it txItem, err error) {
 			a.txq[0] = txItem{}
 			a.txq = a.txq[1:]
 			a.started--
+			n.queues(now)
 			if it.out != nil {
 				it.out.queued--
 				n.armRTO(now, it.out)
@@ -98,11 +110,18 @@ func (a *adapter) Receive(now netsim.Time, frame []byte) {
 		return
 	}
 	a.rxWait++
+	n.queues(now)
+	arrived := now
 	a.dmaFree = max(now, a.dmaFree) + netsim.Time(len(frame))*cfg.Adapter.RxDMAByte
 	a.eng().At(a.dmaFree+cfg.Adapter.RxDone, netsim.Func(func(t netsim.Time, _ int64) {
 		n.cpu.submit(t, job{what: "receive interrupt", run: func(now netsim.Time) (netsim.Time, func(netsim.Time)) {
 			a.rxWait--
-			return n.receive(now, pkt)
+			cost, after := n.receive(now, pkt)
+			if tr := n.s.tr; tr != nil {
+				tr.Arrived(int(n.id), arrived, now, len(frame), n.accepted)
+				n.queues(now)
+			}
+			return cost, after
 		}})
 	}), 0)
 }

@@ -18,6 +18,9 @@ type Config struct {
 	Protocol Protocol
 	// Seed drives the hub's backoff draws (the lossy mode has its own, ether.Faults.Seed).
 	Seed uint64
+	// Trace, when set, is asked for a Tracer for each System made from this Config (not a
+	// parameter of the machine: a way to watch it).
+	Trace func(nodes int) Tracer `json:"-"`
 }
 
 // Host is the CPU time the kernel spends, on one 85 MHz SuperSPARC per node (the MBCF paper's §4).

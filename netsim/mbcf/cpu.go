@@ -50,8 +50,13 @@ func (c *cpu) next(now netsim.Time) {
 	c.q[0] = job{}
 	c.q = c.q[1:]
 	c.busy = true
+	n := c.n
+	n.posted, n.accepted = n.posted[:0], 0
 	cost, after := j.run(now)
 	c.kernel += cost
+	if t := n.s.tr; t != nil {
+		t.Kernel(int(n.id), j.what, now, now+cost, n.posted, n.accepted)
+	}
 	c.eng().At(now+cost, netsim.Func(func(t netsim.Time, _ int64) {
 		if after != nil {
 			after(t)

@@ -20,6 +20,10 @@ type Node struct {
 	tasks []*Task
 	byID  map[uint32]*Task
 	stats NodeStats
+	// The flows of the data packets the kernel job running posted, and of the one it
+	// accepted (Tracer).
+	posted   []uint64
+	accepted uint64
 	// Trace, when set, is told of every user command the kernel applies to one of this node's
 	// tasks, in the order applied.
 	Trace func(Applied)
@@ -88,6 +92,8 @@ type outPkt struct {
 	queued int         // copies of it in the adapter's queue
 	from   *Task       // the task that sent it (nil: the kernel's reply)
 	ch     *channel
+	flow   uint64 // its flow number (Tracer)
+	wired  bool   // a frame of it has been on the wire (Tracer: its flow steps there once)
 }
 
 // channel is the kernel's state toward one peer node: the packets it sends there (sequence
@@ -95,6 +101,8 @@ type outPkt struct {
 // number, acknowledgements owed).
 type channel struct {
 	peer *Node
+	// data packets posted to the peer and accepted from it, counted on (flow numbers)
+	posts, accepts uint64
 	// sending
 	next     uint8
 	unacked  []*outPkt
@@ -120,6 +128,11 @@ func (n *Node) chanTo(peer uint32) *channel { return n.chans[peer] }
 // caller's job.
 func (n *Node) post(ch *channel, o *outPkt) []txItem {
 	o.ch = ch
+	ch.posts++
+	o.flow = flowOf(n.id, ch.peer.id, len(n.s.nodes), ch.posts)
+	if n.s.tr != nil {
+		n.posted = append(n.posted, o.flow)
+	}
 	if len(ch.unacked) >= n.s.cfg.Protocol.Window {
 		ch.backlog = append(ch.backlog, o)
 		return nil
@@ -329,6 +342,8 @@ func (n *Node) receive(now netsim.Time, b []byte) (netsim.Time, func(netsim.Time
 		return cost, after
 	}
 	ch.expect++
+	ch.accepts++
+	n.accepted = flowOf(p.SrcNode, n.id, len(n.s.nodes), ch.accepts)
 	ch.nakFor = -1
 	ch.owed++
 	n.stats.Received++

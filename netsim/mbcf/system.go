@@ -58,6 +58,7 @@ type System struct {
 	tasks []*Task // by logical task number
 	// injector is Inject's port (-1 until first used).
 	injector int
+	tr       Tracer
 }
 
 // MaxNodes bounds a System (a hub's worth of workstations and more).
@@ -78,6 +79,9 @@ func New(cfg Config, nodes int) (*System, error) {
 		return nil, err
 	}
 	s := &System{cfg: cfg, m: m, eng: m.Engine(), hub: hub, injector: -1}
+	if cfg.Trace != nil {
+		s.tr = cfg.Trace(nodes)
+	}
 	for i := range nodes {
 		n := &Node{s: s, id: uint32(i), mac: ether.StationMAC(uint32(i)), byID: map[uint32]*Task{}}
 		n.cpu.n, n.ad.n = n, n

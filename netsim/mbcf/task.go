@@ -138,6 +138,7 @@ func (t *Task) one(r Remote, c Command, flag uint32) error {
 // waits for room (at most the wait limit).
 func (t *Task) Send(dst int, cmds []Command) error {
 	s := t.n.s
+	start := t.Now()
 	if dst < 0 || dst >= len(s.tasks) {
 		return t.bad("no task %d (%d tasks)", dst, len(s.tasks))
 	}
@@ -195,14 +196,28 @@ func (t *Task) Send(dst int, cmds []Command) error {
 	}
 	h := s.cfg.Host
 	done := false
+	var flow uint64
 	t.n.cpu.submit(t.Now(), job{what: "send system call", run: func(now netsim.Time) (netsim.Time, func(netsim.Time)) {
-		items := t.n.post(ch, &outPkt{pkt: p, from: t})
+		o := &outPkt{pkt: p, from: t}
+		items := t.n.post(ch, o)
+		flow = o.flow
 		return h.SendBase + netsim.Time(data)*h.CopyByte, func(now netsim.Time) {
 			t.n.handOver(now, items)
 			done = true
 		}
 	}})
-	return t.block(netsim.Because("the send system call"), true, func() bool { return done })
+	err := t.block(netsim.Because("the send system call"), true, func() bool { return done })
+	if tr := s.tr; tr != nil && err == nil {
+		ops := ""
+		for i, c := range p.Cmds {
+			if i > 0 {
+				ops += "+"
+			}
+			ops += c.Op.String()
+		}
+		tr.Call(int(t.n.id), t.num, "send", ops, start, t.Now(), int(to.n.id), data, flow)
+	}
+	return err
 }
 
 // Await spins on this task's flag word until it is not 0 and returns what it reports:
@@ -210,10 +225,14 @@ func (t *Task) Send(dst int, cmds []Command) error {
 func (t *Task) Await(flag uint32) (Reason, error) {
 	var w uint32
 	var werr error
+	start := t.Now()
 	err := t.block(netsim.Because("the flag at %#x", int64(flag)), true, func() bool {
 		w, werr = t.space.Word(flag)
 		return werr != nil || w != 0
 	})
+	if tr := t.n.s.tr; tr != nil && err == nil && werr == nil {
+		tr.Call(int(t.n.id), t.num, "await", "", start, t.Now(), -1, 0, 0)
+	}
 	if werr != nil {
 		return ReasonNone, fmt.Errorf("%w: task %d: %v", ErrBadCall, t.num, werr)
 	}
@@ -239,8 +258,13 @@ func (t *Task) Compute(d netsim.Time) error {
 		return nil
 	}
 	t.computeLeft = d
+	start := t.Now()
 	t.n.cpu.compute(t.Now(), t)
-	return t.block(netsim.Because("its computation"), false, func() bool { return t.computeLeft == 0 })
+	err := t.block(netsim.Because("its computation"), false, func() bool { return t.computeLeft == 0 })
+	if tr := t.n.s.tr; tr != nil && err == nil {
+		tr.Call(int(t.n.id), t.num, "compute", "", start, t.Now(), -1, 0, 0)
+	}
+	return err
 }
 
 // told records a failure of one of this task's commands, and sets its flag if it had one.

@@ -219,15 +219,24 @@ func (t *Net) Run(name string, start, end netsim.Time, args ...Arg) {
 	t.W.Slice(pid, 0, name, start, end, args...)
 }
 
-// Commit is an RTL receive path's commit at node (its LH entry, and the tail in the
-// SO-DIMM ring if the message was split): an instant with the device's cycle (the node's
-// clock) and the waveform's cycle (lhsnic.Node.OnCommit), where `lhsim trace --at` opens.
-func (t *Net) Commit(node int, at netsim.Time, cycle, fstCycle uint64, size int) {
+// TidRTLStep is the first of the tracks of an RTL receive path's steps (RTLStep): one
+// track per step, arrival to host release, so that each goes forward in time.
+const TidRTLStep = 90
+
+// RTLStep is step number step (0 arrival, 1 taken, 2 LH entry, 3 message done, 4 host
+// release: lhsnic.RxKind) of the node's msg-th message (from 0) through an RTL receive
+// path: an instant named name on its track, with the device's cycle (the node's clock) and
+// the waveform's cycle (fst_cycle: where `lhsim trace --at` opens), the message's size and
+// the bytes of it in the SO-DIMM ring (tail).
+func (t *Net) RTLStep(node, step int, name string, at netsim.Time, cycle, fstCycle uint64, msg, size, tail int) {
 	pid := t.PidBase + node
 	if !t.W.Keep(pid) {
 		return
 	}
 	t.Node(node)
-	t.W.Thread(pid, TidRTL, "RTL receive path")
-	t.W.Instant(pid, TidRTL, "LH commit", at, I("cycle", int64(cycle)), I("fst_cycle", int64(fstCycle)), I("size", int64(size)))
+	tid := TidRTLStep + step
+	t.W.Thread(pid, tid, "RTL "+rtlTracks[step])
+	t.W.Instant(pid, tid, name, at, I("cycle", int64(cycle)), I("fst_cycle", int64(fstCycle)), I("rtl_msg", int64(msg)), I("size", int64(size)), I("tail", int64(tail)))
 }
+
+var rtlTracks = [...]string{"arrival", "taken", "LH entry", "message done", "host release"}
