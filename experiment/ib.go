@@ -48,6 +48,7 @@ type IBRTTConfig struct {
 	Size       int // bytes (the message's 16-byte check header included)
 	Warmup     int
 	Iterations int
+	part       string // a part's one run (Parts): a chipset, or ibThreeStages; "": all
 }
 
 // DefaultIBRTT is a 16-byte ping-pong, 100 round trips after 10.
@@ -87,6 +88,9 @@ func (r *IBRTTResult) MarshalJSON() ([]byte, error) {
 func RunIBRTT(cfg IBRTTConfig) (*IBRTTResult, error) {
 	res := &IBRTTResult{Size: cfg.Size}
 	for _, p := range []ib.Params{ib.GCLE(), ib.E7501()} {
+		if cfg.part != "" && cfg.part != p.Chipset {
+			continue
+		}
 		with, err := ib.RTT(p, cfg.Size, true, cfg.Warmup, cfg.Iterations)
 		if err != nil {
 			return nil, err
@@ -100,6 +104,9 @@ func RunIBRTT(cfg IBRTTConfig) (*IBRTTResult, error) {
 		res.Rows = append(res.Rows, IBRTTRow{Chipset: p.Chipset, DoWQEUs: with.Microseconds(), NoDoWQEUs: without.Microseconds(),
 			Calibrated: p.Chipset == "gc-le", DMAReadNs: dma.Nanoseconds(), ImpliedDMA: (paper[1] - paper[0]) / 2 * 1000,
 			SwitchNs: p.SwitchLatency.Nanoseconds(), FirmwareCyc: p.SQCycles})
+	}
+	if cfg.part != "" && cfg.part != ibThreeStages {
+		return res, nil
 	}
 	m := ib.DefaultConfig()
 	m.Params, m.Topology = ib.E7501(), "fattree:2x2" // nodes 0 and 2: three switches apart

@@ -45,6 +45,19 @@ func runParts[C any, R any](fs *flag.FlagSet, command string, whole C, parts []e
 	return run(whole)
 }
 
+// callsProgress is a Progress for a sweep's parts run at once (--jobs): each part counts its
+// own runs, so the bar counts the calls, up to the whole sweep's total the bar was made with.
+func callsProgress(pr *progress) func(int, int) {
+	var mu sync.Mutex
+	var done int64
+	return func(int, int) {
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		pr.set(done, "")
+	}
+}
+
 // jobsOf is fs's --jobs, 1 on a command without it or when --timeline records the run (one
 // file, written in the order the runs happen).
 func jobsOf(fs *flag.FlagSet) int {
