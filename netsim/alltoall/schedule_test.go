@@ -118,7 +118,6 @@ func TestHeavyWeights(t *testing.T) {
 	require.InDelta(t, 1000, float64(sum)/64, 1)
 }
 
-
 // suhShinByBlocks is SuhShin as it was first written: every step's senders look at every
 // block they hold (builder.step), no grouping. SuhShin groups the blocks by what the
 // selections ask (builder.stage, stepKeys) and must give the same schedule.
