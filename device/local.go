@@ -55,11 +55,7 @@ func OpenLocal(cfg Config) (*Local, error) {
 
 // Watch implements drivers.Watcher from the board's ports.
 func (l *Local) Watch(f func(cycle uint64, ev drivers.Events)) {
-	l.Board.OnCycle(func(cycle uint64, p *gosim.Pins) {
-		if ev := pinEvents(p); ev != 0 {
-			f(cycle, ev)
-		}
-	})
+	l.Board.OnEvent(func(cycle uint64, ev uint8) { f(cycle, drivers.Events(ev)) })
 }
 
 // pinEvents are a cycle's event outputs.
@@ -166,7 +162,8 @@ func (c *consumer) receive(msgs [][]byte, n int, limit uint64) ([]byte, error) {
 				return out, fmt.Errorf("device: %d of %d entries after %d cycles (%d messages still queued at the input)",
 					got, n, limit, b.Pending())
 			}
-			b.Step()
+			// Nothing for the host to do until the next commit: run to it in one stretch.
+			b.RunWhile(gosim.Until{Max: limit - (b.Cycle() - start), Commits: true, CommitTarget: b.Count.Commits + 1})
 			continue
 		}
 		e := c.buf[:]
@@ -219,17 +216,11 @@ func (c *consumer) feed(msgs [][]byte, drain bool, limit uint64) error {
 			return fmt.Errorf("device: fed messages not in after %d cycles (%d still queued at the input, %d entries to commit)",
 				limit, b.Pending(), c.next-uint32(b.Count.Commits))
 		}
-		before := b.Count.Commits
-		b.Step()
-		for k := before; k < b.Count.Commits; k++ {
-			b.Post(hw.RegLHRelease, 1)
-			if c.fedHead < len(c.fed) {
-				if u := c.fed[c.fedHead]; u > 0 {
-					b.Post(hw.RegTailRelease, u*16)
-				}
-				c.fedHead++
-			}
-		}
+		// The host's releases follow the commits (gosim.Until.Release), so the whole batch
+		// is one stretch.
+		_, used := b.RunWhile(gosim.Until{Max: limit - (b.Cycle() - start), Input: true, Commits: drain,
+			CommitTarget: b.Count.Commits + uint64(c.next-uint32(b.Count.Commits)), Release: true, Units: c.fed[c.fedHead:]})
+		c.fedHead += used
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/lhsim/lhsim/cputime"
+	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/plugin"
 )
@@ -172,7 +173,13 @@ func (s *server) open(cfg Config) error {
 		return err
 	}
 	s.board, s.local, s.closed, s.broken, s.watching = l.Board, l, false, false, false
-	l.OnCycle(s.watch)
+	if s.srv.ExactCycles() {
+		l.OnCycle(s.watch)
+		return nil
+	}
+	// Progress after every cycle or stretch (gosim.Board.RunWhile), and the event pulses
+	// once Remote.Watch asks (apply): neither needs the board a cycle at a time.
+	l.OnAdvance(s.srv.Progress)
 	return nil
 }
 
@@ -222,6 +229,9 @@ func (s *server) apply(op Op) error {
 	case opWriteBlock:
 		return s.board.WriteBlock(op.Addr, op.Data)
 	case opWatch:
+		if !s.watching && !s.srv.ExactCycles() {
+			s.board.OnEvent(s.event)
+		}
 		s.watching = true
 		return nil
 	case opPost:
@@ -297,9 +307,14 @@ func (s *server) run(j *job) {
 // the fault hook) and records event pulses for Remote.Watch.
 func (s *server) watch(cycle uint64, p *gosim.Pins) {
 	s.srv.Progress(cycle + 1)
+	if ev := pinEvents(p); ev != 0 {
+		s.event(cycle, uint8(ev))
+	}
+}
+
+// event records an event pulse for Remote.Watch, once it asked.
+func (s *server) event(cycle uint64, ev uint8) {
 	if s.watching {
-		if ev := pinEvents(p); ev != 0 {
-			s.events = append(s.events, Event{Cycle: cycle, Flags: ev})
-		}
+		s.events = append(s.events, Event{Cycle: cycle, Flags: drivers.Events(ev)})
 	}
 }

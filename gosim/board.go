@@ -46,6 +46,12 @@ type Board struct {
 	cycle uint64
 	Count Counters
 	watch []func(cycle uint64, p *Pins)
+	// Stretches (stretch.go): the core when it runs them, its buffers, and the observers
+	// that leave them on.
+	fast      Stretcher
+	scratch   *Stretch
+	onEvent   []func(cycle uint64, flags uint8)
+	onAdvance []func(cycle uint64)
 }
 
 // NewBoard resets core and puts it on a board.
@@ -62,6 +68,7 @@ func NewBoard(core Core, cfg BoardConfig) *Board {
 		src:  NewSource(cfg.IdlePercent, NewRand(rng.Uint64())),
 	}
 	b.src.SetNoise(cfg.WireNoise)
+	b.fast, _ = core.(Stretcher)
 	return b
 }
 
@@ -113,7 +120,17 @@ func (b *Board) Step() {
 	for _, f := range b.watch {
 		f(b.cycle, p)
 	}
+	if len(b.onEvent) > 0 {
+		if ev := p.EvCommit | p.EvMsgDone<<1 | p.EvVecDone<<2; ev != 0 {
+			for _, f := range b.onEvent {
+				f(b.cycle, ev)
+			}
+		}
+	}
 	b.cycle++
+	for _, f := range b.onAdvance {
+		f(b.cycle)
+	}
 }
 
 // Post queues a host bus write without waiting for it (one op per cycle, in order).
@@ -208,9 +225,7 @@ func (b *Board) Inject(msg []byte) error { return b.src.Push(msg) }
 
 // Run advances n cycles.
 func (b *Board) Run(n uint64) error {
-	for i := uint64(0); i < n; i++ {
-		b.Step()
-	}
+	b.RunWhile(Until{Max: n, Always: true})
 	return nil
 }
 
@@ -221,16 +236,25 @@ var ErrNotIdle = errors.New("board: not idle")
 // flight and the last message has had time to commit.
 func (b *Board) RunUntilIdle(limit uint64) error {
 	quietFor := 0
-	for i := uint64(0); i < limit; i++ {
+	for i := uint64(0); i < limit; {
 		if b.src.Pending() == 0 && !b.mem.Busy() && len(b.ops) == 0 && len(b.reads) == 0 {
 			quietFor++
 			if quietFor > 2 {
 				return nil
 			}
-		} else {
-			quietFor = 0
+			b.Step()
+			i++
+			continue
 		}
-		b.Step()
+		quietFor = 0
+		// Busy: run until the input and the host bus are done (a stretch stops at a memory
+		// read), then look again.
+		n, _ := b.RunWhile(Until{Max: limit - i, Input: true, Host: true})
+		if n == 0 {
+			b.Step()
+			n = 1
+		}
+		i += n
 	}
 	return fmt.Errorf("%w after %d cycles: %d messages still queued at the input (LH buffer or tail ring full?)",
 		ErrNotIdle, limit, b.src.Pending())

@@ -34,7 +34,7 @@ var ErrState = errors.New("checkpoint state does not fit")
 // skipFields are fields not saved with their struct: the core, saved separately, and
 // observers, which the caller registers again.
 var skipFields = map[reflect.Type]map[string]bool{
-	reflect.TypeOf(Board{}): {"core": true, "watch": true},
+	reflect.TypeOf(Board{}): {"core": true, "watch": true, "fast": true, "scratch": true, "onEvent": true, "onAdvance": true},
 }
 
 // MarshalState saves the board and its core.

@@ -106,14 +106,13 @@ func (s *SODIMM) Observe(p *Pins, cycle uint64) {
 	if p.MemValid == 0 || p.MemReady == 0 {
 		return
 	}
+	if p.MemWrite != 0 {
+		s.land(p.MemAddr, p.MemWData)
+		return
+	}
 	addr := uint64(p.MemAddr) % hw.MemBytes
 	c := s.chunk(addr)
 	off := addr % chunkBytes
-	if p.MemWrite != 0 {
-		putWord(c[off:off+16], p.MemWData)
-		s.Writes++
-		return
-	}
 	due := cycle + uint64(s.p.ReadLatency)
 	if s.p.ReadJitter > 0 {
 		due += uint64(s.rng.Intn(s.p.ReadJitter + 1))
@@ -123,6 +122,14 @@ func (s *SODIMM) Observe(p *Pins, cycle uint64) {
 	}
 	s.reads = append(s.reads, pendingRead{due: due, data: getWord(c[off : off+16])})
 	s.ReadsN++
+}
+
+// land stores a write the receive path made.
+func (s *SODIMM) land(a uint32, w word) {
+	addr := uint64(a) % hw.MemBytes
+	off := addr % chunkBytes
+	putWord(s.chunk(addr)[off:off+16], w)
+	s.Writes++
 }
 
 // Busy reports reads still in flight.

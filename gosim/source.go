@@ -10,7 +10,11 @@ const MaxMessage = 1 << 20
 // cycle at most, with optional random idle cycles between beats. Once it shows a beat it
 // holds it until taken, as a valid/ready source must.
 type Source struct {
-	queue      [][]byte
+	// The queued messages back to back in buf from head, their lengths in lens, oldest first:
+	// one buffer a bridge can hand to C whole (Board.RunWhile).
+	buf        []byte
+	head       int
+	lens       []uint32
 	off        int
 	idle       int
 	rng        *Rand
@@ -36,24 +40,48 @@ func (s *Source) Push(msg []byte) error {
 	if len(msg) > MaxMessage {
 		return errors.New("source: message longer than 1 MiB")
 	}
-	s.queue = append(s.queue, msg)
+	if s.head >= 1<<16 && 2*s.head >= len(s.buf) {
+		s.buf = s.buf[:copy(s.buf, s.buf[s.head:])]
+		s.head = 0
+	}
+	s.buf = append(s.buf, msg...)
+	s.lens = append(s.lens, uint32(len(msg)))
 	return nil
 }
 
 // Pending is the number of messages not yet fully taken.
-func (s *Source) Pending() int { return len(s.queue) }
+func (s *Source) Pending() int { return len(s.lens) }
+
+// queued is the messages not yet fully taken, back to back, their lengths, and how many
+// bytes of the first the receive path has taken.
+func (s *Source) queued() ([]byte, []uint32, int) { return s.buf[s.head:], s.lens, s.off }
+
+// advance records what a stretch run elsewhere took: msgs whole messages, beats beats, and
+// off bytes of the message now first.
+func (s *Source) advance(msgs int, beats uint64, off int) {
+	for _, n := range s.lens[:msgs] {
+		s.head += int(n)
+	}
+	s.lens = s.lens[msgs:]
+	s.off = off
+	s.Beats += beats
+	s.Messages += uint64(msgs)
+	if len(s.lens) == 0 {
+		s.buf, s.head, s.lens = s.buf[:0], 0, s.lens[:0]
+	}
+}
 
 // Drive sets the stream inputs for this cycle.
 func (s *Source) Drive(p *Pins) {
 	p.MsgValid, p.MsgLast, p.MsgKeep = 0, 0, 0
-	if len(s.queue) == 0 {
+	if len(s.lens) == 0 {
 		return
 	}
 	if !s.presenting && s.idle > 0 && s.rng.Intn(100) < s.idle {
 		return
 	}
 	s.presenting = true
-	msg := s.queue[0][s.off:]
+	msg := s.buf[s.head+s.off : s.head+int(s.lens[0])]
 	n := len(msg)
 	if n > 16 {
 		n = 16
@@ -89,9 +117,12 @@ func (s *Source) Observe(p *Pins) {
 	s.Beats++
 	s.off += 16
 	if p.MsgLast != 0 {
-		s.queue[0] = nil
-		s.queue = s.queue[1:]
+		s.head += int(s.lens[0])
+		s.lens = s.lens[1:]
 		s.off = 0
 		s.Messages++
+		if len(s.lens) == 0 {
+			s.buf, s.head, s.lens = s.buf[:0], 0, s.lens[:0]
+		}
 	}
 }

@@ -58,6 +58,10 @@ func (s *Server) Progress(cycle uint64) {
 	}
 }
 
+// ExactCycles reports whether Progress must see every cycle: a cycle fault is set, and it
+// fires when its cycle is published, not after a stretch of cycles that passed it.
+func (s *Server) ExactCycles() bool { return s.fault.at != 0 }
+
 // Serve answers the handshake and the build check through go-plugin, and serves h on the
 // call channel until the harness closes it or goes away. It does not return.
 func (s *Server) Serve(build string, h Handler) {

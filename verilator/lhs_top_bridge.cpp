@@ -5,6 +5,7 @@
 #include "lhs_bridge.h"
 #include "lhs_regs.h"
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -148,6 +149,113 @@ extern "C" void lhs_reset(lhs_model *m, int n) {
 }
 
 extern "C" uint64_t lhs_cycles(lhs_model *m) { return m->cycles; }
+
+// A stretch of cycles: gosim.Board.Step's source, memory and host, cycle for cycle, for the
+// boards lhs_run_ctl describes (verilator.RTL.RunStretch checks that the board is one). Only
+// the fields Board.Step drives change in p: the others keep what they last held, as on the
+// Go side, so a trace is the same either way.
+extern "C" void lhs_run(lhs_model *m, lhs_pins *p, const uint8_t *msgs, const uint32_t *lens, size_t nlens,
+                        lhs_op *ops, const uint32_t *units, lhs_memw *writes, lhs_event *events,
+                        lhs_run_ctl *c) {
+    const uint32_t f = c->flags;
+    size_t mi = 0;          // message at the input
+    size_t base = 0;        // its first byte in msgs
+    uint32_t off = c->msg_off;
+    uint32_t head = 0, nops = c->nops;
+    const uint32_t cap = c->cap_ops;
+    uint64_t n = 0, commits = c->commits;
+    c->units_used = c->nwrites = c->nevents = c->msgs_taken = c->read_req = 0;
+    c->new_commits = c->msgs_done = c->vec_done = c->stalls = c->beats = 0;
+    while (n < c->max_cycles) {
+        bool run = (f & LHS_WHILE_ALWAYS) || ((f & LHS_WHILE_INPUT) && mi < nlens) ||
+                   ((f & LHS_WHILE_HOST) && nops > 0) || ((f & LHS_WHILE_COMMITS) && commits != c->commit_target);
+        if (!run || c->nwrites == c->cap_writes || ((f & LHS_EVENTS) && c->nevents == c->cap_events) ||
+            ((f & LHS_RELEASE) && cap - nops < 2))
+            break;
+        // Source.Drive (no idle cycles, no noise).
+        p->msg_valid = p->msg_last = 0;
+        p->msg_keep = 0;
+        if (mi < nlens) {
+            uint32_t left = lens[mi] - off, k = left < 16 ? left : 16;
+            uint8_t beat[16] = {};
+            std::memcpy(beat, msgs + base + off, k);
+            std::memcpy(p->msg_data, beat, 16);  // little-endian, as gosim's getWord
+            p->msg_valid = 1;
+            if (k == left) {
+                p->msg_last = 1;
+                p->msg_keep = (uint16_t)((1u << k) - 1);
+            }
+        }
+        // SODIMM.Drive: ready (no read in flight, no back-pressure), no read data.
+        p->mem_ready = 1;
+        p->mem_rvalid = 0;
+        // The host bus: the oldest posted write.
+        p->host_valid = p->host_write = 0;
+        if (nops > 0) {
+            p->host_valid = p->host_write = 1;
+            p->host_addr = ops[head].addr;
+            p->host_wdata = ops[head].data;
+            head = head + 1 == cap ? 0 : head + 1;
+            nops--;
+        }
+        lhs_cycle(m, p);
+        // Source.Observe.
+        if (p->msg_valid && p->msg_ready) {
+            c->beats++;
+            off += 16;
+            if (p->msg_last) {
+                base += lens[mi];
+                mi++;
+                off = 0;
+                c->msgs_taken++;
+            }
+        }
+        // SODIMM.Observe: a write lands; a read request ends the stretch for the caller.
+        bool read = false;
+        if (p->mem_valid) {
+            if (p->mem_write) {
+                lhs_memw &w = writes[c->nwrites++];
+                w.addr = p->mem_addr;
+                w.data[0] = p->mem_wdata[0];
+                w.data[1] = p->mem_wdata[1];
+            } else {
+                read = true;
+            }
+        }
+        uint32_t ev = (uint32_t)p->ev_commit | (uint32_t)p->ev_msg_done << 1 | (uint32_t)p->ev_vec_done << 2;
+        if (p->ev_commit) {
+            commits++;
+            c->new_commits++;
+        }
+        if (p->ev_msg_done) c->msgs_done++;
+        if (p->ev_vec_done) c->vec_done++;
+        if (p->msg_valid && !p->msg_ready) c->stalls++;
+        if (ev && (f & LHS_EVENTS)) events[c->nevents++] = lhs_event{n, ev, 0};
+        if (p->ev_commit && (f & LHS_RELEASE)) {
+            uint32_t t = head + nops;
+            ops[t >= cap ? t - cap : t] = lhs_op{LHS_REG_LH_RELEASE, 1};
+            nops++;
+            if (c->units_used < c->nunits) {
+                if (uint32_t u = units[c->units_used]) {
+                    t = head + nops;
+                    ops[t >= cap ? t - cap : t] = lhs_op{LHS_REG_TAIL_RELEASE, u * 16};
+                    nops++;
+                }
+                c->units_used++;
+            }
+        }
+        n++;
+        if (read) {
+            c->read_req = 1;
+            break;
+        }
+    }
+    // The writes still queued go back oldest first.
+    if (head > 0 && cap > 0) std::rotate(ops, ops + head, ops + cap);
+    c->nops = nops;
+    c->msg_off = off;
+    c->cycles = n;
+}
 
 // ---- Checkpoints: Verilator's --savable serialization, into and out of memory. ----
 

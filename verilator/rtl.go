@@ -26,8 +26,15 @@ import (
 	"github.com/lhsim/lhsim/hw"
 )
 
-// The Go and C views of one cycle's ports must agree byte for byte.
-var _ = [1]struct{}{}[unsafe.Sizeof(gosim.Pins{})-C.sizeof_lhs_pins]
+// The Go and C views of one cycle's ports, and of a stretch's records, must agree byte for
+// byte.
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(gosim.Pins{})-C.sizeof_lhs_pins]
+	_ = [1]struct{}{}[unsafe.Sizeof(gosim.StretchCtl{})-C.sizeof_lhs_run_ctl]
+	_ = [1]struct{}{}[unsafe.Sizeof(gosim.HostWrite{})-C.sizeof_lhs_op]
+	_ = [1]struct{}{}[unsafe.Sizeof(gosim.MemWrite{})-C.sizeof_lhs_memw]
+	_ = [1]struct{}{}[unsafe.Sizeof(gosim.StretchEvent{})-C.sizeof_lhs_event]
+)
 
 // RTL is the Verilated lhs_top as a gosim.Core.
 type RTL struct {
@@ -75,6 +82,22 @@ func (r *RTL) Reset() { C.lhs_reset(r.m, hw.ResetCycles) }
 // Cycle applies p's inputs, evaluates, stores the outputs in p and clocks once.
 func (r *RTL) Cycle(p *gosim.Pins) {
 	C.lhs_cycle(r.m, (*C.lhs_pins)(unsafe.Pointer(p)))
+}
+
+// RunStretch runs a stretch of cycles with the board around the model in one C call
+// (gosim.Board.RunWhile): a cgo call a stretch instead of one a cycle.
+func (r *RTL) RunStretch(s *gosim.Stretch) {
+	C.lhs_run(r.m, (*C.lhs_pins)(unsafe.Pointer(s.Pins)), ptr[C.uint8_t](s.Msgs), ptr[C.uint32_t](s.Lens),
+		C.size_t(len(s.Lens)), ptr[C.lhs_op](s.Ops), ptr[C.uint32_t](s.Units), ptr[C.lhs_memw](s.Writes),
+		ptr[C.lhs_event](s.Events), (*C.lhs_run_ctl)(unsafe.Pointer(&s.Ctl)))
+}
+
+// ptr is a slice's first element as C sees it (nil for an empty slice).
+func ptr[C, T any](s []T) *C {
+	if len(s) == 0 {
+		return nil
+	}
+	return (*C)(unsafe.Pointer(&s[0]))
 }
 
 // Cycles is the number of clocks since construction, reset included.

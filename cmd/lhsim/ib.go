@@ -96,13 +96,14 @@ func runIBRTT(args []string) error {
 	intVar(fs, &cfg.Iterations, "iterations", 1, 1_000_000, "round trips timed")
 	intVar(fs, &cfg.Warmup, "warmup", 0, 1_000_000, "round trips before the timing starts")
 	out := addOutputFlags(fs)
+	addJobsFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := out.check(fs); err != nil {
 		return err
 	}
-	res, err := ib.RunRTT(cfg)
+	res, err := runParts(fs, "ib rtt", cfg, cfg.Parts(), ib.RunRTT, ib.MergeRTT)
 	if err != nil {
 		return err
 	}
@@ -117,6 +118,7 @@ func runIBBandwidth(args []string) error {
 	intVar(fs, &cfg.RDMAMax, "rdma-max", 16, 1<<26, "largest RDMA write in bytes")
 	plotOut := addPlotFlag(fs, "draw bandwidth against size to this .svg or .png")
 	out := addOutputFlags(fs)
+	addJobsFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -140,7 +142,7 @@ func runIBBandwidth(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
-	res, err := ib.RunBandwidth(cfg)
+	res, err := runParts(fs, "ib bandwidth", cfg, cfg.Parts(), ib.RunBandwidth, ib.MergeBandwidth)
 	if err != nil {
 		return err
 	}
@@ -161,6 +163,7 @@ func runIBBuffers(args []string) error {
 	rates := fs.String("rates", "80,120,200", "run-dry study: comma-separated offered rates at the receiver, thousand messages a second")
 	plotOut := addPlotFlag(fs, "draw memory per node against node count to this .svg or .png")
 	out := addOutputFlags(fs)
+	addJobsFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -188,7 +191,7 @@ func runIBBuffers(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
-	res, err := ib.RunBuffers(cfg)
+	res, err := runParts(fs, "ib buffers", cfg, cfg.Parts(), ib.RunBuffers, ib.MergeBuffers)
 	if err != nil {
 		return err
 	}
@@ -201,6 +204,7 @@ func runIBCPR(args []string) error {
 	qps := fs.String("qps", "1,3,15,63,255,1023,4095", "comma-separated QP counts on the HCA (1..65536)")
 	chip := fs.String("chipset", "gc-le", "gc-le or e7501")
 	out := addOutputFlags(fs)
+	addJobsFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -214,7 +218,7 @@ func runIBCPR(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
-	res, err := ib.RunCPR(cfg)
+	res, err := runParts(fs, "ib cpr", cfg, cfg.Parts(), ib.RunCPR, ib.MergeCPR)
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,7 @@ func runIncast(args []string) error {
 	traceFile := fs.String("trace-file", "", "the waveform's file (default build/waves/incast-nodeNODE.fst)")
 	out := addOutputFlags(fs)
 	tl := addTimelineFlags(fs)
+	addJobsFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -105,14 +106,13 @@ func runIncast(args []string) error {
 	if tl.file != "" && cfg.Trace != "" {
 		cfg.TimelineSave = fmt.Sprintf("%s-node%d.gtkw", strings.TrimSuffix(tl.file, filepath.Ext(tl.file)), cfg.TraceNode)
 	}
-	var pr *progress
-	cfg.Progress = func(done, total int) {
-		if pr == nil {
-			pr = newProgress(out.json, "incast", int64(total), "runs")
-		}
-		pr.set(int64(done), "")
+	parts := cfg.Parts()
+	pr := newProgress(out.json, "incast", int64(len(parts)), "runs")
+	cfg.Progress = callsProgress(pr)
+	for i := range parts {
+		parts[i].Config.Progress = cfg.Progress
 	}
-	r, err := incast.Run(cfg)
+	r, err := runParts(fs, "incast", cfg, parts, incast.Run, incast.Merge)
 	pr.finish(err == nil)
 	err = tl.end(err)
 	if err != nil {

@@ -28,6 +28,36 @@ func addSweepFlags(fs *flag.FlagSet) *slurm.Options {
 	return o
 }
 
+// addJobsFlag defines --jobs on a sweep command without --slurm (runParts).
+func addJobsFlag(fs *flag.FlagSet) {
+	jobs := runtime.NumCPU()
+	intVar(fs, &jobs, "jobs", 1, 1024, "parts of the sweep run at once (default: the number of cores); the output is the same for any")
+}
+
+// runParts runs a sweep here: its parts --jobs at a time, merged, or the whole
+// configuration as one run when one job would run them all (sweep does the same after its
+// Slurm cases).
+func runParts[C any, R any](fs *flag.FlagSet, command string, whole C, parts []experiment.Part[C],
+	run func(C) (*R, error), merge func([]*R) (*R, error)) (*R, error) {
+	if jobs := fitJobs(command, jobsOf(fs), parts); jobs > 1 {
+		return runJobs(jobs, parts, run, merge)
+	}
+	return run(whole)
+}
+
+// callsProgress is a Progress for a sweep's parts run at once (--jobs): each part counts its
+// own runs, so the bar counts the calls, up to the whole sweep's total the bar was made with.
+func callsProgress(pr *progress) func(int, int) {
+	var mu sync.Mutex
+	var done int64
+	return func(int, int) {
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		pr.set(done, "")
+	}
+}
+
 // jobsOf is fs's --jobs, 1 on a command without it or when --timeline records the run (one
 // file, written in the order the runs happen).
 func jobsOf(fs *flag.FlagSet) int {
@@ -43,7 +73,7 @@ func jobsOf(fs *flag.FlagSet) int {
 }
 
 // jobMemory is what one part of a sweep may take, when its configuration says
-// (the sweeps' JobMemory methods, experiment/net), else 0.
+// (experiment's JobMemory methods), else 0.
 func jobMemory[C any](parts []experiment.Part[C]) int64 {
 	var most int64
 	for _, p := range parts {

@@ -34,6 +34,7 @@ func runMBCF(args []string) error {
 	plotOut := addPlotFlag(fs, "draw round trips and bandwidth against size, beside the paper, to this .svg or .png")
 	out := addOutputFlags(fs)
 	tl := addTimelineFlags(fs)
+	addJobsFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -72,14 +73,11 @@ func runMBCF(args []string) error {
 	if cfg.Timeline, err = tl.open(); err != nil {
 		return err
 	}
-	var pr *progress
-	cfg.Progress = func(done, total int) {
-		if pr == nil {
-			pr = newProgress(out.json, "mbcf", int64(total), "measurements")
-		}
-		pr.set(int64(done), "")
-	}
-	res, err := mbcf.Run(cfg)
+	pr := newProgress(out.json, "mbcf", int64(cfg.Measurements()), "measurements")
+	cfg.Progress = callsProgress(pr)
+	res, err := runParts(fs, "mbcf", cfg, cfg.Parts(), mbcf.Run, func(parts []*mbcf.Result) (*mbcf.Result, error) {
+		return mbcf.Merge(cfg, parts)
+	})
 	pr.finish(err == nil)
 	err = tl.end(err)
 	if err != nil {

@@ -131,8 +131,5 @@ func sweep[C any, R any](o *slurm.Options, fs *flag.FlagSet, command string, qui
 		slurmTiming(res, merge0)
 		return r, nil
 	}
-	if jobs := fitJobs(command, jobsOf(fs), parts); jobs > 1 {
-		return runJobs(jobs, parts, run, merge)
-	}
-	return run(whole)
+	return runParts(fs, command, whole, parts, run, merge)
 }

@@ -54,6 +54,7 @@ type RTTConfig struct {
 	Size       int // bytes (the message's 16-byte check header included)
 	Warmup     int
 	Iterations int
+	part       string // a part's one run (Parts): a chipset, or threeStages; "": all
 }
 
 // DefaultRTT is a 16-byte ping-pong, 100 round trips after 10.
@@ -93,6 +94,9 @@ func (r *RTTResult) MarshalJSON() ([]byte, error) {
 func RunRTT(cfg RTTConfig) (*RTTResult, error) {
 	res := &RTTResult{Size: cfg.Size}
 	for _, p := range []ib.Params{ib.GCLE(), ib.E7501()} {
+		if cfg.part != "" && cfg.part != p.Chipset {
+			continue
+		}
 		with, err := ib.RTT(p, cfg.Size, true, cfg.Warmup, cfg.Iterations)
 		if err != nil {
 			return nil, err
@@ -106,6 +110,9 @@ func RunRTT(cfg RTTConfig) (*RTTResult, error) {
 		res.Rows = append(res.Rows, RTTRow{Chipset: p.Chipset, DoWQEUs: with.Microseconds(), NoDoWQEUs: without.Microseconds(),
 			Calibrated: p.Chipset == "gc-le", DMAReadNs: dma.Nanoseconds(), ImpliedDMA: (paper[1] - paper[0]) / 2 * 1000,
 			SwitchNs: p.SwitchLatency.Nanoseconds(), FirmwareCyc: p.SQCycles})
+	}
+	if cfg.part != "" && cfg.part != threeStages {
+		return res, nil
 	}
 	m := ib.DefaultConfig()
 	m.Params, m.Topology = ib.E7501(), "fattree:2x2" // nodes 0 and 2: three switches apart

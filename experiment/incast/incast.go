@@ -89,6 +89,8 @@ type Config struct {
 	TimelineSave string
 	// Progress, when set, is told after each run (done of total: LHS on, off, the speed rows).
 	Progress func(done, total int)
+	// Runs, when set, are the only runs made (Parts): "on", "off", and the Speed rows' kinds.
+	Runs []string
 }
 
 // Default is 15 senders to one RTL receiver on a 16-port crossbar, 100 messages each,
@@ -147,13 +149,14 @@ type Result struct {
 
 // Speed is the LHS-on run with every receiver's receive path of one kind.
 type Speed struct {
-	NIC           string  `json:"nic"` // rtl (cgo bridge), rtl-plugin, go, tlm
-	MeanReceiveUs float64 `json:"mean_receive_us"`
-	StallCycles   uint64  `json:"stall_cycles"`
-	Same          bool    `json:"same_as_lhs_on"` // every receive at the same time, the same stalls as the LHS-on run
-	WallSeconds   float64 `json:"wall_seconds"`
-	EventsPerS    float64 `json:"events_per_s"`
-	SimNsPerWallS float64 `json:"sim_ns_per_wall_s"`
+	NIC           string        `json:"nic"` // rtl (cgo bridge), rtl-plugin, go, tlm
+	MeanReceiveUs float64       `json:"mean_receive_us"`
+	StallCycles   uint64        `json:"stall_cycles"`
+	Same          bool          `json:"same_as_lhs_on"` // every receive at the same time, the same stalls as the LHS-on run
+	WallSeconds   float64       `json:"wall_seconds"`
+	EventsPerS    float64       `json:"events_per_s"`
+	SimNsPerWallS float64       `json:"sim_ns_per_wall_s"`
+	done          []netsim.Time // every receive's completion, for Same
 }
 
 // The kinds of receive path a receiver can run.
@@ -221,58 +224,129 @@ func Run(cfg Config) (*Result, error) {
 	res := &Result{Host: cfg.Host, Topology: cfg.Topology, Receivers: cfg.Receivers, RTLNodes: rtl, Bridge: string(cfg.Bridge), Model: cfg.Model,
 		Senders:  topo.Nodes() - cfg.Receivers,
 		PostAtUs: cfg.PostAt.Microseconds(), TraceNode: cfg.TraceNode}
-	total, done := 2, 0
-	if cfg.Speed {
-		total += 4
-		if cfg.Host == HostMPI {
-			total--
-		}
-	}
+	plan := cfg.plan()
+	total, done := len(plan), 0
 	tick := func() {
 		if done++; cfg.Progress != nil {
 			cfg.Progress(done, total)
 		}
 	}
-	for _, lhs := range []bool{true, false} {
-		run, err := incastOnce(cfg, topo, kinds, lhs)
-		if err != nil {
-			return nil, err
-		}
-		tick()
-		if lhs {
-			res.On = run
-		} else {
-			res.Off = run
-		}
-	}
-	if cfg.Speed {
-		cfg.Trace, cfg.Timeline = "", nil
-		kinds := []string{nicRTL, nicRTLPlugin, nicGo, nicTLM}
-		if cfg.Host == HostMPI {
-			kinds = kinds[:3] // a TLM node has no host bus
-		}
-		for _, k := range kinds {
-			if k == nicRTLPlugin {
-				// The default table is not the user's choice of bridge: without a plugin
-				// binary (lhsim run outside the source tree) its row is left out, with a note.
-				if _, err := plugin.Locate(); errors.Is(err, plugin.ErrNoBinary) {
-					res.SpeedNote = "rtl-plugin row left out: no lhsim-plugin binary found; build it with make plugin (or go build ./cmd/lhsim-plugin) and put it beside lhsim or name it in LHSIM_PLUGIN"
-					tick()
-					continue
-				}
-			}
-			all := slices.Repeat([]string{k}, cfg.Receivers)
-			run, err := incastOnce(cfg, topo, all, true)
+	for _, k := range plan {
+		switch k {
+		case "on", "off":
+			run, err := incastOnce(cfg, topo, kinds, k == "on")
 			if err != nil {
-				return nil, fmt.Errorf("incast: every receiver %s: %w", k, err)
+				return nil, err
 			}
 			tick()
-			res.Speed = append(res.Speed, Speed{NIC: k, MeanReceiveUs: run.MeanReceiveUs, StallCycles: run.StallCycles,
-				Same:        slices.Equal(run.Done, res.On.Done) && run.StallCycles == res.On.StallCycles,
-				WallSeconds: run.WallSeconds, EventsPerS: run.EventsPerS, SimNsPerWallS: run.SimNsPerWallS})
+			if k == "on" {
+				res.On = run
+			} else {
+				res.Off = run
+			}
+			continue
+		case nicRTLPlugin:
+			// The default table is not the user's choice of bridge: without a plugin
+			// binary (lhsim run outside the source tree) its row is left out, with a note.
+			if _, err := plugin.Locate(); errors.Is(err, plugin.ErrNoBinary) {
+				res.SpeedNote = "rtl-plugin row left out: no lhsim-plugin binary found; build it with make plugin (or go build ./cmd/lhsim-plugin) and put it beside lhsim or name it in LHSIM_PLUGIN"
+				tick()
+				continue
+			}
+		}
+		c := cfg
+		c.Trace, c.Timeline = "", nil
+		all := slices.Repeat([]string{k}, cfg.Receivers)
+		run, err := incastOnce(c, topo, all, true)
+		if err != nil {
+			return nil, fmt.Errorf("incast: every receiver %s: %w", k, err)
+		}
+		tick()
+		res.Speed = append(res.Speed, Speed{NIC: k, MeanReceiveUs: run.MeanReceiveUs, StallCycles: run.StallCycles,
+			WallSeconds: run.WallSeconds, EventsPerS: run.EventsPerS, SimNsPerWallS: run.SimNsPerWallS, done: run.Done})
+	}
+	res.same()
+	return res, nil
+}
+
+// plan is the runs cfg makes, in order: LHS on, LHS off, then with Speed every receiver of
+// each kind (rtl, rtl-plugin, go, and with HostCosts tlm: a TLM node has no host bus).
+func (cfg Config) plan() []string {
+	all := []string{"on", "off"}
+	if cfg.Speed {
+		all = append(all, nicRTL, nicRTLPlugin, nicGo)
+		if cfg.Host != HostMPI {
+			all = append(all, nicTLM)
 		}
 	}
-	return res, nil
+	if cfg.Runs == nil {
+		return all
+	}
+	var out []string
+	for _, k := range all {
+		if slices.Contains(cfg.Runs, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// same says which Speed rows received every message when the LHS-on run did, with its stalls.
+func (r *Result) same() {
+	for i := range r.Speed {
+		s := &r.Speed[i]
+		s.Same = r.On.Done != nil && slices.Equal(s.done, r.On.Done) && s.StallCycles == r.On.StallCycles
+	}
+}
+
+// Parts are the experiment's runs, one each (LHS on, LHS off, each Speed row): they build
+// their own machines and may run at once (lhsim incast --jobs). Each tells Progress (when
+// set) of its one run.
+func (cfg Config) Parts() []experiment.Part[Config] {
+	var out []experiment.Part[Config]
+	for _, k := range cfg.plan() {
+		c := cfg
+		c.Runs = []string{k}
+		out = append(out, experiment.Part[Config]{Label: k, Config: c})
+	}
+	return out
+}
+
+// Merge puts the parts' results (in Parts order) together into the whole run's.
+func Merge(parts []*Result) (*Result, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("incast: no parts to merge")
+	}
+	res := *parts[0]
+	res.Speed = nil
+	for i, p := range parts {
+		if p.Topology != res.Topology || p.Receivers != res.Receivers || p.Host != res.Host {
+			return nil, fmt.Errorf("incast: part %d is of another run (%s, %d receivers, host %s)", i, p.Topology, p.Receivers, p.Host)
+		}
+		if p.On.Done != nil {
+			res.On = p.On
+		}
+		if p.Off.Done != nil {
+			res.Off = p.Off
+		}
+		res.Speed = append(res.Speed, p.Speed...)
+		if p.SpeedNote != "" {
+			res.SpeedNote = p.SpeedNote
+		}
+	}
+	res.same()
+	return &res, nil
+}
+
+// JobMemory is what one part may take: its network's footprint doubled (as every network
+// run is held to) and 8 MiB a receiver (its receive path, the SO-DIMM a MiB at a time as
+// its tail ring fills, and its host: measured 2.6 MB a receiver, docs/performance.md).
+func (cfg Config) JobMemory() int64 {
+	topo, err := fabric.ParseTopology(cfg.Topology)
+	if err != nil {
+		return 0
+	}
+	return 2*fabric.Footprint(topo, cfg.Fabric) + int64(cfg.Receivers)<<23
 }
 
 // incastOnce runs one case; kinds[r] is receiver r's receive path.

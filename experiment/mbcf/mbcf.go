@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -57,6 +58,8 @@ type Config struct {
 	// Progress, when set, is told after each measurement (a round trip, a bandwidth, a
 	// send cost: done of total).
 	Progress func(done, total int) `json:"-"`
+	// noSend leaves the send system call out: a part (Parts) that is not the first network.
+	noSend bool
 }
 
 // Default is the seed's set of measurements.
@@ -142,17 +145,7 @@ func Run(cfg Config) (*Result, error) {
 		PeakMBs: map[string]map[string]float64{}, cfg: cfg, machines: map[string]mbcf.Config{},
 		counters: map[string]mbcf.NodeStats{}, hub: map[string]ether.Stats{}}
 	timer := cfg.TimerRead.Microseconds()
-	total, done := len(cfg.Sizes), 0
-	for range cfg.Networks {
-		for _, o := range mbcfOps {
-			for _, n := range cfg.Sizes {
-				if o.op != mbcf.OpSwap || n%4 == 0 {
-					total++
-				}
-			}
-		}
-		total += len(cfg.BandwidthSizes)
-	}
+	total, done := cfg.Measurements(), 0
 	step := func() {
 		if done++; cfg.Progress != nil {
 			cfg.Progress(done, total)
@@ -222,7 +215,7 @@ func Run(cfg Config) (*Result, error) {
 		res.counters[nw], res.hub[nw] = sum, hs
 	}
 	// The send system call is the same on both networks (§4.1); it is measured on the first.
-	if len(cfg.Networks) > 0 {
+	if len(cfg.Networks) > 0 && !cfg.noSend {
 		for _, n := range cfg.Sizes {
 			d, err := mbcf.SendCost(traced(res.machines[cfg.Networks[0]], fmt.Sprintf("%s %d B send", cfg.Networks[0], n)), n)
 			if err != nil {
@@ -234,6 +227,59 @@ func Run(cfg Config) (*Result, error) {
 	}
 	return res, nil
 }
+
+// Measurements is how many measurements Run makes (Progress's total).
+func (cfg Config) Measurements() int {
+	total := 0
+	if !cfg.noSend {
+		total = len(cfg.Sizes)
+	}
+	for range cfg.Networks {
+		for _, o := range mbcfOps {
+			for _, n := range cfg.Sizes {
+				if o.op != mbcf.OpSwap || n%4 == 0 {
+					total++
+				}
+			}
+		}
+		total += len(cfg.BandwidthSizes)
+	}
+	return total
+}
+
+// Parts are the measurements by network (the send system call with the first): each
+// builds its own machines, so they may run at once (lhsim mbcf --jobs).
+func (cfg Config) Parts() []experiment.Part[Config] {
+	var out []experiment.Part[Config]
+	for i, nw := range cfg.Networks {
+		c := cfg
+		c.Networks, c.noSend = []string{nw}, i > 0
+		out = append(out, experiment.Part[Config]{Label: nw, Config: c})
+	}
+	return out
+}
+
+// Merge puts the parts' results (in Parts order) together into what Run(cfg) gives.
+func Merge(cfg Config, parts []*Result) (*Result, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("mbcf: no parts to merge")
+	}
+	res := &Result{RTTUs: map[string]map[string]map[string]float64{}, SendOverheadUs: parts[0].SendOverheadUs,
+		PeakMBs: map[string]map[string]float64{}, cfg: cfg, machines: map[string]mbcf.Config{},
+		counters: map[string]mbcf.NodeStats{}, hub: map[string]ether.Stats{}}
+	for _, p := range parts {
+		maps.Copy(res.RTTUs, p.RTTUs)
+		maps.Copy(res.PeakMBs, p.PeakMBs)
+		maps.Copy(res.machines, p.machines)
+		maps.Copy(res.counters, p.counters)
+		maps.Copy(res.hub, p.hub)
+	}
+	return res, nil
+}
+
+// JobMemory is what one part may take: two nodes and a hub, a few MiB (measured: the whole
+// command's resident size is that of the process alone, docs/performance.md).
+func (cfg Config) JobMemory() int64 { return 8 << 20 }
 
 // cell is "simulated / paper (difference)", or the simulated figure alone.
 func cell(sim float64, paper float64, ok bool, prec int) string {

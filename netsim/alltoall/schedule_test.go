@@ -24,11 +24,15 @@ func torusNet(t testing.TB, dims ...int) (*fabric.Torus, *fabric.Network) {
 func checkFinal(t *testing.T, s *Schedule) {
 	t.Helper()
 	require.Len(t, s.final, s.Nodes)
-	for i, h := range s.final {
+	for i, chunks := range s.final {
+		var h []uint32
+		for _, c := range chunks {
+			h = append(h, c...)
+		}
 		require.Len(t, h, s.Nodes-1, "node %d", i)
 		seen := map[int]bool{}
 		for _, blk := range h {
-			src, dst := int(blk)/s.Nodes, int(blk)%s.Nodes
+			src, dst := blockSrc(blk), blockDst(blk)
 			require.Equal(t, i, dst, "node %d holds a block for %d", i, dst)
 			require.NotEqual(t, i, src)
 			require.False(t, seen[src], "node %d holds two blocks from %d", i, src)
@@ -112,4 +116,163 @@ func TestHeavyWeights(t *testing.T) {
 		require.Equal(t, i%8 == 7, x == 4000, "node %d", i)
 	}
 	require.InDelta(t, 1000, float64(sum)/64, 1)
+}
+
+// suhShinByBlocks is SuhShin as it was first written: every step's senders look at every
+// block they hold (builder.step), no grouping. SuhShin groups the blocks by what the
+// selections ask (builder.stage, stepKeys) and must give the same schedule.
+func suhShinByBlocks(t *fabric.Torus, weights []int64) (*Schedule, error) {
+	k := t.Radix()
+	for d, r := range k {
+		if r < 4 || r%4 != 0 {
+			return nil, fmt.Errorf("alltoall: Suh-Shin on %v: dimension %s has %d nodes; want a multiple of 4 (groups of 4 per dimension)", t, dimName[d], r)
+		}
+	}
+	n := t.Nodes()
+	b, err := newBuilder(n, weights)
+	if err != nil {
+		return nil, err
+	}
+	stride := make([]int, len(k))
+	s := 1
+	for d := range k {
+		stride[d] = s
+		s *= k[d]
+	}
+	// coords[d][node] is node's coordinate along d, looked up: the moves' selections ask
+	// for it for every block they scan.
+	coords := make([][]int16, len(k))
+	for d := range k {
+		coords[d] = make([]int16, n)
+		for node := range n {
+			coords[d][node] = int16((node / stride[d]) % k[d])
+		}
+	}
+	coord := func(node, d int) int { return int(coords[d][node]) }
+	// at is node with coordinate d replaced by c (mod k[d]).
+	at := func(node, d, c int) int {
+		c = ((c % k[d]) + k[d]) % k[d]
+		return node + (c-coord(node, d))*stride[d]
+	}
+
+	// Phase 1: between groups.
+	for d := range k {
+		m := k[d] / 4
+		if m == 1 {
+			continue
+		}
+		// dir is +1, -1 or 0 (already in its destination group along d) for a block, by its
+		// source's group and position along d (a block keeps its position in phase 1, and
+		// other dimensions' phase 1 does not change its coordinate along d).
+		cd := coords[d]
+		dir := func(blk uint32) int {
+			src, dst := blockSrc(blk), blockDst(blk)
+			gs, gd, p := int(cd[src])/4, int(cd[dst])/4, int(cd[src])%4
+			off := (gd - gs + m) % m
+			switch {
+			case off == 0:
+				return 0
+			case 2*off < m:
+				return 1
+			case 2*off > m:
+				return -1
+			case p%2 == 0:
+				return 1
+			}
+			return -1
+		}
+		hops := func(p, sign int) int { // hops the + or - pipeline of position p needs
+			if m%2 == 1 {
+				return (m - 1) / 2
+			}
+			if (sign > 0) == (p%2 == 0) {
+				return m / 2
+			}
+			return m/2 - 1
+		}
+		left := [2][4]int{}
+		for p := range 4 {
+			left[0][p], left[1][p] = hops(p, 1), hops(p, -1)
+		}
+		for {
+			plus, minus := -1, -1
+			for _, p := range []int{0, 1, 2, 3} {
+				if left[0][p] > 0 {
+					plus = p
+					break
+				}
+			}
+			for _, p := range []int{1, 2, 3, 0} {
+				if left[1][p] > 0 && p != plus {
+					minus = p
+					break
+				}
+			}
+			if plus < 0 && minus < 0 {
+				break
+			}
+			var moves []move
+			for node := range n {
+				c := coord(node, d)
+				g := c / 4
+				switch c % 4 {
+				case plus:
+					moves = append(moves, move{node, at(node, d, c+4), func(blk uint32) bool {
+						return int(cd[blockDst(blk)])/4 != g && dir(blk) == 1
+					}})
+				case minus:
+					moves = append(moves, move{node, at(node, d, c-4), func(blk uint32) bool {
+						return int(cd[blockDst(blk)])/4 != g && dir(blk) == -1
+					}})
+				}
+			}
+			if plus >= 0 {
+				left[0][plus]--
+			}
+			if minus >= 0 {
+				left[1][minus]--
+			}
+			b.step("inter-group "+dimName[d], moves)
+		}
+	}
+
+	// Phase 2: within groups.
+	for d := range k {
+		cd := coords[d]
+		for _, pairs := range lineSteps(k[d]) {
+			var moves []move
+			for node := range n {
+				c := coord(node, d)
+				for _, pr := range pairs {
+					if c%4 != pr[0] {
+						continue
+					}
+					want := pr[1]
+					moves = append(moves, move{node, at(node, d, c-pr[0]+pr[1]), func(blk uint32) bool {
+						return int(cd[blockDst(blk)])%4 == want
+					}})
+				}
+			}
+			b.step("intra-group "+dimName[d], moves)
+		}
+	}
+	return b.done("suh-shin")
+}
+
+// SuhShin's grouped blocks give the schedule the block-by-block builder gives: the same
+// steps, the same transfers (ends, blocks and weights), on tori of one to four dimensions,
+// with even, uneven and heavy weights.
+func TestSuhShinGroupsAsBlocks(t *testing.T) {
+	for _, dims := range [][]int{{4, 4, 4}, {8, 8, 8}, {12, 8, 4}, {16, 4}, {24}, {8, 4, 4, 4}} {
+		topo, err := fabric.NewTorus(dims...)
+		require.NoError(t, err)
+		for _, w := range [][]int64{nil, UnevenWeights(topo.Nodes(), 1), HeavyWeights(topo.Nodes())} {
+			got, err := SuhShin(topo, w)
+			require.NoError(t, err)
+			want, err := suhShinByBlocks(topo, w)
+			require.NoError(t, err)
+			require.Equal(t, want.Steps, got.Steps, "%v", dims)
+			checkFinal(t, got)
+		}
+	}
 }

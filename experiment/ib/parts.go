@@ -1,0 +1,123 @@
+package ib
+
+// The sweeps of lhsim ib cut into parts that build their own machines and may run at once
+// (--jobs), and merged back into what the whole sweep gives, row for row.
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/netsim/ib"
+)
+
+// threeStages names RunRTT's what-if part: E7501 through three stages of 8-port switches.
+const threeStages = "three-stages"
+
+// partMemory is what one part may take: a few nodes and a switch, a few MiB (the commands'
+// resident sizes are the process's own, docs/performance.md).
+const partMemory = 8 << 20
+
+// Parts are the round trips by chipset, and the three-stage what-if.
+func (cfg RTTConfig) Parts() []experiment.Part[RTTConfig] {
+	var out []experiment.Part[RTTConfig]
+	for _, p := range []string{ib.GCLE().Chipset, ib.E7501().Chipset, threeStages} {
+		c := cfg
+		c.part = p
+		out = append(out, experiment.Part[RTTConfig]{Label: p, Config: c})
+	}
+	return out
+}
+
+// MergeRTT puts the parts' results (in Parts order) together.
+func MergeRTT(parts []*RTTResult) (*RTTResult, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("ib rtt: no parts to merge")
+	}
+	res := &RTTResult{Size: parts[0].Size}
+	for _, p := range parts {
+		res.Rows = append(res.Rows, p.Rows...)
+		if p.ThreeStages != [2]float64{} {
+			res.ThreeStages = p.ThreeStages
+		}
+	}
+	return res, nil
+}
+
+// JobMemory is what one part may take.
+func (RTTConfig) JobMemory() int64 { return partMemory }
+
+// Parts are the bandwidth curves by chipset.
+func (cfg BandwidthConfig) Parts() []experiment.Part[BandwidthConfig] {
+	var out []experiment.Part[BandwidthConfig]
+	for _, ch := range cfg.Chipsets {
+		c := cfg
+		c.Chipsets = []string{ch}
+		out = append(out, experiment.Part[BandwidthConfig]{Label: ch, Config: c})
+	}
+	return out
+}
+
+// MergeBandwidth puts the parts' results (in Parts order) together.
+func MergeBandwidth(parts []*BandwidthResult) (*BandwidthResult, error) {
+	res := &BandwidthResult{Peak: map[string]map[string]float64{}}
+	for _, p := range parts {
+		res.Rows = append(res.Rows, p.Rows...)
+		maps.Copy(res.Peak, p.Peak)
+	}
+	return res, nil
+}
+
+// JobMemory is what one part may take.
+func (BandwidthConfig) JobMemory() int64 { return partMemory }
+
+// Parts are the run-dry study by queue depth (each part works out the memory table too: it
+// is arithmetic).
+func (cfg BuffersConfig) Parts() []experiment.Part[BuffersConfig] {
+	var out []experiment.Part[BuffersConfig]
+	for _, d := range cfg.Depths {
+		c := cfg
+		c.Depths = []int{d}
+		out = append(out, experiment.Part[BuffersConfig]{Label: fmt.Sprintf("depth %d", d), Config: c})
+	}
+	return out
+}
+
+// MergeBuffers puts the parts' results (in Parts order) together.
+func MergeBuffers(parts []*BuffersResult) (*BuffersResult, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("ib buffers: no parts to merge")
+	}
+	res := &BuffersResult{Rows: parts[0].Rows, Senders: parts[0].Senders, Size: parts[0].Size}
+	for _, p := range parts {
+		res.Dry = append(res.Dry, p.Dry...)
+	}
+	return res, nil
+}
+
+// JobMemory is what one part may take.
+func (BuffersConfig) JobMemory() int64 { return partMemory }
+
+// Parts are the checkpoint costs by QP count.
+func (cfg CPRConfig) Parts() []experiment.Part[CPRConfig] {
+	var out []experiment.Part[CPRConfig]
+	for _, n := range cfg.QPs {
+		c := cfg
+		c.QPs = []int{n}
+		out = append(out, experiment.Part[CPRConfig]{Label: fmt.Sprintf("%d QPs", n), Config: c})
+	}
+	return out
+}
+
+// MergeCPR puts the parts' results (in Parts order) together.
+func MergeCPR(parts []*CPRResult) (*CPRResult, error) {
+	res := &CPRResult{}
+	for _, p := range parts {
+		res.Rows = append(res.Rows, p.Rows...)
+	}
+	return res, nil
+}
+
+// JobMemory is what one part may take.
+func (CPRConfig) JobMemory() int64 { return partMemory }
