@@ -29,7 +29,8 @@ type Options struct {
 	// Dir is where to start looking for the repository root ("." when empty).
 	Dir string
 	// Only, when set, keeps the sweep's jobs whose family/name it matches
-	// ("xc2vp/lhs_rx_ENTRIES64").
+	// ("xc2vp/lhs_rx_ENTRIES64"); with Write, the other jobs keep the reports they have, for
+	// a change to one design (make synth-check repeats the whole sweep).
 	Only *regexp.Regexp
 	// RunAll runs the sweep's jobs (Runner.RunAll when nil; lhsim area --slurm hands them to
 	// a Slurm job array and returns their reports, in job order, as Runner.RunAll does).
@@ -105,7 +106,7 @@ func Command(ctx context.Context, o Options, stdout, log io.Writer) error {
 			return err
 		}
 		source = fmt.Sprintf("checked-in reports in %s/ (Yosys not run; `make synth` re-creates them)", o.Reports)
-		if hash, _, err := HashRTL(r.Root); err != nil || hash != s.RTLHash {
+		if hash, _, err := HashRTL(r.Root, s.Tops()...); err != nil || hash != s.RTLHash {
 			fmt.Fprintf(log, "area: rtl/ has changed since %s/ was made: these figures may be stale (make synth)\n", o.Reports)
 		}
 	} else {
@@ -123,7 +124,7 @@ func Command(ctx context.Context, o Options, stdout, log io.Writer) error {
 			}
 			fmt.Fprintf(log, "area: %d Yosys runs, %d at a time (logs in build/synth/)\n", len(jobs), max(1, o.Parallel))
 		}
-		hash, files, err := HashRTL(r.Root)
+		hash, files, err := HashRTL(r.Root, Tops(jobs)...)
 		if err != nil {
 			return err
 		}
@@ -142,9 +143,19 @@ func Command(ctx context.Context, o Options, stdout, log io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if o.Write && o.Only != nil {
+			// The rest of the sweep keeps the reports it has (made from designs -only did
+			// not touch), so that the summary is still the whole sweep's.
+			if reps, err = withKept(reports, Sweep(o.Families), reps); err != nil {
+				return err
+			}
+			if hash, files, err = HashRTL(r.Root, Tops(Sweep(o.Families))...); err != nil {
+				return err
+			}
+		}
 		s = NewSummary(reps)
 		s.RTLHash, s.RTLFiles = hash, files
-		source = fmt.Sprintf("Yosys run now on rtl/*.v (%d runs, %.0f s)", len(jobs), time.Since(start).Seconds())
+		source = fmt.Sprintf("Yosys run now on each design's files of rtl/ (%d runs, %.0f s)", len(jobs), time.Since(start).Seconds())
 		if o.Write {
 			if err := s.Write(reports); err != nil {
 				return err
@@ -167,4 +178,25 @@ func Command(ctx context.Context, o Options, stdout, log io.Writer) error {
 		return WriteJSON(stdout, s)
 	}
 	return WriteText(stdout, s, source)
+}
+
+// withKept is the sweep's reports in sweep order: ran where a job ran, else the report in
+// dir (LoadReport).
+func withKept(dir string, sweep []Job, ran []Report) ([]Report, error) {
+	byName := map[string]Report{}
+	for _, r := range ran {
+		byName[r.Job.String()] = r
+	}
+	out := make([]Report, 0, len(sweep))
+	for _, j := range sweep {
+		r, ok := byName[j.String()]
+		if !ok {
+			var err error
+			if r, err = LoadReport(dir, j); err != nil {
+				return nil, fmt.Errorf("area: -only with -write keeps the other reports, and %s has none: %w", j, err)
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }

@@ -98,7 +98,7 @@ type Runner struct {
 	Root string
 	// Yosys is the yosys binary ("yosys" from PATH when empty).
 	Yosys string
-	// Files are the Verilog sources relative to Root (every rtl/*.v when empty).
+	// Files are the Verilog sources relative to Root (when empty, the job's design: DesignFiles).
 	Files []string
 	// Out is where reports go: Out/<family>/<job>.{ys,stat.txt,stat.json,counts.txt}.
 	Out string
@@ -131,22 +131,22 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-func (r Runner) files() ([]string, error) {
+// files are the Verilog sources Yosys reads for design top: Files, or the design's .v files
+// (its headers come in through their `include, from -Irtl).
+func (r Runner) files(top string) ([]string, error) {
 	if len(r.Files) > 0 {
 		return r.Files, nil
 	}
-	m, err := filepath.Glob(filepath.Join(r.Root, "rtl", "*.v"))
+	all, err := DesignFiles(r.Root, top)
 	if err != nil {
 		return nil, err
 	}
-	if len(m) == 0 {
-		return nil, fmt.Errorf("area: no Verilog sources in %s", filepath.Join(r.Root, "rtl"))
+	var out []string
+	for _, f := range all {
+		if strings.HasSuffix(f, ".v") {
+			out = append(out, f)
+		}
 	}
-	out := make([]string, len(m))
-	for i, p := range m {
-		out[i], _ = filepath.Rel(r.Root, p)
-	}
-	sort.Strings(out)
 	return out, nil
 }
 
@@ -178,7 +178,7 @@ func (r Runner) Check() error {
 
 // Run synthesizes one job and returns its report.
 func (r Runner) Run(ctx context.Context, j Job) (Report, error) {
-	files, err := r.files()
+	files, err := r.files(j.Top)
 	if err != nil {
 		return Report{}, err
 	}

@@ -48,14 +48,14 @@ module alpu #
     // Number of cells (list capacity)
     parameter CELLS = 128,
     // Width of the match field: 42 bits in the paper (source rank, tag, communicator)
-    parameter FIELD_WIDTH = 42,
+    parameter FIELD_W = 42,
     // Width of the pointer returned on a match
-    parameter PTR_WIDTH = 16,
+    parameter PTR_W = 16,
     // 1: every cell stores a don't-care mask (posted receives with wildcards); 0: cells hold
     // field and pointer only, and only requests carry a mask
     parameter CELL_MASK = 1,
     // Width of status_count: enough for 0..CELLS
-    parameter COUNT_WIDTH = $clog2(CELLS + 1)
+    parameter COUNT_W = $clog2(CELLS + 1)
 )
 (
     input  wire                   clk,
@@ -64,29 +64,29 @@ module alpu #
     // Insert: append an entry (newest)
     input  wire                   s_ins_tvalid,
     output wire                   s_ins_tready,
-    input  wire [FIELD_WIDTH-1:0] s_ins_field,
-    input  wire [FIELD_WIDTH-1:0] s_ins_mask,
-    input  wire [PTR_WIDTH-1:0]   s_ins_ptr,
+    input  wire [FIELD_W-1:0] s_ins_field,
+    input  wire [FIELD_W-1:0] s_ins_mask,
+    input  wire [PTR_W-1:0]   s_ins_ptr,
 
     // Match request: find, return and delete the oldest entry matching field on the bits
     // where neither the request mask nor the cell's mask is set
     input  wire                   s_req_tvalid,
     output wire                   s_req_tready,
-    input  wire [FIELD_WIDTH-1:0] s_req_field,
-    input  wire [FIELD_WIDTH-1:0] s_req_mask,
+    input  wire [FIELD_W-1:0] s_req_field,
+    input  wire [FIELD_W-1:0] s_req_mask,
 
     // Match response: hit, and the pointer of the deleted entry (0 on a miss)
     output wire                   m_rsp_tvalid,
     input  wire                   m_rsp_tready,
     output wire                   m_rsp_hit,
-    output wire [PTR_WIDTH-1:0]   m_rsp_ptr,
+    output wire [PTR_W-1:0]   m_rsp_ptr,
 
     // Overflow handling
     input  wire                   overflow_clear,
     output wire                   ev_ins_refused,
 
     // Status, registered
-    output wire [COUNT_WIDTH-1:0] status_count,
+    output wire [COUNT_W-1:0] status_count,
     output wire                   status_full,
     output wire                   status_empty,
     output wire                   status_overflow
@@ -98,29 +98,29 @@ initial begin
         $display("Error: CELLS must be at least 2 (instance %m)");
         $finish;
     end
-    if (COUNT_WIDTH < $clog2(CELLS + 1)) begin
-        $display("Error: COUNT_WIDTH too small for CELLS (instance %m)");
+    if (COUNT_W < $clog2(CELLS + 1)) begin
+        $display("Error: COUNT_W too small for CELLS (instance %m)");
         $finish;
     end
 end
 
 reg                   cmp_reg = 1'b0, cmp_next;
-reg [FIELD_WIDTH-1:0] key_reg;
-reg [FIELD_WIDTH-1:0] key_care_reg;
+reg [FIELD_W-1:0] key_reg;
+reg [FIELD_W-1:0] key_care_reg;
 
 reg                   rsp_valid_reg = 1'b0, rsp_valid_next;
 reg                   rsp_hit_reg = 1'b0, rsp_hit_next;
-reg [PTR_WIDTH-1:0]   rsp_ptr_reg = {PTR_WIDTH{1'b0}}, rsp_ptr_next;
+reg [PTR_W-1:0]   rsp_ptr_reg = {PTR_W{1'b0}}, rsp_ptr_next;
 
-reg [COUNT_WIDTH-1:0] count_reg = {COUNT_WIDTH{1'b0}}, count_next;
+reg [COUNT_W-1:0] count_reg = {COUNT_W{1'b0}}, count_next;
 reg                   overflow_reg = 1'b0, overflow_next;
 reg                   refused_reg = 1'b0, refused_next;
 
 // Cell chain: cell j loads from cell j-1; cell 0 loads the new entry
 wire [CELLS-1:0]             cell_valid;
-wire [CELLS*FIELD_WIDTH-1:0] cell_field;
-wire [CELLS*FIELD_WIDTH-1:0] cell_mask;
-wire [CELLS*PTR_WIDTH-1:0]   cell_ptr;
+wire [CELLS*FIELD_W-1:0] cell_field;
+wire [CELLS*FIELD_W-1:0] cell_mask;
+wire [CELLS*PTR_W-1:0]   cell_ptr;
 wire [CELLS-1:0]             cell_match;
 
 reg  [CELLS-1:0]             hit;
@@ -137,17 +137,17 @@ reg  [CELLS-1:0]             shift_en;
 // LUTs in Yosys/ABC).
 localparam PAIRS = (CELLS + 1) / 2;
 (* keep *) wire [CELLS-1:0]           oldest;
-(* keep *) wire [PAIRS*PTR_WIDTH-1:0] pair_ptr;
-reg  [PTR_WIDTH-1:0]                  hit_ptr;
+(* keep *) wire [PAIRS*PTR_W-1:0] pair_ptr;
+reg  [PTR_W-1:0]                  hit_ptr;
 
 // The top cell shifts out of the chain only when it is the entry being deleted or when it is
 // free, so its content goes nowhere
-wire unused_top = ^{cell_valid[CELLS-1], cell_field[(CELLS-1)*FIELD_WIDTH +: FIELD_WIDTH],
-    cell_mask[(CELLS-1)*FIELD_WIDTH +: FIELD_WIDTH]};
+wire unused_top = ^{cell_valid[CELLS-1], cell_field[(CELLS-1)*FIELD_W +: FIELD_W],
+    cell_mask[(CELLS-1)*FIELD_W +: FIELD_W]};
 
 wire ins = s_ins_tvalid;
 wire req = s_req_tvalid && s_req_tready;
-wire full = count_reg == CELLS[COUNT_WIDTH-1:0];
+wire full = count_reg == CELLS[COUNT_W-1:0];
 
 // The insert of this cycle goes in unless the list is full (and no match frees a cell in the
 // same cycle) or software has not yet cleared an earlier overflow
@@ -166,16 +166,16 @@ assign ev_ins_refused = refused_reg;
 
 assign status_count = count_reg;
 assign status_full = full;
-assign status_empty = count_reg == {COUNT_WIDTH{1'b0}};
+assign status_empty = count_reg == {COUNT_W{1'b0}};
 assign status_overflow = overflow_reg;
 
 genvar j;
 generate
     for (j = 0; j < CELLS; j = j + 1) begin : g_cell
         wire                   d_valid;
-        wire [FIELD_WIDTH-1:0] d_field;
-        wire [FIELD_WIDTH-1:0] d_mask;
-        wire [PTR_WIDTH-1:0]   d_ptr;
+        wire [FIELD_W-1:0] d_field;
+        wire [FIELD_W-1:0] d_mask;
+        wire [PTR_W-1:0]   d_ptr;
 
         if (j == 0) begin : g_head
             assign d_valid = ins_accept;
@@ -184,14 +184,14 @@ generate
             assign d_ptr = s_ins_ptr;
         end else begin : g_body
             assign d_valid = cell_valid[j-1];
-            assign d_field = cell_field[(j-1)*FIELD_WIDTH +: FIELD_WIDTH];
-            assign d_mask = cell_mask[(j-1)*FIELD_WIDTH +: FIELD_WIDTH];
-            assign d_ptr = cell_ptr[(j-1)*PTR_WIDTH +: PTR_WIDTH];
+            assign d_field = cell_field[(j-1)*FIELD_W +: FIELD_W];
+            assign d_mask = cell_mask[(j-1)*FIELD_W +: FIELD_W];
+            assign d_ptr = cell_ptr[(j-1)*PTR_W +: PTR_W];
         end
 
         alpu_cell #(
-            .FIELD_WIDTH(FIELD_WIDTH),
-            .PTR_WIDTH(PTR_WIDTH),
+            .FIELD_W(FIELD_W),
+            .PTR_W(PTR_W),
             .CELL_MASK(CELL_MASK)
         )
         cell_inst (
@@ -203,9 +203,9 @@ generate
             .d_mask(d_mask),
             .d_ptr(d_ptr),
             .q_valid(cell_valid[j]),
-            .q_field(cell_field[j*FIELD_WIDTH +: FIELD_WIDTH]),
-            .q_mask(cell_mask[j*FIELD_WIDTH +: FIELD_WIDTH]),
-            .q_ptr(cell_ptr[j*PTR_WIDTH +: PTR_WIDTH]),
+            .q_field(cell_field[j*FIELD_W +: FIELD_W]),
+            .q_mask(cell_mask[j*FIELD_W +: FIELD_W]),
+            .q_ptr(cell_ptr[j*PTR_W +: PTR_W]),
             .key(key_reg),
             .key_care(key_care_reg),
             .match(cell_match[j])
@@ -219,12 +219,12 @@ genvar k;
 generate
     for (k = 0; k < PAIRS; k = k + 1) begin : g_pair
         if (2*k + 1 < CELLS) begin : g_two
-            assign pair_ptr[k*PTR_WIDTH +: PTR_WIDTH] =
-                (cell_ptr[(2*k)*PTR_WIDTH +: PTR_WIDTH] & {PTR_WIDTH{oldest[2*k]}}) |
-                (cell_ptr[(2*k+1)*PTR_WIDTH +: PTR_WIDTH] & {PTR_WIDTH{oldest[2*k+1]}});
+            assign pair_ptr[k*PTR_W +: PTR_W] =
+                (cell_ptr[(2*k)*PTR_W +: PTR_W] & {PTR_W{oldest[2*k]}}) |
+                (cell_ptr[(2*k+1)*PTR_W +: PTR_W] & {PTR_W{oldest[2*k+1]}});
         end else begin : g_one
-            assign pair_ptr[k*PTR_WIDTH +: PTR_WIDTH] =
-                cell_ptr[(2*k)*PTR_WIDTH +: PTR_WIDTH] & {PTR_WIDTH{oldest[2*k]}};
+            assign pair_ptr[k*PTR_W +: PTR_W] =
+                cell_ptr[(2*k)*PTR_W +: PTR_W] & {PTR_W{oldest[2*k]}};
         end
     end
 endgenerate
@@ -247,9 +247,9 @@ always @* begin
 end
 
 always @* begin
-    hit_ptr = {PTR_WIDTH{1'b0}};
+    hit_ptr = {PTR_W{1'b0}};
     for (i = 0; i < PAIRS; i = i + 1) begin
-        hit_ptr = hit_ptr | pair_ptr[i*PTR_WIDTH +: PTR_WIDTH];
+        hit_ptr = hit_ptr | pair_ptr[i*PTR_W +: PTR_W];
     end
 end
 
@@ -304,8 +304,8 @@ always @(posedge clk) begin
         cmp_reg <= 1'b0;
         rsp_valid_reg <= 1'b0;
         rsp_hit_reg <= 1'b0;
-        rsp_ptr_reg <= {PTR_WIDTH{1'b0}};
-        count_reg <= {COUNT_WIDTH{1'b0}};
+        rsp_ptr_reg <= {PTR_W{1'b0}};
+        count_reg <= {COUNT_W{1'b0}};
         overflow_reg <= 1'b0;
         refused_reg <= 1'b0;
     end

@@ -80,23 +80,23 @@ wire [7:0] reg_addr = host_addr[7:0];
 wire reg_wr = host_valid && host_write && sel_reg && host_addr[15:8] == 0;
 wire reg_rd = host_valid && !host_write;
 
-// Registers.
-reg         enable_reg = CTRL_RESET[CTRL_ENABLE];
-reg         lhs_on_reg = CTRL_RESET[CTRL_LHS_ON];
-reg [1:0]   size_word_reg = SIZE_POS_RESET[3:2];       // bytes / 4
-reg [1:0]   split_beats_reg = SPLIT_POS_RESET[5:4];    // bytes / 16
-reg [15:0]  max_msg_reg = MAX_MSG_RESET[15:0];
-reg [27:0]  tail_base_reg = TAIL_BASE_RESET[31:4];     // bytes / 16
-reg [23:0]  tail_units_reg = TAIL_SIZE_RESET[27:4];    // bytes / 16
-reg [31:0]  vec_mem_addr_reg = VEC_MEM_ADDR_RESET;
-reg [31:0]  vec_win_off_reg = VEC_WIN_OFF_RESET;
-reg [31:0]  vec_len_reg = VEC_LEN_RESET;
-reg [ERR_W-1:0] err_reg = 0;
-reg [31:0]  msg_count_reg = 0;
-reg [31:0]  stall_reg = 0;
-reg [31:0]  drop_reg = 0;
-reg [31:0]  mismatch_count_reg = 0;
-reg [31:0]  stored_reg = 0;
+// Registers: each x_reg takes x_next at the clock (the register file's always @* below).
+reg         enable_reg = CTRL_RESET[CTRL_ENABLE], enable_next;
+reg         lhs_on_reg = CTRL_RESET[CTRL_LHS_ON], lhs_on_next;
+reg [1:0]   size_word_reg = SIZE_POS_RESET[3:2], size_word_next;         // bytes / 4
+reg [1:0]   split_beats_reg = SPLIT_POS_RESET[5:4], split_beats_next;    // bytes / 16
+reg [15:0]  max_msg_reg = MAX_MSG_RESET[15:0], max_msg_next;
+reg [27:0]  tail_base_reg = TAIL_BASE_RESET[31:4], tail_base_next;       // bytes / 16
+reg [23:0]  tail_units_reg = TAIL_SIZE_RESET[27:4], tail_units_next;     // bytes / 16
+reg [31:0]  vec_mem_addr_reg = VEC_MEM_ADDR_RESET, vec_mem_addr_next;
+reg [31:0]  vec_win_off_reg = VEC_WIN_OFF_RESET, vec_win_off_next;
+reg [31:0]  vec_len_reg = VEC_LEN_RESET, vec_len_next;
+reg [ERR_W-1:0] err_reg = 0, err_next;
+reg [31:0]  msg_count_reg = 0, msg_count_next;
+reg [31:0]  stall_reg = 0, stall_next;
+reg [31:0]  drop_reg = 0, drop_next;
+reg [31:0]  mismatch_count_reg = 0, mismatch_count_next;
+reg [31:0]  stored_reg = 0, stored_next;
 
 wire rx_quiet;
 wire vec_busy;
@@ -274,28 +274,100 @@ always @* begin
 end
 
 // Read pipeline: stage 1 holds the register value or waits for the RAM, stage 2 drives the bus.
-reg        rd1_valid_reg = 1'b0;
-reg [1:0]  rd1_src_reg = 2'd0;   // 0 register, 1 read window, 2 LH buffer, 3 zero
-reg [1:0]  rd1_lane_reg = 2'd0;
-reg [31:0] rd1_value_reg = 32'd0;
+// What stage 1 read from:
+localparam [1:0]
+    RD_SRC_REG = 2'd0,   // a register: its value is taken in stage 1
+    RD_SRC_RWIN = 2'd1,  // the read window
+    RD_SRC_LH = 2'd2,    // the LH buffer
+    RD_SRC_ZERO = 2'd3;  // nothing there (an LH address past ENTRIES, an unmapped page): 0
+
+reg        rd1_valid_reg = 1'b0, rd1_valid_next;
+reg [1:0]  rd1_src_reg = RD_SRC_REG, rd1_src_next;
+reg [1:0]  rd1_lane_reg = 2'd0, rd1_lane_next;
+reg [31:0] rd1_value_reg = 32'd0, rd1_value_next;
 
 // LH window addresses past ENTRIES read 0 (not an alias of a lower entry).
 wire lh_beyond = |({13'd0, host_addr[18:0]} >> (IDX_W + 6));
 
-wire [127:0] rd1_word = rd1_src_reg == 2'd1 ? rwin_rd_data : lh_rd_data;
-wire [31:0]  rd1_data = rd1_src_reg == 2'd0 ? rd1_value_reg :
-                        rd1_src_reg == 2'd3 ? 32'd0 : rd1_word[32*rd1_lane_reg +: 32];
+wire [127:0] rd1_word = rd1_src_reg == RD_SRC_RWIN ? rwin_rd_data : lh_rd_data;
+wire [31:0]  rd1_data = rd1_src_reg == RD_SRC_REG ? rd1_value_reg :
+                        rd1_src_reg == RD_SRC_ZERO ? 32'd0 : rd1_word[32*rd1_lane_reg +: 32];
+
+always @* begin
+    rd1_valid_next = reg_rd && !rst;
+    rd1_src_next = sel_lh ? (lh_beyond ? RD_SRC_ZERO : RD_SRC_LH) : sel_rwin ? RD_SRC_RWIN : sel_reg ? RD_SRC_REG : RD_SRC_ZERO;
+    rd1_lane_next = host_addr[3:2];
+    rd1_value_next = reg_value;
+end
 
 always @(posedge clk) begin
-    rd1_valid_reg <= reg_rd && !rst;
-    rd1_src_reg <= sel_lh ? (lh_beyond ? 2'd3 : 2'd2) : sel_rwin ? 2'd1 : sel_reg ? 2'd0 : 2'd3;
-    rd1_lane_reg <= host_addr[3:2];
-    rd1_value_reg <= reg_value;
+    rd1_valid_reg <= rd1_valid_next;
+    rd1_src_reg <= rd1_src_next;
+    rd1_lane_reg <= rd1_lane_next;
+    rd1_value_reg <= rd1_value_next;
     host_rvalid <= rd1_valid_reg && !rst;
     host_rdata <= rd1_data;
 end
 
 // Register writes and statistics.
+always @* begin
+    enable_next = enable_reg;
+    lhs_on_next = lhs_on_reg;
+    size_word_next = size_word_reg;
+    split_beats_next = split_beats_reg;
+    max_msg_next = max_msg_reg;
+    tail_base_next = tail_base_reg;
+    tail_units_next = tail_units_reg;
+    vec_mem_addr_next = vec_mem_addr_reg;
+    vec_win_off_next = vec_win_off_reg;
+    vec_len_next = vec_len_reg;
+    err_next = err_reg;
+    msg_count_next = msg_count_reg;
+    stall_next = stall_reg;
+    drop_next = drop_reg;
+    mismatch_count_next = mismatch_count_reg;
+    stored_next = stored_reg;
+
+    if (reg_wr && reg_addr == REG_CTRL) begin
+        enable_next = host_wdata[CTRL_ENABLE];
+    end
+    if (cfg_take) begin
+        case (reg_addr)
+            REG_CTRL: lhs_on_next = host_wdata[CTRL_LHS_ON];
+            REG_SIZE_POS: size_word_next = host_wdata[3:2];
+            REG_SPLIT_POS: split_beats_next = host_wdata[5:4];
+            REG_MAX_MSG: max_msg_next = host_wdata[15:0];
+            REG_TAIL_BASE: tail_base_next = host_wdata[31:4];
+            REG_TAIL_SIZE: tail_units_next = host_wdata[27:4];
+            default: ;
+        endcase
+    end
+    if (vec_take) begin
+        case (reg_addr)
+            REG_VEC_MEM_ADDR: vec_mem_addr_next = host_wdata;
+            REG_VEC_WIN_OFF: vec_win_off_next = host_wdata;
+            REG_VEC_LEN: vec_len_next = host_wdata;
+            default: ;
+        endcase
+    end
+
+    if (reg_wr && reg_addr == REG_ERR) begin
+        err_next = err_reg & ~host_wdata[ERR_W-1:0];
+    end
+    if (cfg_busy) err_next[ERR_CFG_BUSY] = 1'b1;
+    if (cfg_wr && rx_quiet && cfg_bad) err_next[ERR_CFG_VALUE] = 1'b1;
+    if (ev_msg_done && rx_mismatch) err_next[ERR_MISMATCH] = 1'b1;
+    if (ev_msg_done && rx_too_long) err_next[ERR_TOO_LONG] = 1'b1;
+    if (rel_error || rel_tail_bad) err_next[ERR_RELEASE] = 1'b1;
+    if (vec_wr_busy) err_next[ERR_VEC_BUSY] = 1'b1;
+
+    if (ev_msg_done) msg_count_next = msg_count_reg + 1;
+    if (ev_msg_done && rx_mismatch) mismatch_count_next = mismatch_count_reg + 1;
+    if (ev_msg_done && rx_too_long && !lhs_on_reg) drop_next = drop_reg + 1;
+    if (ev_msg_done && !(rx_too_long && !lhs_on_reg)) stored_next = stored_reg + 1;
+    if (s_msg_tvalid && !s_msg_tready) stall_next = stall_reg + 1;
+end
+
 always @(posedge clk) begin
     if (rst) begin
         enable_reg <= CTRL_RESET[CTRL_ENABLE];
@@ -315,44 +387,22 @@ always @(posedge clk) begin
         mismatch_count_reg <= 0;
         stored_reg <= 0;
     end else begin
-        if (reg_wr && reg_addr == REG_CTRL) begin
-            enable_reg <= host_wdata[CTRL_ENABLE];
-        end
-        if (cfg_take) begin
-            case (reg_addr)
-                REG_CTRL: lhs_on_reg <= host_wdata[CTRL_LHS_ON];
-                REG_SIZE_POS: size_word_reg <= host_wdata[3:2];
-                REG_SPLIT_POS: split_beats_reg <= host_wdata[5:4];
-                REG_MAX_MSG: max_msg_reg <= host_wdata[15:0];
-                REG_TAIL_BASE: tail_base_reg <= host_wdata[31:4];
-                REG_TAIL_SIZE: tail_units_reg <= host_wdata[27:4];
-                default: ;
-            endcase
-        end
-        if (vec_take) begin
-            case (reg_addr)
-                REG_VEC_MEM_ADDR: vec_mem_addr_reg <= host_wdata;
-                REG_VEC_WIN_OFF: vec_win_off_reg <= host_wdata;
-                REG_VEC_LEN: vec_len_reg <= host_wdata;
-                default: ;
-            endcase
-        end
-
-        if (reg_wr && reg_addr == REG_ERR) begin
-            err_reg <= err_reg & ~host_wdata[ERR_W-1:0];
-        end
-        if (cfg_busy) err_reg[ERR_CFG_BUSY] <= 1'b1;
-        if (cfg_wr && rx_quiet && cfg_bad) err_reg[ERR_CFG_VALUE] <= 1'b1;
-        if (ev_msg_done && rx_mismatch) err_reg[ERR_MISMATCH] <= 1'b1;
-        if (ev_msg_done && rx_too_long) err_reg[ERR_TOO_LONG] <= 1'b1;
-        if (rel_error || rel_tail_bad) err_reg[ERR_RELEASE] <= 1'b1;
-        if (vec_wr_busy) err_reg[ERR_VEC_BUSY] <= 1'b1;
-
-        if (ev_msg_done) msg_count_reg <= msg_count_reg + 1;
-        if (ev_msg_done && rx_mismatch) mismatch_count_reg <= mismatch_count_reg + 1;
-        if (ev_msg_done && rx_too_long && !lhs_on_reg) drop_reg <= drop_reg + 1;
-        if (ev_msg_done && !(rx_too_long && !lhs_on_reg)) stored_reg <= stored_reg + 1;
-        if (s_msg_tvalid && !s_msg_tready) stall_reg <= stall_reg + 1;
+        enable_reg <= enable_next;
+        lhs_on_reg <= lhs_on_next;
+        size_word_reg <= size_word_next;
+        split_beats_reg <= split_beats_next;
+        max_msg_reg <= max_msg_next;
+        tail_base_reg <= tail_base_next;
+        tail_units_reg <= tail_units_next;
+        vec_mem_addr_reg <= vec_mem_addr_next;
+        vec_win_off_reg <= vec_win_off_next;
+        vec_len_reg <= vec_len_next;
+        err_reg <= err_next;
+        msg_count_reg <= msg_count_next;
+        stall_reg <= stall_next;
+        drop_reg <= drop_next;
+        mismatch_count_reg <= mismatch_count_next;
+        stored_reg <= stored_next;
     end
 end
 

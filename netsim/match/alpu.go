@@ -8,7 +8,7 @@ import (
 )
 
 // The ALPU's match field, as the matcher packs an envelope into rtl/alpu.v's 42 bits
-// (FIELD_WIDTH): the source in the top 16 bits, the tag in the low 26. A source or tag that
+// (FIELD_W): the source in the top 16 bits, the tag in the low 26. A source or tag that
 // does not fit stops the run with an error naming it.
 const (
 	alpuTagBits = 26

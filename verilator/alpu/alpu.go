@@ -1,4 +1,7 @@
-// Package alpu runs the ALPU baseline (rtl/alpu.v), compiled by Verilator into
+// Package alpu runs the ALPU baseline (rtl/alpu.v), compiled by Verilator, through cgo.
+package alpu
+
+// alpu runs the ALPU baseline (rtl/alpu.v), compiled by Verilator into
 // build/verilator/alpu/libalpu.a, in this process through cgo. Build the library with
 // `make rtl` (or `bash scripts/verilate.sh alpu`) before `go build`.
 //
@@ -7,7 +10,6 @@
 //
 // A Verilated model is not safe for concurrent use; New pins the calling goroutine to its OS
 // thread until Close, and the model must be used from that goroutine only.
-package alpu
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/..
@@ -27,9 +29,9 @@ import (
 const (
 	// Cells is the list capacity (CELLS).
 	Cells = 128
-	// FieldBits is the width of the match field and of both masks (FIELD_WIDTH).
+	// FieldBits is the width of the match field and of both masks (FIELD_W).
 	FieldBits = 42
-	// PtrBits is the width of the pointer (PTR_WIDTH).
+	// PtrBits is the width of the pointer (PTR_W).
 	PtrBits = 16
 	// FieldMask has the FieldBits low bits set.
 	FieldMask = uint64(1)<<FieldBits - 1
