@@ -9,6 +9,18 @@ type Part[C any] struct {
 	Config C
 }
 
+// Split cuts a sweep into one part per item: each a copy of cfg that narrow confines to its
+// item, named by label.
+func Split[C, T any](cfg C, items []T, label func(T) string, narrow func(*C, T)) []Part[C] {
+	out := make([]Part[C], 0, len(items))
+	for _, it := range items {
+		c := cfg
+		narrow(&c, it)
+		out = append(out, Part[C]{Label: label(it), Config: c})
+	}
+	return out
+}
+
 // Table is a result the commands print: WriteTable for the terminal; --json and --out write
 // the value itself as JSON (its struct tags, or its own MarshalJSON).
 type Table interface {

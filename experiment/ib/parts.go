@@ -21,13 +21,8 @@ const partMemory = 8 << 20
 
 // Parts are the round trips by chipset, and the three-stage what-if.
 func (cfg RTTConfig) Parts() []experiment.Part[RTTConfig] {
-	var out []experiment.Part[RTTConfig]
-	for _, p := range []string{ib.GCLE().Chipset, ib.E7501().Chipset, threeStages} {
-		c := cfg
-		c.part = p
-		out = append(out, experiment.Part[RTTConfig]{Label: p, Config: c})
-	}
-	return out
+	return experiment.Split(cfg, []string{ib.GCLE().Chipset, ib.E7501().Chipset, threeStages},
+		func(p string) string { return p }, func(c *RTTConfig, p string) { c.part = p })
 }
 
 // MergeRTT puts the parts' results (in Parts order) together.
@@ -50,13 +45,8 @@ func (RTTConfig) JobMemory() int64 { return partMemory }
 
 // Parts are the bandwidth curves by chipset.
 func (cfg BandwidthConfig) Parts() []experiment.Part[BandwidthConfig] {
-	var out []experiment.Part[BandwidthConfig]
-	for _, ch := range cfg.Chipsets {
-		c := cfg
-		c.Chipsets = []string{ch}
-		out = append(out, experiment.Part[BandwidthConfig]{Label: ch, Config: c})
-	}
-	return out
+	return experiment.Split(cfg, cfg.Chipsets,
+		func(ch string) string { return ch }, func(c *BandwidthConfig, ch string) { c.Chipsets = []string{ch} })
 }
 
 // MergeBandwidth puts the parts' results (in Parts order) together.
@@ -75,13 +65,8 @@ func (BandwidthConfig) JobMemory() int64 { return partMemory }
 // Parts are the run-dry study by queue depth (each part works out the memory table too: it
 // is arithmetic).
 func (cfg BuffersConfig) Parts() []experiment.Part[BuffersConfig] {
-	var out []experiment.Part[BuffersConfig]
-	for _, d := range cfg.Depths {
-		c := cfg
-		c.Depths = []int{d}
-		out = append(out, experiment.Part[BuffersConfig]{Label: fmt.Sprintf("depth %d", d), Config: c})
-	}
-	return out
+	return experiment.Split(cfg, cfg.Depths,
+		func(d int) string { return fmt.Sprintf("depth %d", d) }, func(c *BuffersConfig, d int) { c.Depths = []int{d} })
 }
 
 // MergeBuffers puts the parts' results (in Parts order) together.
@@ -101,13 +86,8 @@ func (BuffersConfig) JobMemory() int64 { return partMemory }
 
 // Parts are the checkpoint costs by QP count.
 func (cfg CPRConfig) Parts() []experiment.Part[CPRConfig] {
-	var out []experiment.Part[CPRConfig]
-	for _, n := range cfg.QPs {
-		c := cfg
-		c.QPs = []int{n}
-		out = append(out, experiment.Part[CPRConfig]{Label: fmt.Sprintf("%d QPs", n), Config: c})
-	}
-	return out
+	return experiment.Split(cfg, cfg.QPs,
+		func(n int) string { return fmt.Sprintf("%d QPs", n) }, func(c *CPRConfig, n int) { c.QPs = []int{n} })
 }
 
 // MergeCPR puts the parts' results (in Parts order) together.

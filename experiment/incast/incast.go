@@ -303,13 +303,7 @@ func (r *Result) same() {
 // their own machines and may run at once (lhsim incast --jobs). Each tells Progress (when
 // set) of its one run.
 func (cfg Config) Parts() []experiment.Part[Config] {
-	var out []experiment.Part[Config]
-	for _, k := range cfg.plan() {
-		c := cfg
-		c.Runs = []string{k}
-		out = append(out, experiment.Part[Config]{Label: k, Config: c})
-	}
-	return out
+	return experiment.Split(cfg, cfg.plan(), func(k string) string { return k }, func(c *Config, k string) { c.Runs = []string{k} })
 }
 
 // Merge puts the parts' results (in Parts order) together into the whole run's.

@@ -100,13 +100,8 @@ func MergeAlltoall(cfg AlltoallConfig, parts []*AlltoallResult) (*AlltoallResult
 // Parts are the traffic sweep by offered load; each part also computes the bounds and the
 // zero-load latencies, which every part finds the same.
 func (cfg TrafficConfig) Parts() []experiment.Part[TrafficConfig] {
-	var out []experiment.Part[TrafficConfig]
-	for _, l := range cfg.Loads {
-		c := cfg
-		c.Loads = []float64{l}
-		out = append(out, experiment.Part[TrafficConfig]{Label: fmt.Sprintf("load %g", l), Config: c})
-	}
-	return out
+	return experiment.Split(cfg, cfg.Loads,
+		func(l float64) string { return fmt.Sprintf("load %g", l) }, func(c *TrafficConfig, l float64) { c.Loads = []float64{l} })
 }
 
 // MergeTraffic puts the parts' results (in Parts order) together as the whole sweep would
