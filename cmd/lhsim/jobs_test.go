@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -64,6 +66,19 @@ func TestJobsLoweredForMemory(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stderr, "lhsim incast: --jobs 2 lowered to 1: a part may take ")
 	require.Contains(t, out, "LHS")
+	// The matchers' parts, each its run's state over the schedule (1 KiB a rank squared)
+	// and its network; the search's, a device each.
+	code, out, stderr = run(t, []string{"GOMEMLIMIT=24MiB"}, "matchers", "--ranks", "64", "--workloads", "incast", "--matchers", "list,alpu:64", "--jobs", "2")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "lhsim matchers: --jobs 2 lowered to 1: a part may take 20.1 MiB")
+	require.Contains(t, out, "│ incast   │ alpu:64")
+	code, _, stderr = run(t, []string{"GOMEMLIMIT=48MiB"}, "matchers", "--ranks", "64", "--workloads", "incast", "--matchers", "list,alpu:64", "--jobs", "2")
+	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, stderr, "lowered")
+	code, out, stderr = run(t, []string{"GOMEMLIMIT=24MiB"}, "search", "--model", "go", "--depths", "0,1,2", "--jobs", "3")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "lhsim search: --jobs 3 lowered to 1: a part may take 16.0 MiB")
+	require.Contains(t, out, "Per-message search time")
 	code, _, stderr = run(t, nil, "barrier", "--jobs", "0")
 	require.Equal(t, 2, code, stderr)
 	require.Contains(t, stderr, "--jobs 0: want 1 to 1024")
@@ -90,4 +105,39 @@ func TestJobsOneWithTimeline(t *testing.T) {
 	require.Equal(t, 4, jobsOf(fs))
 	require.NoError(t, fs.Parse([]string{"--jobs", "4", "--timeline", "x.json"}))
 	require.Equal(t, 1, jobsOf(fs))
+}
+
+// The sweeps README.md names take --jobs, defaulting to the number of cores, and so do
+// docs/performance.md's; lhsim goal, one schedule on one network, has none; lhsim bench-net
+// measures one row at a time unless asked.
+func TestJobsOnTheSweepsNamed(t *testing.T) {
+	readme, err := os.ReadFile(readmePath)
+	require.NoError(t, err)
+	m := regexp.MustCompile(`The sweeps\s+\(([^)]*)\) run their parts on every core \(` + "`--jobs N`").FindSubmatch(readme)
+	require.NotNil(t, m, "README.md names the sweeps that take --jobs")
+	perf, err := os.ReadFile("../../docs/performance.md")
+	require.NoError(t, err)
+	var named []string
+	for _, c := range regexp.MustCompile("`([a-z -]+|ib rtt\\|bandwidth\\|buffers\\|cpr)`").FindAllStringSubmatch(string(m[1]), -1) {
+		cmds := []string{c[1]}
+		if strings.HasPrefix(c[1], "ib ") {
+			cmds = nil
+			for _, sub := range strings.Split(strings.TrimPrefix(c[1], "ib "), "|") {
+				cmds = append(cmds, "ib "+sub)
+			}
+		}
+		require.True(t, strings.Contains(string(perf), "`lhsim "+strings.Split(c[1], " ")[0]), "docs/performance.md names %s among the sweeps", c[1])
+		named = append(named, cmds...)
+	}
+	require.Subset(t, named, []string{"barrier", "search", "matchers", "ib cpr"})
+	def := regexp.MustCompile(`(?m)^  -jobs value\n.*\(default ` + strconv.Itoa(runtime.NumCPU()) + `\)$`)
+	for _, c := range named {
+		code, help, _ := run(t, nil, append(strings.Fields(c), "-h")...)
+		require.Equal(t, 0, code, c)
+		require.Regexp(t, def, help, "lhsim %s -h: --jobs, default the number of cores", c)
+	}
+	_, help, _ := run(t, nil, "goal", "-h")
+	require.NotContains(t, help, "-jobs")
+	_, help, _ = run(t, nil, "bench-net", "-h")
+	require.Regexp(t, `(?m)^  -jobs value\n.*\(default 1\)$`, help)
 }

@@ -133,8 +133,11 @@ func MergeMatchers(parts []*MatchersResult) (*MatchersResult, error) {
 }
 
 // JobMemory is what one part may take: its network (fabric.Footprint, doubled for the
-// garbage collector) and, for lhs and lhs+alpu:N, the receive path (device, SO-DIMM and host
-// model) of every rank, 1 MiB each (measured: docs/performance.md); a fig6 part, one device.
+// garbage collector; a few MiB), the run's state over the schedule's operations, 1 KiB a rank
+// squared (an all-to-all has ranks squared of them; measured, alltoall_late with list peaked
+// at 123 MB resident at 256 ranks and 1,011 MB at 1,024, the process's 30 MB included), and
+// for lhs and lhs+alpu:N the receive path of every rank (device, SO-DIMM, host model), 1 MiB
+// each (measured: lhs took 0.4 MB a rank more than list at 256 ranks).
 func (cfg MatchersConfig) JobMemory() int64 {
 	nics := 0
 	for _, m := range cfg.Matchers {
@@ -146,5 +149,6 @@ func (cfg MatchersConfig) JobMemory() int64 {
 	if err != nil {
 		return 0
 	}
-	return 2*fabric.Footprint(topo, fabric.DefaultConfig()) + int64(nics)<<20 + 16<<20
+	p := int64(cfg.Ranks)
+	return 16<<20 + 2*fabric.Footprint(topo, fabric.DefaultConfig()) + p*p<<10 + int64(nics)<<20
 }
