@@ -77,6 +77,10 @@ func runMatchers(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
+	if cfg, err = cfg.Prepare(); err != nil { // the schedule file, or a pattern at --ranks: the input
+		fmt.Fprintf(os.Stderr, "lhsim matchers: %v\n", err)
+		return usageError{err}
+	}
 	parts := cfg.Parts()
 	pr := newProgress(out.json, "matchers", int64(len(parts)), "runs")
 	cfg.Progress = callsProgress(pr)
@@ -86,7 +90,6 @@ func runMatchers(args []string) error {
 	r, err := runParts(fs, "matchers", cfg, parts, goal.RunMatchers, goal.MergeMatchers)
 	pr.finish(err == nil)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "lhsim matchers: %v\n", err)
 		return err
 	}
 	if err := out.write(r, r.WriteTable); err != nil {

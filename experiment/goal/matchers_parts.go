@@ -62,6 +62,32 @@ func (cfg MatchersConfig) generate(w string) (*goal.Schedule, error) {
 	return s, nil
 }
 
+// scheduleKey is the cache's name of the user's schedule file, apart from the patterns'.
+func scheduleKey(file string) string { return "file:" + file }
+
+// Prepare makes every schedule the study runs (the patterns', the user's file read) once,
+// for RunMatchers and every part of Parts to share: a schedule that cannot be made is an
+// error before any run.
+func (cfg MatchersConfig) Prepare() (MatchersConfig, error) {
+	if cfg.schedules == nil {
+		cfg.schedules = &scheduleCache{m: map[string]*cachedSchedule{}}
+	}
+	for _, w := range cfg.Workloads {
+		if w == rx.Fig6Workload {
+			continue
+		}
+		if _, err := cfg.schedules.get(w, func() (*goal.Schedule, error) { return cfg.generate(w) }); err != nil {
+			return cfg, err
+		}
+	}
+	if cfg.Schedule != "" {
+		if _, err := cfg.schedules.get(scheduleKey(cfg.Schedule), func() (*goal.Schedule, error) { return ReadSchedule(cfg.Schedule, 0) }); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
 // runs is how many runs RunMatchers makes: each fig6 matcher once, every other workload (and
 // the schedule) with every matcher.
 func (cfg MatchersConfig) runs() int {
@@ -86,8 +112,12 @@ func (cfg MatchersConfig) runs() int {
 
 // Parts are the study's runs in RunMatchers' order, one each: a matcher on fig6, or a
 // workload (or the schedule) with a matcher. Each tells Progress (when set) of its one run.
+// They share the schedules Prepare made, or else make each once, when the first needs it.
 func (cfg MatchersConfig) Parts() []experiment.Part[MatchersConfig] {
-	cache := &scheduleCache{m: map[string]*cachedSchedule{}}
+	cache := cfg.schedules
+	if cache == nil {
+		cache = &scheduleCache{m: map[string]*cachedSchedule{}}
+	}
 	var out []experiment.Part[MatchersConfig]
 	add := func(w, m string) {
 		c := cfg

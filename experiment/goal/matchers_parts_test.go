@@ -16,7 +16,12 @@ func TestMatchersPartsAtOnce(t *testing.T) {
 		Matchers: []string{"list", "bins:8", "alpu:64"}, Reports: "synth-reports"}
 	whole, err := RunMatchers(cfg)
 	require.NoError(t, err)
+	// Made when the first part needs it, or before (Prepare), as lhsim matchers does.
+	lazy := cfg.Parts()
+	cfg, err = cfg.Prepare()
+	require.NoError(t, err)
 	parts := cfg.Parts()
+	require.Len(t, lazy, len(parts))
 	require.Len(t, parts, cfg.runs())
 	require.Len(t, parts, 6)
 	results := make([]*MatchersResult, len(parts))
@@ -45,6 +50,15 @@ func TestMatchersPartsAtOnce(t *testing.T) {
 	a, err := json.Marshal(whole)
 	require.NoError(t, err)
 	b, err := json.Marshal(merged)
+	require.NoError(t, err)
+	require.JSONEq(t, string(a), string(b))
+	for i := range lazy {
+		results[i], err = RunMatchers(lazy[i].Config)
+		require.NoError(t, err)
+	}
+	merged, err = MergeMatchers(results)
+	require.NoError(t, err)
+	b, err = json.Marshal(merged)
 	require.NoError(t, err)
 	require.JSONEq(t, string(a), string(b))
 	// In another order the rows are out of the study's order: the merge keeps Parts order.

@@ -34,8 +34,8 @@ type MatchersConfig struct {
 	// RTLNodes run the matcher's Verilated RTL beside its model, checked against it, in the
 	// cells whose matcher has RTL (match.Spec.RTL).
 	RTLNodes []int
-	// Progress, when set, is told after each run of a workload with a matcher (done of
-	// total; fig6's runs are told as they end, before the others).
+	// Progress, when set, is told after each run of a workload with a matcher, and of each
+	// matcher on fig6 (done of total).
 	Progress func(done, total int) `json:"-"`
 
 	// schedules, set on Parts, are the workloads' schedules, made once for every part.
@@ -178,7 +178,7 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 		ws = append(ws, work{w, s})
 	}
 	if cfg.Schedule != "" {
-		s, err := cfg.schedules.get(cfg.Schedule, func() (*goal.Schedule, error) { return ReadSchedule(cfg.Schedule, 0) })
+		s, err := cfg.schedules.get(scheduleKey(cfg.Schedule), func() (*goal.Schedule, error) { return ReadSchedule(cfg.Schedule, 0) })
 		if err != nil {
 			return nil, err
 		}
