@@ -64,11 +64,11 @@ type benchNetPoint struct {
 }
 
 // JobMemory is what a row may take: its network doubled for the garbage collector, and past
-// saturation the packets queued at the sources, which the measured heap puts at up to 481 KB a
-// node on fattree:4x3 over 1,000 cycles at load 1 (docs/performance.md): 1 KB a node a cycle
-// measured or warmed up bounds it.
+// saturation the packets queued at the sources, which grow for as long as it runs: at most
+// 240 bytes a node a cycle in the heaps measured (fattree:4x3, load 1, 1-flit packets: 481 KB a
+// node after 1,000 + 1,000 cycles; docs/performance.md), so 256 bytes a node a cycle run.
 func (p benchNetPoint) JobMemory() int64 {
-	return 2*fabric.Footprint(p.Topology, p.Config) + int64(p.Topology.Nodes())*(p.WarmupCycles+p.MeasureCycles)<<10
+	return 2*fabric.Footprint(p.Topology, p.Config) + int64(p.Topology.Nodes())*(p.WarmupCycles+p.MeasureCycles)*256
 }
 
 func runBenchNet(args []string) error {
