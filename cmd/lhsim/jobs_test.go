@@ -91,15 +91,24 @@ func TestJobsLoweredForMemory(t *testing.T) {
 	require.Contains(t, stderr, "--jobs 0: want 1 to 1024")
 }
 
-// With parts run at once, alltoall's bar still counts every run to the sweep's total.
+// With parts run at once, a sweep's bar still counts every run (or step) to its total.
 func TestJobsProgress(t *testing.T) {
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("script (util-linux) runs a command on a terminal; it is not installed")
 	}
-	cmd := exec.Command("script", "-qec", `stty cols 160 rows 40; exec "$LHSIM" -test.run='^TestLhsimProcess$' -test.count=1`, "/dev/null")
-	cmd.Env = append(os.Environ(), "LHSIM="+os.Args[0], "LHSIM_ARGS="+strings.Join([]string{"alltoall", "--torus", "4x4x4", "--sizes", "8,32", "--jobs", "3"}, "\x1f"))
-	out, _ := cmd.CombinedOutput()
-	require.Contains(t, strings.ReplaceAll(string(out), "\r", "\n"), "alltoall 8/8 runs")
+	for _, c := range []struct {
+		args []string
+		bar  string
+	}{
+		{[]string{"alltoall", "--torus", "4x4x4", "--sizes", "8,32", "--jobs", "3"}, "alltoall 8/8 runs"},
+		{[]string{"search", "--model", "go", "--depths", "0,1,2", "--jobs", "3"}, "search 15/15 steps"},
+		{[]string{"matchers", "--ranks", "8", "--workloads", "fig6,incast", "--matchers", "list,lhs,alpu:64", "--jobs", "3"}, "matchers 5/5 runs"},
+	} {
+		cmd := exec.Command("script", "-qec", `stty cols 160 rows 40; exec "$LHSIM" -test.run='^TestLhsimProcess$' -test.count=1`, "/dev/null")
+		cmd.Env = append(os.Environ(), "LHSIM="+os.Args[0], "LHSIM_ARGS="+strings.Join(c.args, "\x1f"))
+		out, _ := cmd.CombinedOutput()
+		require.Contains(t, strings.ReplaceAll(string(out), "\r", "\n"), c.bar, "%v", c.args)
+	}
 }
 
 // --timeline records one process's runs in order into one file: the sweep then runs its
