@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/olekukonko/tablewriter"
@@ -19,19 +21,54 @@ const benchNetSummary = "network simulation speed: events and flit-hops per CPU 
 
 // benchNetRow is one configuration of lhsim bench-net.
 type benchNetRow struct {
-	Topology        string  `json:"topology"`
-	Nodes           int     `json:"nodes"`
-	Router          string  `json:"router"`
-	Load            float64 `json:"load"`
-	PacketFlits     int     `json:"packet_flits"`
-	Accepted        float64 `json:"accepted"`
-	Cycles          int64   `json:"cycles"`
-	Events          uint64  `json:"events"`
-	FlitHops        uint64  `json:"flit_hops"`
-	CPUSeconds      float64 `json:"cpu_seconds"`
-	EventsPerCPUS   float64 `json:"events_per_cpu_s"`
-	FlitHopsPerCPUS float64 `json:"flit_hops_per_cpu_s"`
-	BytesPerNode    float64 `json:"bytes_per_node"`
+	Topology    string  `json:"topology"`
+	Nodes       int     `json:"nodes"`
+	Router      string  `json:"router"`
+	Load        float64 `json:"load"`
+	PacketFlits int     `json:"packet_flits"`
+	Accepted    float64 `json:"accepted"`
+	Cycles      int64   `json:"cycles"`
+	Events      uint64  `json:"events"`
+	FlitHops    uint64  `json:"flit_hops"`
+	// CPUSeconds are the CPU seconds the rates are per: the process's (user + system, every
+	// thread) with --jobs 1, the row's own thread's (ThreadCPUSeconds) with rows run at once,
+	// as CPUCounted says.
+	CPUSeconds       float64 `json:"cpu_seconds"`
+	CPUCounted       string  `json:"cpu_counted"`
+	ThreadCPUSeconds float64 `json:"thread_cpu_seconds"`
+	WallSeconds      float64 `json:"wall_seconds"`
+	EventsPerCPUS    float64 `json:"events_per_cpu_s"`
+	FlitHopsPerCPUS  float64 `json:"flit_hops_per_cpu_s"`
+	// BytesPerNode is the heap per node, measured with --jobs 1 only (the heap is the
+	// process's): absent with rows run at once.
+	BytesPerNode float64 `json:"bytes_per_node,omitempty"`
+}
+
+// benchNetResult is what lhsim bench-net prints: its rows, and the wall time of the whole.
+type benchNetResult struct {
+	Jobs        int           `json:"jobs"`
+	WallSeconds float64       `json:"wall_seconds"`
+	Rows        []benchNetRow `json:"rows"`
+}
+
+// The CPU seconds a row's rates are per (benchNetRow.CPUCounted).
+const (
+	cpuProcess = "process"
+	cpuThread  = "thread"
+)
+
+// benchNetPoint is one row to measure.
+type benchNetPoint struct {
+	fabric.SpeedConfig
+	router string
+}
+
+// JobMemory is what a row may take: its network doubled for the garbage collector, and past
+// saturation the packets queued at the sources, which grow for as long as it runs: at most
+// 240 bytes a node a cycle in the heaps measured (fattree:4x3, load 1, 1-flit packets: 481 KB a
+// node after 1,000 + 1,000 cycles; docs/performance.md), so 256 bytes a node a cycle run.
+func (p benchNetPoint) JobMemory() int64 {
+	return 2*fabric.Footprint(p.Topology, p.Config) + int64(p.Topology.Nodes())*(p.WarmupCycles+p.MeasureCycles)*256
 }
 
 func runBenchNet(args []string) error {
@@ -49,6 +86,8 @@ func runBenchNet(args []string) error {
 	*seed = 1
 	seedVar(fs, seed, "seed", "seed of the traffic")
 	out := addOutputFlags(fs)
+	jobs := 1
+	intVar(fs, &jobs, "jobs", 1, 1024, "rows measured at once; with more than 1 the rates are per CPU second of each row's own thread and the heap per node is not measured (docs/performance.md)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -82,42 +121,71 @@ func runBenchNet(args []string) error {
 	if len(points) == 0 {
 		return badUsage(fs, errors.New("--topologies and --routers: nothing to run"))
 	}
-	var rows []benchNetRow
+	var parts []experiment.Part[benchNetPoint]
 	for _, p := range points {
 		for _, f := range flits {
 			for _, l := range loads {
-				sp, err := fabric.MeasureSpeed(fabric.SpeedConfig{Topology: p.topo, Config: p.cfg, Load: l, PacketFlits: f,
-					WarmupCycles: warmup, MeasureCycles: measure, Seed: *seed})
-				if err != nil {
-					return fmt.Errorf("%v, %s router, load %g, %d-flit packets: %w", p.topo, p.router, l, f, err)
-				}
-				row := benchNetRow{Topology: p.topo.String(), Nodes: p.topo.Nodes(), Router: p.router, Load: l, PacketFlits: f,
-					Accepted: sp.Accepted, Cycles: sp.Cycles, Events: sp.Events, FlitHops: sp.FlitHops, CPUSeconds: sp.CPU,
-					BytesPerNode: sp.HeapPerNode}
-				if sp.CPU > 0 {
-					row.EventsPerCPUS, row.FlitHopsPerCPUS = float64(sp.Events)/sp.CPU, float64(sp.FlitHops)/sp.CPU
-				}
-				rows = append(rows, row)
+				parts = append(parts, experiment.Part[benchNetPoint]{Config: benchNetPoint{router: p.router, SpeedConfig: fabric.SpeedConfig{
+					Topology: p.topo, Config: p.cfg, Load: l, PacketFlits: f, WarmupCycles: warmup, MeasureCycles: measure, Seed: *seed}}})
 			}
 		}
 	}
-	return out.write(rows, func(w io.Writer) error { return writeBenchNet(w, rows, warmup, measure) })
+	jobs = fitJobs("bench-net", jobs, parts)
+	measureRow := func(p benchNetPoint) (*[]benchNetRow, error) {
+		p.Shared = jobs > 1
+		sp, err := fabric.MeasureSpeed(p.SpeedConfig)
+		if err != nil {
+			return nil, fmt.Errorf("%v, %s router, load %g, %d-flit packets: %w", p.Topology, p.router, p.Load, p.PacketFlits, err)
+		}
+		row := benchNetRow{Topology: p.Topology.String(), Nodes: p.Topology.Nodes(), Router: p.router, Load: p.Load, PacketFlits: p.PacketFlits,
+			Accepted: sp.Accepted, Cycles: sp.Cycles, Events: sp.Events, FlitHops: sp.FlitHops, CPUSeconds: sp.CPU, CPUCounted: cpuProcess,
+			ThreadCPUSeconds: sp.ThreadCPU, WallSeconds: sp.Wall, BytesPerNode: sp.HeapPerNode}
+		if p.Shared {
+			row.CPUSeconds, row.CPUCounted = sp.ThreadCPU, cpuThread
+		}
+		if row.CPUSeconds > 0 {
+			row.EventsPerCPUS, row.FlitHopsPerCPUS = float64(sp.Events)/row.CPUSeconds, float64(sp.FlitHops)/row.CPUSeconds
+		}
+		return &[]benchNetRow{row}, nil
+	}
+	start := time.Now()
+	rows, err := runJobs(jobs, parts, measureRow, func(rs []*[]benchNetRow) (*[]benchNetRow, error) {
+		var all []benchNetRow
+		for _, r := range rs {
+			all = append(all, *r...)
+		}
+		return &all, nil
+	})
+	if err != nil {
+		return err
+	}
+	res := benchNetResult{Jobs: jobs, WallSeconds: time.Since(start).Seconds(), Rows: *rows}
+	return out.write(res, func(w io.Writer) error { return writeBenchNet(w, res, warmup, measure) })
 }
 
-func writeBenchNet(w io.Writer, rows []benchNetRow, warmup, measure int64) error {
-	fmt.Fprintf(w, "uniform random traffic; %d cycles of warm-up, then %d cycles measured; rates per CPU second (user + system)\n", warmup, measure)
+func writeBenchNet(w io.Writer, res benchNetResult, warmup, measure int64) error {
+	per := "rates per CPU second of the process (user + system, every thread)"
+	if res.Jobs > 1 {
+		per = fmt.Sprintf("%d rows at once (--jobs %d): rates per CPU second of the row's own thread (user + system; the garbage\ncollector's background workers not counted), heap per node not measured", res.Jobs, res.Jobs)
+	}
+	fmt.Fprintf(w, "uniform random traffic; %d cycles of warm-up, then %d cycles measured; %s\n", warmup, measure, per)
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header("topology", "router", "load", "flits", "accepted", "events", "M events / CPU s", "M flit-hops / CPU s", "CPU s", "KB / node")
-	for _, r := range rows {
+	t.Header("topology", "router", "load", "flits", "accepted", "events", "M events / CPU s", "M flit-hops / CPU s", "CPU s", "wall s", "KB / node")
+	for _, r := range res.Rows {
+		kb := "-"
+		if r.CPUCounted == cpuProcess {
+			kb = fmt.Sprintf("%.1f", r.BytesPerNode/1000)
+		}
 		if err := t.Append(r.Topology, r.Router, fmt.Sprint(r.Load), fmt.Sprint(r.PacketFlits), fmt.Sprintf("%.3f", r.Accepted),
 			fmt.Sprint(r.Events), fmt.Sprintf("%.2f", r.EventsPerCPUS/1e6), fmt.Sprintf("%.2f", r.FlitHopsPerCPUS/1e6),
-			fmt.Sprintf("%.2f", r.CPUSeconds), fmt.Sprintf("%.1f", r.BytesPerNode/1000)); err != nil {
+			fmt.Sprintf("%.2f", r.CPUSeconds), fmt.Sprintf("%.2f", r.WallSeconds), kb); err != nil {
 			return err
 		}
 	}
 	if err := t.Render(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "events: engine events (nsim); flits and credits delivered by channels (booksim)")
+	fmt.Fprintln(w, "events: engine events (nsim); flits and credits delivered by channels (booksim); wall s: the measured cycles'")
+	_, err := fmt.Fprintf(w, "%d rows in %.2f s wall, --jobs %d (network building and warm-up included)\n", len(res.Rows), res.WallSeconds, res.Jobs)
 	return err
 }

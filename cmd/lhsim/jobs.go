@@ -92,7 +92,7 @@ func fitJobs[C any](command string, jobs int, parts []experiment.Part[C]) int {
 	each, limit := jobMemory(parts), fabric.MemoryLimit()
 	if each > 0 && int64(jobs)*each > limit {
 		fit := int(max(limit/each, 1))
-		fmt.Fprintf(os.Stderr, "lhsim %s: --jobs %d lowered to %d: a part may take %s (its network, doubled for the garbage collector) and %s is available (GOMEMLIMIT, else the memory available)\n",
+		fmt.Fprintf(os.Stderr, "lhsim %s: --jobs %d lowered to %d: a part may take %s (its estimate: docs/performance.md) and %s is available (GOMEMLIMIT, else the memory available)\n",
 			command, jobs, fit, sizeString(each), sizeString(limit))
 		jobs = fit
 	}

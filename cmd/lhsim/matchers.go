@@ -33,6 +33,7 @@ func runMatchers(args []string) error {
 	qplot := addPlotFlag(fs, "draw matching time against queue length per matcher to this file (.svg or .png)")
 	pplot := &plotFlag{}
 	fs.StringVar(&pplot.file, "plot-pareto", "", "draw area against end time, the Pareto front per workload, to this file (.svg or .png)")
+	addJobsFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -76,17 +77,19 @@ func runMatchers(args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
-	var pr *progress
-	cfg.Progress = func(done, total int) {
-		if pr == nil {
-			pr = newProgress(out.json, "matchers", int64(total), "runs")
-		}
-		pr.set(int64(done), "")
+	if cfg, err = cfg.Prepare(); err != nil { // the schedule file, or a pattern at --ranks: the input
+		fmt.Fprintf(os.Stderr, "lhsim matchers: %v\n", err)
+		return usageError{err}
 	}
-	r, err := goal.RunMatchers(cfg)
+	parts := cfg.Parts()
+	pr := newProgress(out.json, "matchers", int64(len(parts)), "runs")
+	cfg.Progress = callsProgress(pr)
+	for i := range parts {
+		parts[i].Config.Progress = cfg.Progress
+	}
+	r, err := runParts(fs, "matchers", cfg, parts, goal.RunMatchers, goal.MergeMatchers)
 	pr.finish(err == nil)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "lhsim matchers: %v\n", err)
 		return err
 	}
 	if err := out.write(r, r.WriteTable); err != nil {

@@ -96,3 +96,18 @@ func TestMatchersFig6IsLhsimSearch(t *testing.T) {
 	require.Equal(t, 2, code, stderr)
 	require.Contains(t, stderr, "list and lhs")
 }
+
+// A --schedule that cannot be read is the input's mistake: one line, exit 2, before any run
+// (with the cells of the workloads run at once too).
+func TestMatchersBadSchedule(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.goal")
+	require.NoError(t, os.WriteFile(bad, []byte("num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\nrank 1 {\nl1: recv 8b from 7 tag 0\n}\n"), 0o644))
+	for _, jobs := range []string{"1", "2"} {
+		for file, msg := range map[string]string{filepath.Join(t.TempDir(), "none.goal"): "no such file", bad: "line 6, column 18: rank 7"} {
+			code, out, stderr := run(t, nil, "matchers", "--ranks", "16", "--workloads", "incast", "--schedule", file, "--jobs", jobs)
+			require.Equal(t, 2, code, stderr)
+			require.Empty(t, out)
+			require.Regexp(t, `^lhsim matchers: [^\n]*`+msg+`[^\n]*\n$`, stderr)
+		}
+	}
+}

@@ -3,8 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
-
 	"strings"
+	"sync"
 
 	"github.com/lhsim/lhsim/experiment/rx"
 )
@@ -28,6 +28,7 @@ func runSearch(args []string) error {
 	fs.BoolVar(&cfg.Native, "native", false, "also time the search on this machine's CPU (contiguous entries vs a scattered list)")
 	out := addOutputFlags(fs)
 	plotOut := addPlotFlag(fs, "draw Figure 6 to this .svg or .png file")
+	addJobsFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -63,8 +64,17 @@ func runSearch(args []string) error {
 	}
 	depthList, _, _ := cfg.Plan()
 	bar := newProgress(out.json, "search", int64(rx.SearchSteps(len(depthList))), "steps")
-	cfg.Progress = func(done, _ int, step string) { bar.set(int64(done), "("+step+")") }
-	res, err := rx.RunSearch(cfg)
+	// Every step of every part counts, whichever part ran it (--jobs).
+	var mu sync.Mutex
+	var steps int64
+	cfg.Progress = func(_, _ int, step string) {
+		mu.Lock()
+		defer mu.Unlock()
+		steps++
+		bar.set(steps, "("+step+")")
+	}
+	res, err := runParts(fs, "search", cfg, cfg.Parts(), rx.RunSearch,
+		func(parts []*rx.SearchResult) (*rx.SearchResult, error) { return rx.MergeSearch(cfg, parts) })
 	bar.finish(err == nil)
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
 package goal
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -35,9 +34,12 @@ type MatchersConfig struct {
 	// RTLNodes run the matcher's Verilated RTL beside its model, checked against it, in the
 	// cells whose matcher has RTL (match.Spec.RTL).
 	RTLNodes []int
-	// Progress, when set, is told after each run of a workload with a matcher (done of
-	// total; fig6's runs are told as they end, before the others).
+	// Progress, when set, is told after each run of a workload with a matcher, and of each
+	// matcher on fig6 (done of total).
 	Progress func(done, total int) `json:"-"`
+
+	// schedules, set on Parts, are the workloads' schedules, made once for every part.
+	schedules *scheduleCache
 }
 
 // MatchersWorkloads are the study's default workloads, lhsim goal gen patterns: incast (every
@@ -145,6 +147,12 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 	}
 	var ws []work
 	res := &MatchersResult{Ranks: cfg.Ranks, Size: cfg.Size, RTLNodes: cfg.RTLNodes}
+	done, total := 0, cfg.runs()
+	tell := func() {
+		if done++; cfg.Progress != nil {
+			cfg.Progress(done, total)
+		}
+	}
 	for _, w := range cfg.Workloads {
 		if w == rx.Fig6Workload {
 			for _, m := range cfg.Matchers {
@@ -156,32 +164,25 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 					return nil, fmt.Errorf("matchers: %s with %s: %w", w, m, err)
 				}
 				res.Fig6 = append(res.Fig6, r)
+				tell()
 			}
 			if len(res.Fig6) == 0 {
 				return nil, fmt.Errorf("matchers: %s runs the matchers %v; --matchers has none of them", w, rx.Fig6Matchers)
 			}
 			continue
 		}
-		var buf bytes.Buffer
-		if err := goal.Generate(&buf, goal.GenConfig{Pattern: w, Ranks: cfg.Ranks, Size: cfg.Size, Segment: 1024, Seed: cfg.Seed}); err != nil {
-			return nil, err
-		}
-		s, err := goal.Parse(&buf)
+		s, err := cfg.schedules.get(w, func() (*goal.Schedule, error) { return cfg.generate(w) })
 		if err != nil {
-			return nil, fmt.Errorf("matchers: %s: %w", w, err)
+			return nil, err
 		}
 		ws = append(ws, work{w, s})
 	}
 	if cfg.Schedule != "" {
-		s, err := ReadSchedule(cfg.Schedule, 0)
+		s, err := cfg.schedules.get(scheduleKey(cfg.Schedule), func() (*goal.Schedule, error) { return ReadSchedule(cfg.Schedule, 0) })
 		if err != nil {
 			return nil, err
 		}
 		ws = append(ws, work{cfg.Schedule, s})
-	}
-	done, total := len(res.Fig6), len(res.Fig6)+len(ws)*len(cfg.Matchers)
-	if cfg.Progress != nil && done > 0 {
-		cfg.Progress(done, total)
 	}
 	for _, w := range ws {
 		for _, m := range cfg.Matchers {
@@ -202,9 +203,7 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 				return nil, fmt.Errorf("matchers: %s with %s: %w", w.name, m, err)
 			}
 			res.Cells = append(res.Cells, MatchersCell{Workload: w.name, Matcher: m, EndUs: r.EndNs / 1000, Matching: r.Matching, Area: a, Software: !spec.Hardware()})
-			if done++; cfg.Progress != nil {
-				cfg.Progress(done, total)
-			}
+			tell()
 		}
 	}
 	return res, nil

@@ -75,6 +75,9 @@ type SearchConfig struct {
 	// Progress, when not nil, is called after each depth of each design (done of total
 	// steps; step names the one done), from RunSearch's goroutine.
 	Progress func(done, total int, step string) `json:"-"`
+	// Run, when set, makes RunSearch run that one rig with that one loop (a part of
+	// SearchConfig.Parts) and return its curves alone, for MergeSearch.
+	Run *SearchRun `json:"-"`
 
 	tick func(step string) // Progress with the count kept, set by RunSearch
 }
@@ -316,8 +319,9 @@ func (cfg SearchConfig) Plan() (depths []int, entries int, err error) {
 // the headline's loop, then the no-LHS and LHS rigs again for each other loop.
 func SearchSteps(n int) int { return 3*n + 2*n*(len(SearchLoops)-1) }
 
-// RunSearch runs the experiment. The RTL must be driven from one goroutine: call it from the
-// goroutine that will not move (the CLI's main).
+// RunSearch runs the experiment. Each rig opens its own device, whose RTL (verilator.New)
+// pins the goroutine that opens it to its thread until it closes: call RunSearch from one
+// goroutine, which may be any.
 func RunSearch(cfg SearchConfig) (*SearchResult, error) {
 	depths, entries, err := cfg.Plan()
 	if err != nil {
@@ -325,7 +329,13 @@ func RunSearch(cfg SearchConfig) (*SearchResult, error) {
 	}
 	if cfg.Progress != nil {
 		done, total := 0, SearchSteps(len(depths))
+		if cfg.Run != nil {
+			total = len(depths)
+		}
 		cfg.tick = func(step string) { done++; cfg.Progress(done, total, step) }
+	}
+	if cfg.Run != nil {
+		return runSearchPart(cfg, depths, entries)
 	}
 	res := newSearchResult(cfg, depths)
 	if err := runSearchNoLHS(cfg, depths, res); err != nil {
@@ -337,6 +347,30 @@ func RunSearch(cfg SearchConfig) (*SearchResult, error) {
 	if err := runSearchQsNet(cfg, depths, res); err != nil {
 		return nil, fmt.Errorf("search on QsNET-II: %w", err)
 	}
+	// The other compiled loops: the host's side of the two DIMMnet-2 rigs again (QsNET-II's
+	// walk is the NIC's, whatever the host's compiler).
+	err = res.finish(cfg, func(l SearchLoop) (*SearchResult, error) {
+		lc := cfg
+		lc.Loop = l
+		o := newSearchResult(lc, depths)
+		if err := runSearchNoLHS(lc, depths, o); err != nil {
+			return nil, fmt.Errorf("search without LHS, %s: %w", l.Name, err)
+		}
+		if err := runSearchLHS(lc, depths, entries, o); err != nil {
+			return nil, fmt.Errorf("search with LHS, %s: %w", l.Name, err)
+		}
+		return o, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// finish makes the figures of a result whose headline curves are all in: the slopes, the
+// ablation, the factors, a row for every compiled loop (other gives each loop but the
+// headline's its no-LHS and LHS curves), the sources and, when asked, the native figures.
+func (res *SearchResult) finish(cfg SearchConfig, other func(SearchLoop) (*SearchResult, error)) error {
 	res.fit()
 	lhs := res.PerMessageNs[CurveLHS]
 	for _, k := range searchAblationOrder {
@@ -349,20 +383,13 @@ func RunSearch(cfg SearchConfig) (*SearchResult, error) {
 	res.Factors["out_of_order"] = res.PerMessageNs[CurveLHSInOrder] / lhs
 	res.Factors["no_lhs_vs_lhs_cold"] = res.PerMessageNs[CurveNoLHS] / res.PerMessageNs[CurveLHSCold]
 	res.Loops = append(res.Loops, res.loopRow(cfg.Loop))
-	// The other compiled loops: the host's side of the two DIMMnet-2 rigs again (QsNET-II's
-	// walk is the NIC's, whatever the host's compiler).
 	for _, l := range SearchLoops {
 		if l.Name == cfg.Loop.Name {
 			continue
 		}
-		lc := cfg
-		lc.Loop = l
-		o := newSearchResult(lc, depths)
-		if err := runSearchNoLHS(lc, depths, o); err != nil {
-			return nil, fmt.Errorf("search without LHS, %s: %w", l.Name, err)
-		}
-		if err := runSearchLHS(lc, depths, entries, o); err != nil {
-			return nil, fmt.Errorf("search with LHS, %s: %w", l.Name, err)
+		o, err := other(l)
+		if err != nil {
+			return err
 		}
 		o.Series[CurveQsNet2] = res.Series[CurveQsNet2]
 		o.fit()
@@ -373,7 +400,7 @@ func RunSearch(cfg SearchConfig) (*SearchResult, error) {
 		n := RunSearchNative(nil)
 		res.Native = &n
 	}
-	return res, nil
+	return nil
 }
 
 func newSearchResult(cfg SearchConfig, depths []int) *SearchResult {

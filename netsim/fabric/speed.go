@@ -3,6 +3,9 @@ package fabric
 import (
 	"fmt"
 	"runtime"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/lhsim/lhsim/cputime"
 	"github.com/lhsim/lhsim/netsim"
@@ -19,6 +22,10 @@ type SpeedConfig struct {
 	PacketFlits                 int
 	WarmupCycles, MeasureCycles int64
 	Seed                        uint64
+	// Shared says other points run in this process at the same time (lhsim bench-net
+	// --jobs): the heap, the process's, is then not measured (HeapPerNode is 0) and no
+	// collection is forced; Speed.CPU counts their CPU too, ThreadCPU this point's alone.
+	Shared bool
 }
 
 // Speed is what one point measured, over the measured cycles only (the warm-up and the
@@ -30,7 +37,13 @@ type Speed struct {
 	Events   uint64
 	FlitHops uint64  // flits moved over a link (injection and ejection links included)
 	CPU      float64 // seconds of CPU the process used (user + system, every thread)
-	Cycles   int64   // router cycles simulated
+	// ThreadCPU is the CPU seconds (user + system) of the one OS thread the point ran on
+	// (MeasureSpeed locks its goroutine to it): its own work and the garbage collector's
+	// assists it made, but not the collector's background workers, which run on other
+	// threads. Unlike CPU it does not count other points run at once.
+	ThreadCPU float64
+	Wall      float64 // wall seconds of the measured cycles
+	Cycles    int64   // router cycles simulated
 	// HeapPerNode is the live heap after the measured cycles, less the heap before the
 	// network was built, over the nodes: the network, the packets inside it and the ones
 	// queued at their sources (which grow without bound past saturation).
@@ -44,10 +57,15 @@ func MeasureSpeed(c SpeedConfig) (Speed, error) {
 	if c.Topology == nil || c.WarmupCycles < 0 || c.MeasureCycles < 1 {
 		return sp, fmt.Errorf("speed: need a topology, a warm-up >= 0 and a measurement >= 1 cycle")
 	}
-	runtime.GC()
+	runtime.LockOSThread() // ThreadCPU: every cycle on this thread
+	defer runtime.UnlockOSThread()
 	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	heap0 := ms.HeapAlloc
+	var heap0 uint64
+	if !c.Shared {
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		heap0 = ms.HeapAlloc
+	}
 	var step func(cycles int64) // runs the next cycles
 	var count func() (events, flitHops, delivered uint64)
 	nodes := c.Topology.Nodes()
@@ -104,17 +122,39 @@ func MeasureSpeed(c SpeedConfig) (Speed, error) {
 	if err != nil {
 		return sp, err
 	}
+	thread0, err := threadCPU()
+	if err != nil {
+		return sp, err
+	}
+	start := time.Now()
 	step(c.MeasureCycles)
+	sp.Wall = time.Since(start).Seconds()
+	thread1, err := threadCPU()
+	if err != nil {
+		return sp, err
+	}
 	cpu1, err := cputime.Process()
 	if err != nil {
 		return sp, err
 	}
 	ev1, fh1, fl1 := count()
 	sp.Events, sp.FlitHops, sp.CPU, sp.Cycles = ev1-ev0, fh1-fh0, (cpu1 - cpu0).Seconds(), c.MeasureCycles
+	sp.ThreadCPU = (thread1 - thread0).Seconds()
 	sp.Accepted = float64(fl1-fl0) / float64(c.MeasureCycles) / float64(nodes)
-	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	sp.HeapPerNode = (float64(ms.HeapAlloc) - float64(heap0)) / float64(nodes)
+	if !c.Shared {
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		sp.HeapPerNode = (float64(ms.HeapAlloc) - float64(heap0)) / float64(nodes)
+	}
 	runtime.KeepAlive(count)
 	return sp, nil
+}
+
+// threadCPU is the CPU time (user + system) the calling OS thread has used.
+func threadCPU() (time.Duration, error) {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0, fmt.Errorf("speed: thread CPU time: %w", err)
+	}
+	return time.Duration(ts.Nano()), nil
 }

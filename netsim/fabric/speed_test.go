@@ -45,3 +45,36 @@ func TestMeasureSpeed(t *testing.T) {
 	_, err = MeasureSpeed(SpeedConfig{Topology: topo, Config: DefaultConfig(), Load: 0.2, PacketFlits: 1, MeasureCycles: 0})
 	require.Error(t, err)
 }
+
+// Points measured at once (Shared) count each its own thread's CPU: never more than the wall
+// time it took (the process's CPU, with two points busy on two cores, may be), and no heap;
+// alone, the thread's CPU is part of the process's. The counts are the same either way.
+func TestMeasureSpeedShared(t *testing.T) {
+	topo, err := ParseTopology("torus:8x8")
+	require.NoError(t, err)
+	c := SpeedConfig{Topology: topo, Config: DefaultConfig(), Load: 0.3, PacketFlits: 4, WarmupCycles: 500, MeasureCycles: 20000, Seed: 2}
+	alone, err := MeasureSpeed(c)
+	require.NoError(t, err)
+	require.Positive(t, alone.ThreadCPU)
+	require.LessOrEqual(t, alone.ThreadCPU, alone.CPU+0.002, "a thread's CPU is part of the process's")
+	require.LessOrEqual(t, alone.ThreadCPU, alone.Wall+0.002)
+	require.Positive(t, alone.HeapPerNode)
+	c.Shared = true
+	var got [2]Speed
+	var errs [2]error
+	done := make(chan int)
+	for i := range got {
+		go func() { got[i], errs[i] = MeasureSpeed(c); done <- i }()
+	}
+	<-done
+	<-done
+	for i, sp := range got {
+		require.NoError(t, errs[i])
+		require.Positive(t, sp.ThreadCPU)
+		require.LessOrEqual(t, sp.ThreadCPU, sp.Wall+0.002, "point %d: its own thread's CPU, not the process's", i)
+		require.Zero(t, sp.HeapPerNode, "the heap is the process's: not measured")
+		require.Equal(t, alone.Events, sp.Events)
+		require.Equal(t, alone.FlitHops, sp.FlitHops)
+		require.Equal(t, alone.Accepted, sp.Accepted)
+	}
+}

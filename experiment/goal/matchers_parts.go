@@ -1,0 +1,184 @@
+package goal
+
+// The matchers study in parts (lhsim matchers --jobs): each workload with each matcher is a
+// run of its own on its own network (and its own Verilated models on the --rtl-nodes, each
+// pinned to the thread of the goroutine that made it), and so is each matcher on the fig6
+// micro-benchmark; MergeMatchers puts their rows together as RunMatchers gives them. The
+// parts share each workload's schedule, made once (RunSchedule only reads it).
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/experiment/rx"
+	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/goal"
+	"github.com/lhsim/lhsim/netsim/match"
+)
+
+// scheduleCache makes each schedule once for all the parts that run it, whichever asks first.
+type scheduleCache struct {
+	mu sync.Mutex
+	m  map[string]*cachedSchedule
+}
+
+type cachedSchedule struct {
+	once sync.Once
+	s    *goal.Schedule
+	err  error
+}
+
+// get is the schedule named name, made by make the first time (a nil cache: every time).
+func (c *scheduleCache) get(name string, make func() (*goal.Schedule, error)) (*goal.Schedule, error) {
+	if c == nil {
+		return make()
+	}
+	c.mu.Lock()
+	e := c.m[name]
+	if e == nil {
+		e = &cachedSchedule{}
+		c.m[name] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.s, e.err = make() })
+	return e.s, e.err
+}
+
+// generate makes workload w's schedule (a goal gen pattern).
+func (cfg MatchersConfig) generate(w string) (*goal.Schedule, error) {
+	var buf bytes.Buffer
+	if err := goal.Generate(&buf, goal.GenConfig{Pattern: w, Ranks: cfg.Ranks, Size: cfg.Size, Segment: 1024, Seed: cfg.Seed}); err != nil {
+		return nil, err
+	}
+	s, err := goal.Parse(&buf)
+	if err != nil {
+		return nil, fmt.Errorf("matchers: %s: %w", w, err)
+	}
+	return s, nil
+}
+
+// scheduleKey is the cache's name of the user's schedule file, apart from the patterns'.
+func scheduleKey(file string) string { return "file:" + file }
+
+// Prepare makes every schedule the study runs (the patterns', the user's file read) once,
+// for RunMatchers and every part of Parts to share: a schedule that cannot be made is an
+// error before any run.
+func (cfg MatchersConfig) Prepare() (MatchersConfig, error) {
+	if cfg.schedules == nil {
+		cfg.schedules = &scheduleCache{m: map[string]*cachedSchedule{}}
+	}
+	for _, w := range cfg.Workloads {
+		if w == rx.Fig6Workload {
+			continue
+		}
+		if _, err := cfg.schedules.get(w, func() (*goal.Schedule, error) { return cfg.generate(w) }); err != nil {
+			return cfg, err
+		}
+	}
+	if cfg.Schedule != "" {
+		if _, err := cfg.schedules.get(scheduleKey(cfg.Schedule), func() (*goal.Schedule, error) { return ReadSchedule(cfg.Schedule, 0) }); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
+// runs is how many runs RunMatchers makes: each fig6 matcher once, every other workload (and
+// the schedule) with every matcher.
+func (cfg MatchersConfig) runs() int {
+	n, fig6 := 0, 0
+	for _, m := range cfg.Matchers {
+		if slices.Contains(rx.Fig6Matchers, m) {
+			fig6++
+		}
+	}
+	for _, w := range cfg.Workloads {
+		if w == rx.Fig6Workload {
+			n += fig6
+		} else {
+			n += len(cfg.Matchers)
+		}
+	}
+	if cfg.Schedule != "" {
+		n += len(cfg.Matchers)
+	}
+	return n
+}
+
+// Parts are the study's runs in RunMatchers' order, one each: a matcher on fig6, or a
+// workload (or the schedule) with a matcher. Each tells Progress (when set) of its one run.
+// They share the schedules Prepare made, or else make each once, when the first needs it.
+func (cfg MatchersConfig) Parts() []experiment.Part[MatchersConfig] {
+	cache := cfg.schedules
+	if cache == nil {
+		cache = &scheduleCache{m: map[string]*cachedSchedule{}}
+	}
+	var out []experiment.Part[MatchersConfig]
+	add := func(w, m string) {
+		c := cfg
+		c.Workloads, c.Schedule, c.Matchers, c.schedules = []string{w}, "", []string{m}, cache
+		out = append(out, experiment.Part[MatchersConfig]{Label: w + " with " + m, Config: c})
+	}
+	for _, w := range cfg.Workloads {
+		for _, m := range cfg.Matchers {
+			if w != rx.Fig6Workload || slices.Contains(rx.Fig6Matchers, m) {
+				add(w, m)
+			}
+		}
+		if w == rx.Fig6Workload && !slices.ContainsFunc(cfg.Matchers, func(m string) bool { return slices.Contains(rx.Fig6Matchers, m) }) {
+			c := cfg // RunMatchers' error: fig6 without its matchers
+			c.Workloads, c.Schedule = []string{w}, ""
+			out = append(out, experiment.Part[MatchersConfig]{Label: w, Config: c})
+		}
+	}
+	if cfg.Schedule != "" {
+		for _, m := range cfg.Matchers {
+			c := cfg
+			c.Workloads, c.Matchers, c.schedules = nil, []string{m}, cache
+			out = append(out, experiment.Part[MatchersConfig]{Label: cfg.Schedule + " with " + m, Config: c})
+		}
+	}
+	return out
+}
+
+// MergeMatchers puts the results of Parts (in Parts order) together into RunMatchers'.
+func MergeMatchers(parts []*MatchersResult) (*MatchersResult, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("matchers: no parts to merge")
+	}
+	res := &MatchersResult{Ranks: parts[0].Ranks, Size: parts[0].Size, RTLNodes: parts[0].RTLNodes}
+	for i, p := range parts {
+		if p.Ranks != res.Ranks || p.Size != res.Size || !slices.Equal(p.RTLNodes, res.RTLNodes) {
+			return nil, fmt.Errorf("matchers: part %d is of another study (%d ranks, %d bytes)", i, p.Ranks, p.Size)
+		}
+		res.Cells = append(res.Cells, p.Cells...)
+		res.Fig6 = append(res.Fig6, p.Fig6...)
+	}
+	return res, nil
+}
+
+// JobMemory is what one part may take: its network (fabric.Footprint, doubled for the
+// garbage collector; a few MiB), the run's state over the schedule's operations, 1 KiB a rank
+// squared (an all-to-all has ranks squared of them; measured, alltoall_late with list peaked
+// at 123 MB resident at 256 ranks and 1,011 MB at 1,024, the process's 30 MB included), and
+// for lhs and lhs+alpu:N the receive path of every rank (device, SO-DIMM, host model), 1 MiB
+// each (measured: lhs took 0.4 MB a rank more than list at 256 ranks).
+func (cfg MatchersConfig) JobMemory() int64 {
+	nics := 0
+	for _, m := range cfg.Matchers {
+		if spec, err := match.Parse(m); err == nil && strings.HasPrefix(spec.Kind, "lhs") {
+			nics = cfg.Ranks
+		}
+	}
+	topo, err := fabric.ParseTopology(Topology(cfg.Ranks))
+	if err != nil {
+		return 0
+	}
+	p := int64(cfg.Ranks)
+	return 16<<20 + 2*fabric.Footprint(topo, fabric.DefaultConfig()) + p*p<<10 + int64(nics)<<20
+}
