@@ -63,11 +63,6 @@ func runMatchers(args []string) error {
 	if cfg.RTLNodes, err = nodeList(*rtl); err != nil {
 		return badUsage(fs, fmt.Errorf("--rtl-nodes %q: want node numbers separated by commas", *rtl))
 	}
-	for _, n := range cfg.RTLNodes {
-		if n >= cfg.Ranks {
-			return badUsage(fs, fmt.Errorf("--rtl-nodes: node %d: the workloads have ranks 0 to %d", n, cfg.Ranks-1))
-		}
-	}
 	if slices.Contains(cfg.Workloads, rx.Fig6Workload) && !slices.ContainsFunc(cfg.Matchers, func(m string) bool { return slices.Contains(rx.Fig6Matchers, m) }) {
 		return badUsage(fs, fmt.Errorf("--workloads %s runs the matchers %s; --matchers has neither", rx.Fig6Workload, strings.Join(rx.Fig6Matchers, " and ")))
 	}
@@ -80,6 +75,11 @@ func runMatchers(args []string) error {
 	if cfg, err = cfg.Prepare(); err != nil { // the schedule file, or a pattern at --ranks: the input
 		fmt.Fprintf(os.Stderr, "lhsim matchers: %v\n", err)
 		return usageError{err}
+	}
+	for _, n := range cfg.RTLNodes {
+		if n >= cfg.Ranks {
+			return badUsage(fs, fmt.Errorf("--rtl-nodes: node %d: the workloads have ranks 0 to %d", n, cfg.Ranks-1))
+		}
 	}
 	parts := cfg.Parts()
 	pr := newProgress(out.json, "matchers", int64(len(parts)), "runs")

@@ -111,3 +111,16 @@ func TestMatchersBadSchedule(t *testing.T) {
 		}
 	}
 }
+
+// A study of a schedule file alone is of the file's ranks, not --ranks': its header says so,
+// and --rtl-nodes is checked against them.
+func TestMatchersScheduleAloneHasItsRanks(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "three.goal")
+	require.NoError(t, os.WriteFile(file, []byte("num_ranks 3\nrank 0 {\nl1: send 8b to 1 tag 0\n}\nrank 1 {\nl1: recv 8b from 0 tag 0\n}\nrank 2 {\n}\n"), 0o644))
+	code, out, stderr := run(t, nil, "matchers", "--workloads", "", "--schedule", file, "--matchers", "list", "--jobs", "1")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "matchers on the packet network, 3 ranks,")
+	code, _, stderr = run(t, nil, "matchers", "--workloads", "", "--schedule", file, "--matchers", "lhs", "--rtl-nodes", "3")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "--rtl-nodes: node 3: the workloads have ranks 0 to 2")
+}

@@ -67,7 +67,7 @@ func scheduleKey(file string) string { return "file:" + file }
 
 // Prepare makes every schedule the study runs (the patterns', the user's file read) once,
 // for RunMatchers and every part of Parts to share: a schedule that cannot be made is an
-// error before any run.
+// error before any run. When no pattern runs, Ranks becomes the schedule file's.
 func (cfg MatchersConfig) Prepare() (MatchersConfig, error) {
 	if cfg.schedules == nil {
 		cfg.schedules = &scheduleCache{m: map[string]*cachedSchedule{}}
@@ -81,8 +81,12 @@ func (cfg MatchersConfig) Prepare() (MatchersConfig, error) {
 		}
 	}
 	if cfg.Schedule != "" {
-		if _, err := cfg.schedules.get(scheduleKey(cfg.Schedule), func() (*goal.Schedule, error) { return ReadSchedule(cfg.Schedule, 0) }); err != nil {
+		s, err := cfg.schedules.get(scheduleKey(cfg.Schedule), func() (*goal.Schedule, error) { return ReadSchedule(cfg.Schedule, 0) })
+		if err != nil {
 			return cfg, err
+		}
+		if !slices.ContainsFunc(cfg.Workloads, func(w string) bool { return w != rx.Fig6Workload }) {
+			cfg.Ranks = len(s.Ranks) // no pattern runs at --ranks: the study is the schedule's
 		}
 	}
 	return cfg, nil
