@@ -13,6 +13,10 @@ type ModelParams struct {
 	WinBytes int // bytes per window (power of two, 64..65536); default 4096
 }
 
+// MaxEntries is the most LH entries the host can read: the host bus's LH region
+// (hw.LHBase to 0xFFFFF, hw/contract.json) holds 8192 entries of hw.EntryBytes.
+const MaxEntries = (0x100000 - hw.LHBase) / hw.EntryBytes
+
 // DefaultParams match the default Verilated build.
 var DefaultParams = ModelParams{Entries: 1024, WinBytes: 4096}
 
@@ -20,6 +24,9 @@ var DefaultParams = ModelParams{Entries: 1024, WinBytes: 4096}
 func (p ModelParams) Check() error {
 	if p.Entries < 4 || bits.OnesCount(uint(p.Entries)) != 1 {
 		return fmt.Errorf("gosim: Entries must be a power of two >= 4, got %d", p.Entries)
+	}
+	if p.Entries > MaxEntries {
+		return fmt.Errorf("gosim: Entries %d: the host bus's LH region holds %d", p.Entries, MaxEntries)
 	}
 	if p.WinBytes < 64 || p.WinBytes > 65536 || bits.OnesCount(uint(p.WinBytes)) != 1 {
 		return fmt.Errorf("gosim: WinBytes must be a power of two in 64..65536, got %d", p.WinBytes)

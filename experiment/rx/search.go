@@ -306,6 +306,9 @@ func (cfg SearchConfig) Plan() (depths []int, entries int, err error) {
 	if cfg.Driver.SizePos != 0 && cfg.Driver.SizePos != mpi.SizeOffset {
 		return nil, 0, fmt.Errorf("search: the MPI envelope carries its size at byte %d; SIZE_POS %d would misread it", mpi.SizeOffset, cfg.Driver.SizePos)
 	}
+	if entries > gosim.MaxEntries {
+		return nil, 0, fmt.Errorf("search: depth %d needs %d LH entries; the host bus's LH region holds %d (a --max-depth of %d at most)", maxD, entries, gosim.MaxEntries, gosim.MaxEntries-1)
+	}
 	if entries > 1024 && cfg.Model != "go" {
 		return nil, 0, fmt.Errorf("search: depth %d needs %d LH entries; the RTL build has 1024 (use --model go or a smaller --max-depth)", maxD, entries)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lhsim/lhsim/gosim"
 	"github.com/stretchr/testify/require"
 )
 
@@ -261,4 +262,19 @@ func TestVLFigureOneEverywhere(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, found, 5, "the VL figure is stated in the README, design.md, search.md, sodimm.go and the test")
+}
+
+// The host reads the LH buffer through a 512 KiB region: a search deeper than its 8192
+// entries is refused before any run (it used to fail mid-run, its target not found).
+func TestSearchPlanRefusesMoreEntriesThanTheHostReads(t *testing.T) {
+	cfg := DefaultSearch()
+	cfg.Model = "go"
+	cfg.MaxDepth = gosim.MaxEntries - 1
+	_, entries, err := cfg.Plan()
+	require.NoError(t, err)
+	require.Equal(t, gosim.MaxEntries, entries)
+	cfg.MaxDepth = gosim.MaxEntries
+	_, _, err = cfg.Plan()
+	require.ErrorContains(t, err, "depth 8192 needs 16384 LH entries; the host bus's LH region holds 8192")
+	require.Error(t, gosim.ModelParams{Entries: 2 * gosim.MaxEntries, WinBytes: 4096}.Check())
 }
