@@ -59,6 +59,104 @@ func TestEngineRunUntilAndStop(t *testing.T) {
 	require.Panics(t, func() { e.At(0, tick, 0) }, "scheduling in the past")
 }
 
+// refQueue is the order the engine must keep, the plain way: the pending events, the least
+// (time, sequence) first.
+type refQueue struct {
+	q   []event
+	seq uint64
+}
+
+func (r *refQueue) at(at Time, arg int64) {
+	r.seq++
+	r.q = append(r.q, event{at: at, seq: r.seq, arg: arg})
+}
+
+func (r *refQueue) pop(until Time) (event, bool) {
+	if len(r.q) == 0 {
+		return event{}, false
+	}
+	m := 0
+	for i := range r.q {
+		if r.q[i].before(&r.q[m]) {
+			m = i
+		}
+	}
+	ev := r.q[m]
+	if ev.at > until {
+		return event{}, false
+	}
+	r.q = append(r.q[:m], r.q[m+1:]...)
+	return ev, true
+}
+
+// The calendar runs events in exactly the order of (time, sequence), whatever the delays:
+// the same instant, within a bucket, a bucket or two ahead, past the window, far past it,
+// and after Run stopped at a horizon or on Stop (the engine then may have looked ahead).
+func TestEngineCalendarOrder(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		delays := []func() Time{
+			func() Time { return 0 },
+			func() Time { return Time(rng.IntN(1 << calShift)) },
+			func() Time { return Time(rng.IntN(8 << calShift)) },
+			func() Time { return Time(calBuckets<<calShift - 3 + rng.IntN(6)) },
+			func() Time { return Time(rng.IntN(3 * calBuckets << calShift)) },
+			func() Time { return Time(rng.Int64N(int64(Second))) },
+		}
+		var e Engine
+		ref := &refQueue{}
+		var got, want [][2]int64
+		next := int64(0)
+		var step Func
+		schedule := func(now Time, k int) {
+			for range k {
+				at := now + delays[rng.IntN(len(delays))]()
+				next++
+				e.At(at, step, next)
+				ref.at(at, next)
+			}
+		}
+		step = func(now Time, arg int64) {
+			got = append(got, [2]int64{int64(now), arg})
+			if arg%97 == 0 {
+				e.Stop()
+			}
+			schedule(now, rng.IntN(3))
+		}
+		schedule(0, 50)
+		for len(got) < 5000 && e.Pending() > 0 {
+			require.Equal(t, len(ref.q), e.Pending(), "seed %d", seed)
+			m := ref.q[0]
+			for i := range ref.q {
+				if ref.q[i].before(&m) {
+					m = ref.q[i]
+				}
+			}
+			require.Equal(t, m.at, e.NextAt(), "seed %d", seed)
+			until := e.Now() + Time(rng.IntN(4*calBuckets<<calShift))
+			if rng.IntN(10) == 0 {
+				until = Never
+			}
+			before := len(got)
+			e.Run(until)
+			for _, g := range got[before:] {
+				ev, ok := ref.pop(until)
+				require.True(t, ok, "seed %d: the engine ran %v, the reference nothing", seed, g)
+				want = append(want, [2]int64{int64(ev.at), ev.arg})
+			}
+			require.Equal(t, want, got, "seed %d", seed)
+			if !e.stop {
+				_, more := ref.pop(until)
+				require.False(t, more, "seed %d: the engine left an event at or before %v", seed, until)
+			}
+			if rng.IntN(4) == 0 { // scheduled from outside, between runs
+				schedule(e.Now(), 1+rng.IntN(5))
+			}
+		}
+		require.Greater(t, len(got), 1000, "seed %d", seed)
+	}
+}
+
 func TestNS(t *testing.T) {
 	require.Equal(t, Time(600), NS(0.6))
 	require.Equal(t, 128*Nanosecond, NS(128))
