@@ -43,14 +43,14 @@ func (q *iqQueue) pending() []iqEntry { return q.buf[q.head:] }
 // xbarEntry is a flit crossing the switch (_crossbar_flits).
 type xbarEntry struct {
 	time   int64
-	f      *iqFlit
+	f      iqFlit
 	output int32
 }
 
 // flitRing is one VC's input buffer (buffer.cpp's per-VC FIFO): size flits in a ring of a
 // power of two slots.
 type flitRing struct {
-	buf  []*iqFlit
+	buf  []iqFlit
 	head int32
 	n    int32
 	size int32
@@ -61,17 +61,13 @@ func newFlitRing(size int) flitRing {
 	for c < size {
 		c *= 2
 	}
-	return flitRing{buf: make([]*iqFlit, c), size: int32(size)}
+	return flitRing{buf: make([]iqFlit, c), size: int32(size)}
 }
 
-func (r *flitRing) front() *iqFlit {
-	if r.n == 0 {
-		return nil
-	}
-	return r.buf[r.head]
-}
+// front is the flit at the head; the ring must not be empty.
+func (r *flitRing) front() *iqFlit { return &r.buf[r.head] }
 
-func (r *flitRing) push(f *iqFlit) bool {
+func (r *flitRing) push(f iqFlit) bool {
 	if r.n == r.size {
 		return false
 	}
@@ -80,9 +76,8 @@ func (r *flitRing) push(f *iqFlit) bool {
 	return true
 }
 
-func (r *flitRing) pop() *iqFlit {
+func (r *flitRing) pop() iqFlit {
 	f := r.buf[r.head]
-	r.buf[r.head] = nil
 	r.head = (r.head + 1) & int32(len(r.buf)-1)
 	r.n--
 	return f
@@ -110,9 +105,9 @@ func (b *bufState) full(vc int) bool { return b.occ[vc] >= b.size }
 
 // sending is BufferState::SendingFlit: one more slot taken; a tail frees the VC for the
 // next packet (wait_for_tail_credit = 0).
-func (b *bufState) sending(f *iqFlit) {
-	b.occ[f.vc]++
-	if f.tail {
-		b.inUse[f.vc] = -1
+func (b *bufState) sending(vc int16, tail bool) {
+	b.occ[vc]++
+	if tail {
+		b.inUse[vc] = -1
 	}
 }

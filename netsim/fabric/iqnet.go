@@ -14,22 +14,27 @@ import (
 	"math/rand/v2"
 )
 
-// iqPacket is a packet of the booksim model: what BookSim2 keeps in its head flit.
+// iqPacket is a packet of the booksim model: what BookSim2 keeps in its head flit and the
+// routers do not read. The terminals keep them in a slab (iqSim.pkts); flits name theirs by
+// index.
 type iqPacket struct {
 	src, dst int32
 	flits    int32
+	hops     int32 // routers crossed (f->hops), copied from the head when it is ejected
 	ctime    int64 // created (f->ctime): the latency starts here
 	itime    int64 // head injected into the network (f->itime)
-	hops     int32 // routers crossed (f->hops)
-	ph       int8  // the torus partition (dateline class) of the current dimension (f->ph)
 	record   bool  // created while measuring (f->record)
-	arrived  int32 // flits ejected so far
 }
 
-// iqFlit is one flit (flit.hpp).
+// iqFlit is one flit (flit.hpp), carried by value: what the routers read of its packet
+// (the destination, the partition, the hop count) travels in it, so that a router never
+// touches the packet.
 type iqFlit struct {
-	p          *iqPacket
+	pkt        int32 // the packet, an index into iqSim.pkts
+	dst        int32 // its destination node
 	vc         int16
+	hops       int16 // head: routers crossed so far (f->hops)
+	ph         int8  // head: the torus partition (dateline class) of the current dimension (f->ph)
 	head, tail bool
 }
 
@@ -63,14 +68,14 @@ type iqRouter struct {
 	vcHi     []int16
 	outVC    []int16 // the output VC granted
 	next     []bufState
-	inQueue  []*iqFlit // input -> flit received this cycle (_in_queue_flits)
+	inQueue  []iqFlit // input -> flit received this cycle (_in_queue_flits)
 	inQueued []int32
 	credits  []creditArr // received, to be processed (_proc_credits)
 
 	routeQ, vcQ, swQ iqQueue
 	xbar             []xbarEntry
 	xbarHead         int
-	outBuf           [][]*iqFlit // output -> flits to send (_output_buffer)
+	outBuf           [][]iqFlit // output -> flits to send (_output_buffer)
 	creditOut        []int32     // input -> VC whose credit leaves this cycle, -1 none
 	creditIns        []int32
 
@@ -83,12 +88,11 @@ type creditArr struct {
 }
 
 // iqEvent is something a channel delivers: a flit to a router input or a node, or a credit
-// to a router output or a node's injection port.
+// (for the VC f.vc) to a router output or a node's injection port.
 type iqEvent struct {
 	kind uint8
 	port int32 // global input (flit), global output (credit), or node
-	vc   int16
-	f    *iqFlit
+	f    iqFlit
 }
 
 const (
@@ -207,7 +211,7 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 		rt := &iqRouter{id: int32(r), inputs: p, outputs: p, inBase: int32(total), outBase: int32(total),
 			buf: make([]flitRing, p*v), state: make([]uint8, p*v), outPort: make([]int32, p*v),
 			vcLo: make([]int16, p*v), vcHi: make([]int16, p*v), outVC: make([]int16, p*v),
-			inQueue: make([]*iqFlit, p), outBuf: make([][]*iqFlit, p), creditOut: make([]int32, p),
+			inQueue: make([]iqFlit, p), outBuf: make([][]iqFlit, p), creditOut: make([]int32, p),
 			vcAlloc: newSepInputFirst(p*v, p*v), swAlloc: newSepInputFirst(p, p), swRR: make([]int32, p)}
 		for i := range rt.buf {
 			rt.buf[i] = newFlitRing(cfg.BufferFlits)

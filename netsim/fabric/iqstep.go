@@ -8,25 +8,24 @@ import "fmt"
 // route is the routing function at router r for the head flit f arriving on local input
 // port in: the output port and the range of VCs at it.
 func (n *IQNet) route(r *iqRouter, in int, f *iqFlit) (out, lo, hi int) {
-	p := f.p
 	lo, hi = 0, n.v-1
 	switch t := n.topo.(type) {
 	case *Torus:
-		out = n.dimOrderTorus(t, int(r.id), in, p)
+		out = n.dimOrderTorus(t, int(r.id), in, f)
 		if out != 0 && !n.cfg.NoDateline && n.v >= 2 {
 			// routefunc.cpp dim_order_torus: the VCs split in two halves by partition,
 			// except at the destination router.
 			avail := (hi - lo + 1) / 2
-			if p.ph == 0 {
+			if f.ph == 0 {
 				hi -= avail
 			} else {
 				lo += avail
 			}
 		}
 	case *FatTree:
-		out = n.ncaFatTree(t, int(r.id), p)
+		out = n.ncaFatTree(t, int(r.id), f)
 	case *Crossbar:
-		out = int(p.dst)
+		out = int(f.dst)
 	}
 	return out, lo, hi
 }
@@ -37,7 +36,7 @@ func (n *IQNet) route(r *iqRouter, in int, f *iqFlit) (out, lo, hi int) {
 // shorter way round, a tie (exactly k/2) decided by a fair coin (RandomInt(1)); the
 // partition is 1 when the route will cross the wrap link (the dateline between k-1 and 0)
 // and holds for the whole dimension. At the destination: the node's port.
-func (n *IQNet) dimOrderTorus(t *Torus, cur, in int, p *iqPacket) int {
+func (n *IQNet) dimOrderTorus(t *Torus, cur, in int, p *iqFlit) int {
 	dims := len(t.k)
 	rc, dc := t.coords[cur*dims:cur*dims+dims], t.coords[int(p.dst)*dims:int(p.dst)*dims+dims]
 	for d, k := range t.k {
@@ -71,7 +70,7 @@ func (n *IQNet) dimOrderTorus(t *Torus, cur, in int, p *iqPacket) int {
 // destination is below this switch, otherwise up by a port drawn at random
 // (gK + RandomInt(gK-1)). lhsim numbers levels from the leaves (level 0), BookSim2 from the
 // top; the rule is the same.
-func (n *IQNet) ncaFatTree(t *FatTree, r int, p *iqPacket) int {
+func (n *IQNet) ncaFatTree(t *FatTree, r int, p *iqFlit) int {
 	l, s := r/t.sw, r%t.sw
 	dst := int(p.dst)
 	if dst/t.pow[l+1] == s/t.pow[l] {
@@ -99,7 +98,7 @@ func (n *IQNet) evaluate() {
 
 // readInputs delivers this cycle's wheel slot: flits and credits to routers (their
 // ReadInputs), ejected flits and injection credits to the terminals (returned).
-func (n *IQNet) readInputs(eject func(node int, f *iqFlit), injCredit func(node, vc int)) {
+func (n *IQNet) readInputs(eject func(node int, f iqFlit), injCredit func(node, vc int)) {
 	s := n.now & int64(len(n.wheel)-1)
 	evs := n.wheel[s]
 	n.events += int64(len(evs))
@@ -114,14 +113,13 @@ func (n *IQNet) readInputs(eject func(node int, f *iqFlit), injCredit func(node,
 			n.wake(r)
 		case evCreditOut:
 			r := n.routers[n.outR[e.port]]
-			r.credits = append(r.credits, creditArr{e.port - r.outBase, int32(e.vc)})
+			r.credits = append(r.credits, creditArr{e.port - r.outBase, int32(e.f.vc)})
 			n.wake(r)
 		case evEject:
 			eject(int(e.port), e.f)
 		case evInjCredit:
-			injCredit(int(e.port), int(e.vc))
+			injCredit(int(e.port), int(e.f.vc))
 		}
-		e.f = nil
 	}
 	n.wheel[s] = evs[:0]
 }
@@ -134,7 +132,6 @@ func (n *IQNet) internalStep(r *iqRouter) {
 	for _, in32 := range r.inQueued {
 		in := int(in32)
 		f := r.inQueue[in]
-		r.inQueue[in] = nil
 		key := in*v + int(f.vc)
 		b := &r.buf[key]
 		if !b.push(f) {
@@ -144,7 +141,7 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		case r.state[key] == vcIdle:
 			r.state[key] = vcRouting
 			r.routeQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
-		case r.state[key] == vcActive && b.front() == f:
+		case r.state[key] == vcActive && b.n == 1: // it is at the front
 			r.swQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
 		}
 	}
@@ -308,10 +305,10 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		b := &r.buf[key]
 		f := b.pop()
 		if f.head {
-			f.p.hops++
+			f.hops++
 		}
 		f.vc = r.outVC[key]
-		r.next[out].sending(f)
+		r.next[out].sending(f.vc, f.tail)
 		r.xbar = append(r.xbar, xbarEntry{-1, f, int32(out)})
 		if r.creditOut[in] < 0 {
 			r.creditIns = append(r.creditIns, int32(in))
@@ -335,14 +332,12 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			break
 		}
 		r.outBuf[x.output] = append(r.outBuf[x.output], x.f)
-		r.xbar[r.xbarHead].f = nil
 		r.xbarHead++
 	}
 	if r.xbarHead == len(r.xbar) {
 		r.xbar, r.xbarHead = r.xbar[:0], 0
 	} else if r.xbarHead > 16 && 2*r.xbarHead > len(r.xbar) {
 		k := copy(r.xbar, r.xbar[r.xbarHead:])
-		clear(r.xbar[k:])
 		r.xbar, r.xbarHead = r.xbar[:k], 0
 	}
 	r.active = r.routeQ.len() > 0 || r.vcQ.len() > 0 || r.swQ.len() > 0 || r.xbarHead < len(r.xbar)
@@ -357,7 +352,6 @@ func (n *IQNet) writeOutputs(r *iqRouter) {
 		}
 		f := q[0]
 		copy(q, q[1:])
-		q[len(q)-1] = nil
 		r.outBuf[o] = q[:len(q)-1]
 		if len(r.outBuf[o]) > 0 {
 			r.active = true
@@ -378,9 +372,9 @@ func (n *IQNet) writeOutputs(r *iqRouter) {
 		g := int(r.inBase) + int(in)
 		u := n.up[g]
 		if u < 0 {
-			n.send(n.upLat[g], iqEvent{kind: evInjCredit, port: -1 - u, vc: int16(vc)})
+			n.send(n.upLat[g], iqEvent{kind: evInjCredit, port: -1 - u, f: iqFlit{vc: int16(vc)}})
 		} else {
-			n.send(n.upLat[g], iqEvent{kind: evCreditOut, port: u, vc: int16(vc)})
+			n.send(n.upLat[g], iqEvent{kind: evCreditOut, port: u, f: iqFlit{vc: int16(vc)}})
 		}
 	}
 	r.creditIns = r.creditIns[:0]
