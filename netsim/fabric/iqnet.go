@@ -76,7 +76,7 @@ type iqRouter struct {
 	xbar             []xbarEntry
 	xbarHead         int
 	outBuf           [][]iqFlit // output -> flits to send (_output_buffer)
-	creditOut        []int32     // input -> VC whose credit leaves this cycle, -1 none
+	creditOut        []int32    // input -> VC whose credit leaves this cycle, -1 none
 	creditIns        []int32
 
 	vcAlloc, swAlloc *sepInputFirst

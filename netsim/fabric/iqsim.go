@@ -86,9 +86,9 @@ const (
 // iqTerminal is one node's side of the TrafficManager.
 type iqTerminal struct {
 	pkt      int32 // the packet being injected (_partial_packets), an index into iqSim.pkts; -1 none
-	sent     int32     // its flits sent
-	vc       int16     // its VC
-	next     int64     // the next cycle the Bernoulli trial succeeds
+	sent     int32 // its flits sent
+	vc       int16 // its VC
+	next     int64 // the next cycle the Bernoulli trial succeeds
 	qtime    int64
 	drained  bool
 	lastVC   int16
@@ -119,8 +119,8 @@ type iqSim struct {
 	movedAt          int64
 	deadlock         bool
 	samples          int
-	outBase, injBase []int64 // link counters at the last clear
-	outEnd, injEnd   []int64 // ... and when the measurement ended
+	outBase, injBase []int64    // link counters at the last clear
+	outEnd, injEnd   []int64    // ... and when the measurement ended
 	pkts             []iqPacket // the packets, created and not yet ejected, and free slots
 	pktFree          []int32    // the free slots of pkts
 }
