@@ -79,7 +79,7 @@ type iqRouter struct {
 	creditOut        []int32    // input -> VC whose credit leaves this cycle, -1 none
 	creditIns        []int32
 
-	vcAlloc, swAlloc *sepInputFirst
+	vcAlloc, swAlloc *rrAlloc
 	swRR             []int32 // _sw_rr_offset
 }
 
@@ -212,7 +212,7 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 			buf: make([]flitRing, p*v), state: make([]uint8, p*v), outPort: make([]int32, p*v),
 			vcLo: make([]int16, p*v), vcHi: make([]int16, p*v), outVC: make([]int16, p*v),
 			inQueue: make([]iqFlit, p), outBuf: make([][]iqFlit, p), creditOut: make([]int32, p),
-			vcAlloc: newSepInputFirst(p*v, p*v), swAlloc: newSepInputFirst(p, p), swRR: make([]int32, p)}
+			vcAlloc: newRRAlloc(p*v, p*v), swAlloc: newRRAlloc(p, p), swRR: make([]int32, p)}
 		for i := range rt.buf {
 			rt.buf[i] = newFlitRing(cfg.BufferFlits)
 		}

@@ -177,7 +177,7 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			for ovc := int(r.vcLo[key]); ovc <= int(r.vcHi[key]); ovc++ {
 				if nb.available(ovc) {
 					elig = true
-					r.vcAlloc.addNew(key, out*v+ovc, 0, 0, 0)
+					r.vcAlloc.add(key, out*v+ovc, 0)
 				}
 			}
 			if !elig {
@@ -194,7 +194,7 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			if e.res < -1 {
 				continue
 			}
-			if ov := r.vcAlloc.outputAssigned(int(e.input)*v + int(e.vc)); ov >= 0 {
+			if ov := r.vcAlloc.inmatch[int(e.input)*v+int(e.vc)]; ov >= 0 {
 				e.res = int32(ov)
 			} else {
 				e.res = stallConflict
@@ -205,6 +205,7 @@ func (n *IQNet) internalStep(r *iqRouter) {
 	if len(r.swAlloc.inOcc) > 0 {
 		r.swAlloc.clear()
 	}
+	sw := r.swAlloc
 	if r.swQ.len() > 0 {
 		pend := r.swQ.pending()
 		for i := range pend {
@@ -222,13 +223,13 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			// replaces another's request when it comes first round-robin from the input's
 			// offset.
 			in := int(e.input)
-			if lab := r.swAlloc.label(in, out); lab >= 0 {
-				if rrSupersedes(int(e.vc), 0, lab, 0, int(r.swRR[in]), v) {
-					r.swAlloc.add(in, out, int(e.vc), 0, 0)
+			if sw.has(in, out) {
+				if lab := &sw.label[in*sw.outputs+out]; rrSupersedes(int(e.vc), 0, int(*lab), 0, int(r.swRR[in]), v) {
+					*lab = e.vc
 				}
 				continue
 			}
-			r.swAlloc.add(in, out, int(e.vc), 0, 0)
+			sw.add(in, out, int(e.vc))
 		}
 		r.swAlloc.allocate()
 		for i := range pend {
@@ -241,7 +242,7 @@ func (n *IQNet) internalStep(r *iqRouter) {
 				continue
 			}
 			in := int(e.input)
-			if out := r.swAlloc.outputAssigned(in); out >= 0 && r.swAlloc.label(in, out) == int(e.vc) {
+			if out := sw.inmatch[in]; out >= 0 && sw.label[in*sw.outputs+int(out)] == e.vc {
 				r.swRR[in] = (e.vc + 1) % int32(v)
 				e.res = int32(out)
 			} else {
