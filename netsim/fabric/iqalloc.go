@@ -29,7 +29,7 @@ type rrAlloc struct {
 	inPtr, outPtr   []int32 // the arbiters' pointers (RoundRobinArbiter::_pointer)
 
 	req   []uint64 // input*inW+w: the outputs it asks for
-	label []int32  // input*outputs+output: the label of that request
+	label []int32  // input*outputs+output: the label of that request (nil: no labels)
 	pick  []uint64 // output*outW+w: the inputs whose arbiter picked it
 	inOcc []int32  // inputs with requests
 	outOc []int32  // outputs picked
@@ -37,12 +37,16 @@ type rrAlloc struct {
 	inmatch, outmatch []int32 // the grants: input -> output, output -> input, -1 none
 }
 
-func newRRAlloc(inputs, outputs int) *rrAlloc {
+// newRRAlloc is an allocator of inputs to outputs; with labels, each request carries one
+// (add), without, none (ask).
+func newRRAlloc(inputs, outputs int, labels bool) *rrAlloc {
 	a := &rrAlloc{inputs: inputs, outputs: outputs, inW: (outputs + 63) / 64, outW: (inputs + 63) / 64,
 		inPtr: make([]int32, inputs), outPtr: make([]int32, outputs),
 		inmatch: make([]int32, inputs), outmatch: make([]int32, outputs)}
 	a.req = make([]uint64, inputs*a.inW)
-	a.label = make([]int32, inputs*outputs)
+	if labels {
+		a.label = make([]int32, inputs*outputs)
+	}
 	a.pick = make([]uint64, outputs*a.outW)
 	for i := range a.inmatch {
 		a.inmatch[i] = -1
@@ -71,8 +75,26 @@ func rrPick(set []uint64, ptr int) int {
 	}
 }
 
+// rrPick1 is rrPick on one word.
+func rrPick1(set uint64, ptr int) int {
+	if h := set >> uint(ptr) << uint(ptr); h != 0 {
+		return bits.TrailingZeros64(h)
+	}
+	return bits.TrailingZeros64(set)
+}
+
 // clear forgets the last round's requests and grants (Allocator::Clear); the pointers stay.
 func (a *rrAlloc) clear() {
+	if a.inW == 1 && a.outW == 1 {
+		for _, in := range a.inOcc {
+			a.req[in], a.inmatch[in] = 0, -1
+		}
+		for _, o := range a.outOc {
+			a.pick[o], a.outmatch[o] = 0, -1
+		}
+		a.inOcc, a.outOc = a.inOcc[:0], a.outOc[:0]
+		return
+	}
 	for _, in := range a.inOcc {
 		clear(a.req[int(in)*a.inW : int(in)*a.inW+a.inW])
 		a.inmatch[in] = -1
@@ -92,12 +114,24 @@ func (a *rrAlloc) has(in, out int) bool {
 // add asks for out from in with a label; asking again for the same pair replaces the label
 // (SparseAllocator::AddRequest).
 func (a *rrAlloc) add(in, out, label int) {
+	a.ask(in, out)
+	a.label[in*a.outputs+out] = int32(label)
+}
+
+// ask asks for out from in, without a label.
+func (a *rrAlloc) ask(in, out int) {
+	if a.inW == 1 {
+		if a.req[in] == 0 {
+			a.inOcc = append(a.inOcc, int32(in))
+		}
+		a.req[in] |= 1 << uint(out)
+		return
+	}
 	row := a.req[in*a.inW : in*a.inW+a.inW]
-	if a.inW == 1 && row[0] == 0 || a.inW > 1 && a.empty(row) {
+	if a.empty(row) {
 		a.inOcc = append(a.inOcc, int32(in))
 	}
 	row[out>>6] |= 1 << uint(out&63)
-	a.label[in*a.outputs+out] = int32(label)
 }
 
 func (a *rrAlloc) empty(row []uint64) bool {
@@ -112,6 +146,22 @@ func (a *rrAlloc) empty(row []uint64) bool {
 // allocate runs the input arbiters, then the output arbiters (SeparableInputFirstAllocator::
 // Allocate); the grants are in inmatch and outmatch.
 func (a *rrAlloc) allocate() {
+	if a.inW == 1 && a.outW == 1 {
+		for _, in32 := range a.inOcc {
+			o := rrPick1(a.req[in32], int(a.inPtr[in32]))
+			if a.pick[o] == 0 {
+				a.outOc = append(a.outOc, int32(o))
+			}
+			a.pick[o] |= 1 << uint(in32)
+		}
+		for _, o32 := range a.outOc {
+			in := rrPick1(a.pick[o32], int(a.outPtr[o32]))
+			a.inmatch[in], a.outmatch[o32] = o32, int32(in)
+			a.inPtr[in] = int32((int(o32) + 1) % a.outputs)
+			a.outPtr[o32] = int32((in + 1) % a.inputs)
+		}
+		return
+	}
 	for _, in32 := range a.inOcc {
 		in := int(in32)
 		o := rrPick(a.req[in*a.inW:in*a.inW+a.inW], int(a.inPtr[in]))

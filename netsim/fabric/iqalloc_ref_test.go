@@ -138,7 +138,6 @@ func (a *sepInputFirst) label(in, out int) int {
 	return -1
 }
 
-
 // rrAlloc grants what BookSim2's allocator grants when the priorities are equal, round
 // after round (the pointers carry over), on random request sets, including sizes above 64
 // (several words per bit set) and repeated requests for a pair (the last label stays).
@@ -146,7 +145,7 @@ func TestRRAllocMatchesSepInputFirst(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 7))
 	for _, sz := range [][2]int{{1, 1}, {2, 3}, {7, 7}, {28, 28}, {64, 64}, {65, 3}, {3, 130}, {130, 130}} {
-		ref, a := newSepInputFirst(sz[0], sz[1]), newRRAlloc(sz[0], sz[1])
+		ref, a := newSepInputFirst(sz[0], sz[1]), newRRAlloc(sz[0], sz[1], true)
 		for round := range 200 {
 			ref.clear()
 			a.clear()

@@ -47,42 +47,6 @@ type xbarEntry struct {
 	output int32
 }
 
-// flitRing is one VC's input buffer (buffer.cpp's per-VC FIFO): size flits in a ring of a
-// power of two slots.
-type flitRing struct {
-	buf  []iqFlit
-	head int32
-	n    int32
-	size int32
-}
-
-func newFlitRing(size int) flitRing {
-	c := 1
-	for c < size {
-		c *= 2
-	}
-	return flitRing{buf: make([]iqFlit, c), size: int32(size)}
-}
-
-// front is the flit at the head; the ring must not be empty.
-func (r *flitRing) front() *iqFlit { return &r.buf[r.head] }
-
-func (r *flitRing) push(f iqFlit) bool {
-	if r.n == r.size {
-		return false
-	}
-	r.buf[(r.head+r.n)&int32(len(r.buf)-1)] = f
-	r.n++
-	return true
-}
-
-func (r *flitRing) pop() iqFlit {
-	f := r.buf[r.head]
-	r.head = (r.head + 1) & int32(len(r.buf)-1)
-	r.n--
-	return f
-}
-
 // bufState is the sender's view of the VCs of one downstream buffer (buffer_state.cpp with
 // the private buffer policy): who holds each VC and how many of its slots are taken.
 type bufState struct {

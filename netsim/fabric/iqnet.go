@@ -56,18 +56,12 @@ const (
 
 type iqRouter struct {
 	id       int32
-	inputs   int
-	outputs  int
 	active   bool
-	inBase   int32      // first global input port
-	outBase  int32      // first global output port
-	buf      []flitRing // input*V+vc
-	state    []uint8
-	outPort  []int32 // route / assignment of each input VC: output port
-	vcLo     []int16 // the route's VC range at that output
-	vcHi     []int16
-	outVC    []int16 // the output VC granted
-	next     []bufState
+	inBase   int32    // first global input port
+	outBase  int32    // first global output port
+	vcs      []iqVC   // input*V+vc
+	flits    []iqFlit // the input VCs' buffers: VC key's ring is flits[key<<ringShift:]
+	next     []iqNext // output*V+vc: the VC of the buffer downstream, as this router sees it
 	inQueue  []iqFlit // input -> flit received this cycle (_in_queue_flits)
 	inQueued []int32
 	credits  []creditArr // received, to be processed (_proc_credits)
@@ -81,6 +75,23 @@ type iqRouter struct {
 
 	vcAlloc, swAlloc *rrAlloc
 	swRR             []int32 // _sw_rr_offset
+}
+
+// iqVC is an input VC (vc.hpp) and the ring of its buffer (buffer.cpp's per-VC FIFO) in
+// iqRouter.flits.
+type iqVC struct {
+	head, n    int32 // the ring's first slot and its flits
+	outPort    int32 // the route's output port, then the assignment's
+	vcLo, vcHi int16 // the route's VC range at that output
+	outVC      int16 // the output VC granted
+	state      uint8
+}
+
+// iqNext is the sender's view of one VC of the buffer downstream (buffer_state.cpp with the
+// private buffer policy): who holds it and how many of its slots are taken.
+type iqNext struct {
+	inUse int32 // the input VC (input*V+vc) that holds it, -1 free (_in_use_by)
+	occ   int32 // flits sent and not yet credited (_vc_occupancy)
 }
 
 type creditArr struct {
@@ -112,13 +123,17 @@ type IQNet struct {
 	// sw_alloc_delay, st_final_delay).
 	routingDelay, vcAllocDelay, swAllocDelay, xbarDelay int64
 
-	routers []*iqRouter
-	inR     []int32 // global input -> router
-	outR    []int32 // global output -> router
-	down    []int32 // global output -> global input it feeds, or -1-node (ejection)
-	downLat []int32 // its channel latency, cycles
-	up      []int32 // global input -> global output feeding it, or -1-node (injection)
-	upLat   []int32 // the latency of the channel back (credits)
+	routers []iqRouter
+	// The VC buffers' rings: 1<<ringShift slots each (a power of two at least BufferFlits),
+	// of which BufferFlits are used (vc_buf_size).
+	ringShift uint
+	bufFlits  int32
+	inR       []int32 // global input -> router
+	outR      []int32 // global output -> router
+	down      []int32 // global output -> global input it feeds, or -1-node (ejection)
+	downLat   []int32 // its channel latency, cycles
+	up        []int32 // global input -> global output feeding it, or -1-node (injection)
+	upLat     []int32 // the latency of the channel back (credits)
 
 	nodeIn     []int32 // node -> global input of its injection channel
 	nodeInLat  []int32
@@ -207,20 +222,23 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 	total := 0
 	v := n.v
 	maxLat := int32(1)
+	n.bufFlits = int32(cfg.BufferFlits)
+	for 1<<n.ringShift < cfg.BufferFlits {
+		n.ringShift++
+	}
+	n.routers = make([]iqRouter, len(g.ports))
 	for r, p := range g.ports {
-		rt := &iqRouter{id: int32(r), inputs: p, outputs: p, inBase: int32(total), outBase: int32(total),
-			buf: make([]flitRing, p*v), state: make([]uint8, p*v), outPort: make([]int32, p*v),
-			vcLo: make([]int16, p*v), vcHi: make([]int16, p*v), outVC: make([]int16, p*v),
+		rt := &n.routers[r]
+		*rt = iqRouter{id: int32(r), inBase: int32(total), outBase: int32(total),
+			vcs: make([]iqVC, p*v), flits: make([]iqFlit, p*v<<n.ringShift), next: make([]iqNext, p*v),
 			inQueue: make([]iqFlit, p), outBuf: make([][]iqFlit, p), creditOut: make([]int32, p),
-			vcAlloc: newRRAlloc(p*v, p*v), swAlloc: newRRAlloc(p, p), swRR: make([]int32, p)}
-		for i := range rt.buf {
-			rt.buf[i] = newFlitRing(cfg.BufferFlits)
+			vcAlloc: newRRAlloc(p*v, p*v, false), swAlloc: newRRAlloc(p, p, true), swRR: make([]int32, p)}
+		for i := range rt.next {
+			rt.next[i].inUse = -1
 		}
 		for o := range p {
-			rt.next = append(rt.next, newBufState(v, cfg.BufferFlits))
 			rt.creditOut[o] = -1
 		}
-		n.routers = append(n.routers, rt)
 		for range p {
 			n.inR = append(n.inR, int32(r))
 			n.outR = append(n.outR, int32(r))
@@ -278,6 +296,32 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 func (n *IQNet) send(d int32, e iqEvent) {
 	s := (n.now + int64(d) + 1) & int64(len(n.wheel)-1)
 	n.wheel[s] = append(n.wheel[s], e)
+}
+
+// push puts f at the back of input VC key's buffer; false if the buffer is full.
+func (n *IQNet) push(r *iqRouter, key int, f iqFlit) bool {
+	c := &r.vcs[key]
+	if c.n == n.bufFlits {
+		return false
+	}
+	mask := int32(1)<<n.ringShift - 1
+	r.flits[key<<n.ringShift+int((c.head+c.n)&mask)] = f
+	c.n++
+	return true
+}
+
+// front is the flit at the front of input VC key's buffer, which is not empty.
+func (n *IQNet) front(r *iqRouter, key int) *iqFlit {
+	return &r.flits[key<<n.ringShift+int(r.vcs[key].head)]
+}
+
+// pop takes the flit at the front of input VC key's buffer, which is not empty.
+func (n *IQNet) pop(r *iqRouter, key int) iqFlit {
+	c := &r.vcs[key]
+	f := r.flits[key<<n.ringShift+int(c.head)]
+	c.head = (c.head + 1) & (int32(1)<<n.ringShift - 1)
+	c.n--
+	return f
 }
 
 func (n *IQNet) wake(r *iqRouter) {

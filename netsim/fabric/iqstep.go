@@ -85,7 +85,7 @@ func (n *IQNet) evaluate() {
 	act := n.active
 	keep := n.spare[:0]
 	for _, id := range act {
-		r := n.routers[id]
+		r := &n.routers[id]
 		n.internalStep(r)
 		n.writeOutputs(r)
 		if r.active {
@@ -106,13 +106,13 @@ func (n *IQNet) readInputs(eject func(node int, f iqFlit), injCredit func(node, 
 		e := &evs[i]
 		switch e.kind {
 		case evFlitIn:
-			r := n.routers[n.inR[e.port]]
+			r := &n.routers[n.inR[e.port]]
 			in := int(e.port - r.inBase)
 			r.inQueue[in] = e.f
 			r.inQueued = append(r.inQueued, int32(in))
 			n.wake(r)
 		case evCreditOut:
-			r := n.routers[n.outR[e.port]]
+			r := &n.routers[n.outR[e.port]]
 			r.credits = append(r.credits, creditArr{e.port - r.outBase, int32(e.f.vc)})
 			n.wake(r)
 		case evEject:
@@ -133,21 +133,20 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		in := int(in32)
 		f := r.inQueue[in]
 		key := in*v + int(f.vc)
-		b := &r.buf[key]
-		if !b.push(f) {
+		if !n.push(r, key, f) {
 			panic(fmt.Sprintf("booksim router %d input %d VC %d: buffer overflow (credit accounting broken)", r.id, in, f.vc))
 		}
-		switch {
-		case r.state[key] == vcIdle:
-			r.state[key] = vcRouting
+		switch c := &r.vcs[key]; {
+		case c.state == vcIdle:
+			c.state = vcRouting
 			r.routeQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
-		case r.state[key] == vcActive && b.n == 1: // it is at the front
+		case c.state == vcActive && c.n == 1: // it is at the front
 			r.swQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
 		}
 	}
 	r.inQueued = r.inQueued[:0]
 	for _, c := range r.credits {
-		r.next[c.output].occ[c.vc]--
+		r.next[int(c.output)*v+int(c.vc)].occ--
 	}
 	r.credits = r.credits[:0]
 
@@ -171,13 +170,14 @@ func (n *IQNet) internalStep(r *iqRouter) {
 				break
 			}
 			key := int(e.input)*v + int(e.vc)
-			out := int(r.outPort[key])
-			nb := &r.next[out]
+			c := &r.vcs[key]
+			out := int(c.outPort)
+			nb := r.next[out*v : out*v+v]
 			elig := false
-			for ovc := int(r.vcLo[key]); ovc <= int(r.vcHi[key]); ovc++ {
-				if nb.available(ovc) {
+			for ovc := int(c.vcLo); ovc <= int(c.vcHi); ovc++ {
+				if nb[ovc].inUse < 0 {
 					elig = true
-					r.vcAlloc.add(key, out*v+ovc, 0)
+					r.vcAlloc.ask(key, out*v+ovc)
 				}
 			}
 			if !elig {
@@ -213,9 +213,9 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			if e.time >= 0 {
 				break
 			}
-			key := int(e.input)*v + int(e.vc)
-			out := int(r.outPort[key])
-			if r.next[out].full(int(r.outVC[key])) {
+			c := &r.vcs[int(e.input)*v+int(e.vc)]
+			out := int(c.outPort)
+			if r.next[out*v+int(c.outVC)].occ >= n.bufFlits {
 				e.res = stallFull
 				continue
 			}
@@ -265,9 +265,10 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			break
 		}
 		key := int(e.input)*v + int(e.vc)
-		out, lo, hi := n.route(r, int(e.input), r.buf[key].front())
-		r.outPort[key], r.vcLo[key], r.vcHi[key] = int32(out), int16(lo), int16(hi)
-		r.state[key] = vcAlloc
+		out, lo, hi := n.route(r, int(e.input), n.front(r, key))
+		c := &r.vcs[key]
+		c.outPort, c.vcLo, c.vcHi = int32(out), int16(lo), int16(hi)
+		c.state = vcAlloc
 		r.vcQ.push(iqEntry{-1, e.input, e.vc, -1})
 		r.routeQ.pop()
 	}
@@ -280,9 +281,10 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		key := int(e.input)*v + int(e.vc)
 		if e.res >= 0 {
 			out, ovc := int(e.res)/v, int(e.res)%v
-			r.next[out].inUse[ovc] = int32(key) // TakeBuffer
-			r.outPort[key], r.outVC[key] = int32(out), int16(ovc)
-			r.state[key] = vcActive
+			r.next[int(e.res)].inUse = int32(key) // TakeBuffer
+			c := &r.vcs[key]
+			c.outPort, c.outVC = int32(out), int16(ovc)
+			c.state = vcActive
 			r.swQ.push(iqEntry{-1, e.input, e.vc, -1})
 		} else {
 			r.vcQ.push(iqEntry{-1, e.input, e.vc, -1})
@@ -303,24 +305,30 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			continue
 		}
 		out := int(e.res)
-		b := &r.buf[key]
-		f := b.pop()
+		f := n.pop(r, key)
+		c := &r.vcs[key]
 		if f.head {
 			f.hops++
 		}
-		f.vc = r.outVC[key]
-		r.next[out].sending(f.vc, f.tail)
+		f.vc = c.outVC
+		// BufferState::SendingFlit: one more slot taken; a tail frees the VC for the next
+		// packet (wait_for_tail_credit = 0).
+		nx := &r.next[out*v+int(f.vc)]
+		nx.occ++
+		if f.tail {
+			nx.inUse = -1
+		}
 		r.xbar = append(r.xbar, xbarEntry{-1, f, int32(out)})
 		if r.creditOut[in] < 0 {
 			r.creditIns = append(r.creditIns, int32(in))
 		}
 		r.creditOut[in] = e.vc
-		if b.n == 0 {
+		if c.n == 0 {
 			if f.tail {
-				r.state[key] = vcIdle
+				c.state = vcIdle
 			}
 		} else if f.tail {
-			r.state[key] = vcRouting
+			c.state = vcRouting
 			r.routeQ.push(iqEntry{-1, e.input, e.vc, -1})
 		} else {
 			r.swQ.push(iqEntry{-1, e.input, e.vc, -1})
