@@ -69,9 +69,14 @@ type iqRouter struct {
 	routeQ, vcQ, swQ iqQueue
 	xbar             []xbarEntry
 	xbarHead         int
-	outBuf           [][]iqFlit // output -> flits to send (_output_buffer)
-	creditOut        []int32    // input -> VC whose credit leaves this cycle, -1 none
-	creditIns        []int32
+	// _output_buffer: output -> the flit to send. With output speed-up 1 it holds at most
+	// one: the switch grants an output to one input a cycle, those granted in one cycle
+	// leave the crossbar together, and WriteOutputs sends one per output every cycle.
+	outFlit   []iqFlit
+	outHas    []bool
+	outN      int
+	creditOut []int32 // input -> VC whose credit leaves this cycle, -1 none
+	creditIns []int32
 
 	vcAlloc, swAlloc *rrAlloc
 	swRR             []int32 // _sw_rr_offset
@@ -101,9 +106,17 @@ type creditArr struct {
 // iqEvent is something a channel delivers: a flit to a router input or a node, or a credit
 // (for the VC f.vc) to a router output or a node's injection port.
 type iqEvent struct {
+	iqDest
+	f iqFlit
+}
+
+// iqDest is where a channel leads: its far end's kind of event, router (or node) and local
+// port, and the channel's latency.
+type iqDest struct {
 	kind uint8
-	port int32 // global input (flit), global output (credit), or node
-	f    iqFlit
+	port uint16 // the router's local input (flit) or output (credit) port
+	r    int32  // the router, or the node (evEject, evInjCredit)
+	lat  int32
 }
 
 const (
@@ -139,6 +152,11 @@ type IQNet struct {
 	nodeInLat  []int32
 	nodeOut    []int32 // node -> global output of its ejection channel
 	nodeOutLat []int32
+
+	// The same, as where the flits and credits go: global output -> the flit's,
+	// global input -> the credit's, node -> its injected flit's and its credit's.
+	flitTo, creditTo       []iqDest
+	nodeFlitTo, nodeCredTo []iqDest
 
 	wheel  [][]iqEvent
 	now    int64
@@ -228,10 +246,13 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 	}
 	n.routers = make([]iqRouter, len(g.ports))
 	for r, p := range g.ports {
+		if p > 1<<16-1 {
+			return nil, fmt.Errorf("%w: router %d has %d ports: the booksim router numbers at most 65535", ErrBadConfig, r, p)
+		}
 		rt := &n.routers[r]
 		*rt = iqRouter{id: int32(r), inBase: int32(total), outBase: int32(total),
 			vcs: make([]iqVC, p*v), flits: make([]iqFlit, p*v<<n.ringShift), next: make([]iqNext, p*v),
-			inQueue: make([]iqFlit, p), outBuf: make([][]iqFlit, p), creditOut: make([]int32, p),
+			inQueue: make([]iqFlit, p), outFlit: make([]iqFlit, p), outHas: make([]bool, p), creditOut: make([]int32, p),
 			vcAlloc: newRRAlloc(p*v, p*v, false), swAlloc: newRRAlloc(p, p, true), swRR: make([]int32, p)}
 		for i := range rt.next {
 			rt.next[i].inUse = -1
@@ -280,6 +301,29 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 			n.down[i], n.up[i] = noPort, noPort
 		}
 	}
+	local := func(g int32) uint16 { return uint16(g - n.routers[n.inR[g]].inBase) } // inputs and outputs are numbered alike
+	n.flitTo, n.creditTo = make([]iqDest, total), make([]iqDest, total)
+	for g := range total {
+		if n.down[g] == noPort {
+			continue // wired to nothing: no route uses it
+		}
+		if d := n.down[g]; d < 0 {
+			n.flitTo[g] = iqDest{kind: evEject, r: -1 - d, lat: n.downLat[g]}
+		} else {
+			n.flitTo[g] = iqDest{kind: evFlitIn, port: local(d), r: n.inR[d], lat: n.downLat[g]}
+		}
+		if u := n.up[g]; u < 0 {
+			n.creditTo[g] = iqDest{kind: evInjCredit, r: -1 - u, lat: n.upLat[g]}
+		} else {
+			n.creditTo[g] = iqDest{kind: evCreditOut, port: local(u), r: n.outR[u], lat: n.upLat[g]}
+		}
+	}
+	n.nodeFlitTo, n.nodeCredTo = make([]iqDest, nodes), make([]iqDest, nodes)
+	for node := range nodes {
+		in, out := n.nodeIn[node], n.nodeOut[node]
+		n.nodeFlitTo[node] = iqDest{kind: evFlitIn, port: local(in), r: n.inR[in], lat: n.nodeInLat[node]}
+		n.nodeCredTo[node] = iqDest{kind: evCreditOut, port: local(out), r: n.outR[out], lat: n.nodeOutLat[node]}
+	}
 	w := 2
 	for w < int(maxLat)+2 {
 		w *= 2
@@ -293,9 +337,9 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 // send puts an event on a channel of latency d: BookSim2's channel takes what was sent in
 // a cycle at its next ReadInputs and delivers it d cycles later, so the receiver reads it
 // d+1 cycles after the send.
-func (n *IQNet) send(d int32, e iqEvent) {
-	s := (n.now + int64(d) + 1) & int64(len(n.wheel)-1)
-	n.wheel[s] = append(n.wheel[s], e)
+func (n *IQNet) send(to *iqDest, f iqFlit) {
+	s := (n.now + int64(to.lat) + 1) & int64(len(n.wheel)-1)
+	n.wheel[s] = append(n.wheel[s], iqEvent{*to, f})
 }
 
 // push puts f at the back of input VC key's buffer; false if the buffer is full.

@@ -383,7 +383,7 @@ func (s *iqSim) step() {
 				}
 				n.injFlits[node]++
 				n.moved++
-				n.send(n.nodeInLat[node], iqEvent{kind: evFlitIn, port: n.nodeIn[node], f: f})
+				n.send(&n.nodeFlitTo[node], f)
 			}
 		}
 	}
@@ -394,7 +394,7 @@ func (s *iqSim) step() {
 		}
 		f := t.ejected
 		t.hasEj = false
-		n.send(n.nodeOutLat[node], iqEvent{kind: evCreditOut, port: n.nodeOut[node], f: iqFlit{vc: f.vc}})
+		n.send(&n.nodeCredTo[node], iqFlit{vc: f.vc})
 		s.retire(f, now)
 	}
 	n.evaluate()

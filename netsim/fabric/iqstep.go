@@ -106,19 +106,19 @@ func (n *IQNet) readInputs(eject func(node int, f iqFlit), injCredit func(node, 
 		e := &evs[i]
 		switch e.kind {
 		case evFlitIn:
-			r := &n.routers[n.inR[e.port]]
-			in := int(e.port - r.inBase)
+			r := &n.routers[e.r]
+			in := int(e.port)
 			r.inQueue[in] = e.f
 			r.inQueued = append(r.inQueued, int32(in))
 			n.wake(r)
 		case evCreditOut:
-			r := &n.routers[n.outR[e.port]]
-			r.credits = append(r.credits, creditArr{e.port - r.outBase, int32(e.f.vc)})
+			r := &n.routers[e.r]
+			r.credits = append(r.credits, creditArr{int32(e.port), int32(e.f.vc)})
 			n.wake(r)
 		case evEject:
-			eject(int(e.port), e.f)
+			eject(int(e.r), e.f)
 		case evInjCredit:
-			injCredit(int(e.port), int(e.f.vc))
+			injCredit(int(e.r), int(e.f.vc))
 		}
 	}
 	n.wheel[s] = evs[:0]
@@ -340,7 +340,11 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		if x.time < 0 || now < x.time {
 			break
 		}
-		r.outBuf[x.output] = append(r.outBuf[x.output], x.f)
+		if r.outHas[x.output] {
+			panic(fmt.Sprintf("booksim router %d output %d: two flits to send in one cycle (switch allocation broken)", r.id, x.output))
+		}
+		r.outFlit[x.output], r.outHas[x.output] = x.f, true
+		r.outN++
 		r.xbarHead++
 	}
 	if r.xbarHead == len(r.xbar) {
@@ -354,37 +358,21 @@ func (n *IQNet) internalStep(r *iqRouter) {
 
 // writeOutputs is _SendFlits and _SendCredits: one flit per output, one credit per input.
 func (n *IQNet) writeOutputs(r *iqRouter) {
-	for o := range r.outBuf {
-		q := r.outBuf[o]
-		if len(q) == 0 {
+	for o := 0; r.outN > 0; o++ {
+		if !r.outHas[o] {
 			continue
 		}
-		f := q[0]
-		copy(q, q[1:])
-		r.outBuf[o] = q[:len(q)-1]
-		if len(r.outBuf[o]) > 0 {
-			r.active = true
-		}
+		r.outHas[o] = false
+		r.outN--
 		g := int(r.outBase) + o
 		n.outFlits[g]++
 		n.moved++
-		d := n.down[g]
-		if d < 0 {
-			n.send(n.downLat[g], iqEvent{kind: evEject, port: -1 - d, f: f})
-		} else {
-			n.send(n.downLat[g], iqEvent{kind: evFlitIn, port: d, f: f})
-		}
+		n.send(&n.flitTo[g], r.outFlit[o])
 	}
 	for _, in := range r.creditIns {
 		vc := r.creditOut[in]
 		r.creditOut[in] = -1
-		g := int(r.inBase) + int(in)
-		u := n.up[g]
-		if u < 0 {
-			n.send(n.upLat[g], iqEvent{kind: evInjCredit, port: -1 - u, f: iqFlit{vc: int16(vc)}})
-		} else {
-			n.send(n.upLat[g], iqEvent{kind: evCreditOut, port: u, f: iqFlit{vc: int16(vc)}})
-		}
+		n.send(&n.creditTo[int(r.inBase)+int(in)], iqFlit{vc: int16(vc)})
 	}
 	r.creditIns = r.creditIns[:0]
 }
