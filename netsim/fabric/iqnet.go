@@ -55,16 +55,13 @@ const (
 )
 
 type iqRouter struct {
-	id       int32
-	active   bool
-	inBase   int32    // first global input port
-	outBase  int32    // first global output port
-	vcs      []iqVC   // input*V+vc
-	flits    []iqFlit // the input VCs' buffers: VC key's ring is flits[key<<ringShift:]
-	next     []iqNext // output*V+vc: the VC of the buffer downstream, as this router sees it
-	inQueue  []iqFlit // input -> flit received this cycle (_in_queue_flits)
-	inQueued []int32
-	credits  []creditArr // received, to be processed (_proc_credits)
+	id      int32
+	active  bool
+	inBase  int32    // first global input port
+	outBase int32    // first global output port
+	vcs     []iqVC   // input*V+vc
+	flits   []iqFlit // the input VCs' buffers: VC key's ring is flits[key<<ringShift:]
+	next    []iqNext // output*V+vc: the VC of the buffer downstream, as this router sees it
 
 	routeQ, vcQ, swQ iqQueue
 	xbar             []xbarEntry
@@ -97,10 +94,6 @@ type iqVC struct {
 type iqNext struct {
 	inUse int32 // the input VC (input*V+vc) that holds it, -1 free (_in_use_by)
 	occ   int32 // flits sent and not yet credited (_vc_occupancy)
-}
-
-type creditArr struct {
-	output, vc int32
 }
 
 // iqEvent is something a channel delivers: a flit to a router input or a node, or a credit
@@ -252,7 +245,7 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 		rt := &n.routers[r]
 		*rt = iqRouter{id: int32(r), inBase: int32(total), outBase: int32(total),
 			vcs: make([]iqVC, p*v), flits: make([]iqFlit, p*v<<n.ringShift), next: make([]iqNext, p*v),
-			inQueue: make([]iqFlit, p), outFlit: make([]iqFlit, p), outHas: make([]bool, p), creditOut: make([]int32, p),
+			outFlit: make([]iqFlit, p), outHas: make([]bool, p), creditOut: make([]int32, p),
 			vcAlloc: newRRAlloc(p*v, p*v, false), swAlloc: newRRAlloc(p, p, true), swRR: make([]int32, p)}
 		for i := range rt.next {
 			rt.next[i].inUse = -1

@@ -107,13 +107,13 @@ func (n *IQNet) readInputs(eject func(node int, f iqFlit), injCredit func(node, 
 		switch e.kind {
 		case evFlitIn:
 			r := &n.routers[e.r]
-			in := int(e.port)
-			r.inQueue[in] = e.f
-			r.inQueued = append(r.inQueued, int32(in))
+			n.inputQueuing(r, int(e.port), e.f)
 			n.wake(r)
 		case evCreditOut:
+			// _InternalStep's processing of the credits read (_proc_credits), done as
+			// they are read: nothing reads the router's credit counts in between.
 			r := &n.routers[e.r]
-			r.credits = append(r.credits, creditArr{int32(e.port), int32(e.f.vc)})
+			r.next[int(e.port)*n.v+int(e.f.vc)].occ--
 			n.wake(r)
 		case evEject:
 			eject(int(e.r), e.f)
@@ -124,31 +124,28 @@ func (n *IQNet) readInputs(eject func(node int, f iqFlit), injCredit func(node, 
 	n.wheel[s] = evs[:0]
 }
 
-// internalStep is IQRouter::_InternalStep with the options above.
+// inputQueuing is _InternalStep's _InputQueuing for the flit f read on input in, done as
+// it is read (in the order read, as _in_queue_flits is walked): nothing touches the router's
+// buffers or queues between its ReadInputs and its _InternalStep.
+func (n *IQNet) inputQueuing(r *iqRouter, in int, f iqFlit) {
+	key := in*n.v + int(f.vc)
+	if !n.push(r, key, f) {
+		panic(fmt.Sprintf("booksim router %d input %d VC %d: buffer overflow (credit accounting broken)", r.id, in, f.vc))
+	}
+	switch c := &r.vcs[key]; {
+	case c.state == vcIdle:
+		c.state = vcRouting
+		r.routeQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
+	case c.state == vcActive && c.n == 1: // it is at the front
+		r.swQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
+	}
+}
+
+// internalStep is IQRouter::_InternalStep with the options above, after its input queuing
+// and credit processing (readInputs).
 func (n *IQNet) internalStep(r *iqRouter) {
 	v := n.v
 	now := n.now
-	// _InputQueuing: the flits read this cycle join their VC buffers.
-	for _, in32 := range r.inQueued {
-		in := int(in32)
-		f := r.inQueue[in]
-		key := in*v + int(f.vc)
-		if !n.push(r, key, f) {
-			panic(fmt.Sprintf("booksim router %d input %d VC %d: buffer overflow (credit accounting broken)", r.id, in, f.vc))
-		}
-		switch c := &r.vcs[key]; {
-		case c.state == vcIdle:
-			c.state = vcRouting
-			r.routeQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
-		case c.state == vcActive && c.n == 1: // it is at the front
-			r.swQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
-		}
-	}
-	r.inQueued = r.inQueued[:0]
-	for _, c := range r.credits {
-		r.next[int(c.output)*v+int(c.vc)].occ--
-	}
-	r.credits = r.credits[:0]
 
 	// _RouteEvaluate
 	for i := range r.routeQ.pending() {
