@@ -330,19 +330,42 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 // send puts an event on a channel of latency d: BookSim2's channel takes what was sent in
 // a cycle at its next ReadInputs and delivers it d cycles later, so the receiver reads it
 // d+1 cycles after the send.
-func (n *IQNet) send(to *iqDest, f iqFlit) {
+//
+// It and the functions below take and write flits through pointers, memory to memory: a
+// flit passed by value travels field by field in registers, and copying it whole right after
+// its fields were stored one by one waits for those stores to drain.
+func (n *IQNet) send(to *iqDest, f *iqFlit) {
+	e := n.slot(to)
+	e.iqDest, e.f = *to, *f
+}
+
+// sendCredit sends a credit for VC vc.
+func (n *IQNet) sendCredit(to *iqDest, vc int16) {
+	e := n.slot(to)
+	e.iqDest, e.f = *to, iqFlit{}
+	e.f.vc = vc
+}
+
+// slot is a new event at the end of the wheel slot that a send on to lands in.
+func (n *IQNet) slot(to *iqDest) *iqEvent {
 	s := (n.now + int64(to.lat) + 1) & int64(len(n.wheel)-1)
-	n.wheel[s] = append(n.wheel[s], iqEvent{*to, f})
+	w := n.wheel[s]
+	if len(w) == cap(w) {
+		w = append(w, iqEvent{})[:len(w)]
+	}
+	w = w[:len(w)+1]
+	n.wheel[s] = w
+	return &w[len(w)-1]
 }
 
 // push puts f at the back of input VC key's buffer; false if the buffer is full.
-func (n *IQNet) push(r *iqRouter, key int, f iqFlit) bool {
+func (n *IQNet) push(r *iqRouter, key int, f *iqFlit) bool {
 	c := &r.vcs[key]
 	if c.n == n.bufFlits {
 		return false
 	}
 	mask := int32(1)<<n.ringShift - 1
-	r.flits[key<<n.ringShift+int((c.head+c.n)&mask)] = f
+	r.flits[key<<n.ringShift+int((c.head+c.n)&mask)] = *f
 	c.n++
 	return true
 }

@@ -333,9 +333,9 @@ func (s *iqSim) outstanding() bool {
 func (s *iqSim) step() {
 	n := s.n
 	moved0 := n.moved
-	n.readInputs(func(node int, f iqFlit) {
+	n.readInputs(func(node int, f *iqFlit) {
 		t := &s.t[node]
-		t.ejected, t.hasEj = f, true
+		t.ejected, t.hasEj = *f, true
 		if s.state == simWarmingUp || s.state == simRunning {
 			t.accepted++
 		}
@@ -367,13 +367,18 @@ func (s *iqSim) step() {
 				}
 			}
 			if t.vc >= 0 && !t.buf.full(int(t.vc)) {
-				f := iqFlit{pkt: t.pkt, dst: p.dst, vc: t.vc, head: head, tail: t.sent == p.flits-1}
+				tail := t.sent == p.flits-1
+				e := n.slot(&n.nodeFlitTo[node])
+				e.iqDest = n.nodeFlitTo[node]
+				e.f = iqFlit{}
+				f := &e.f
+				f.pkt, f.dst, f.vc, f.head, f.tail = t.pkt, p.dst, t.vc, head, tail
 				if head {
 					t.buf.inUse[t.vc] = int32(node) // TakeBuffer
 					t.lastVC = t.vc
 					p.itime = now
 				}
-				t.buf.sending(f.vc, f.tail)
+				t.buf.sending(t.vc, tail)
 				if s.state == simWarmingUp || s.state == simRunning {
 					t.sentFl++
 				}
@@ -383,7 +388,6 @@ func (s *iqSim) step() {
 				}
 				n.injFlits[node]++
 				n.moved++
-				n.send(&n.nodeFlitTo[node], f)
 			}
 		}
 	}
@@ -394,7 +398,7 @@ func (s *iqSim) step() {
 		}
 		f := t.ejected
 		t.hasEj = false
-		n.send(&n.nodeCredTo[node], iqFlit{vc: f.vc})
+		n.sendCredit(&n.nodeCredTo[node], f.vc)
 		s.retire(f, now)
 	}
 	n.evaluate()

@@ -98,7 +98,7 @@ func (n *IQNet) evaluate() {
 
 // readInputs delivers this cycle's wheel slot: flits and credits to routers (their
 // ReadInputs), ejected flits and injection credits to the terminals (returned).
-func (n *IQNet) readInputs(eject func(node int, f iqFlit), injCredit func(node, vc int)) {
+func (n *IQNet) readInputs(eject func(node int, f *iqFlit), injCredit func(node, vc int)) {
 	s := n.now & int64(len(n.wheel)-1)
 	evs := n.wheel[s]
 	n.events += int64(len(evs))
@@ -107,7 +107,7 @@ func (n *IQNet) readInputs(eject func(node int, f iqFlit), injCredit func(node, 
 		switch e.kind {
 		case evFlitIn:
 			r := &n.routers[e.r]
-			n.inputQueuing(r, int(e.port), e.f)
+			n.inputQueuing(r, int(e.port), &e.f)
 			n.wake(r)
 		case evCreditOut:
 			// _InternalStep's processing of the credits read (_proc_credits), done as
@@ -116,7 +116,7 @@ func (n *IQNet) readInputs(eject func(node int, f iqFlit), injCredit func(node, 
 			r.next[int(e.port)*n.v+int(e.f.vc)].occ--
 			n.wake(r)
 		case evEject:
-			eject(int(e.r), e.f)
+			eject(int(e.r), &e.f)
 		case evInjCredit:
 			injCredit(int(e.r), int(e.f.vc))
 		}
@@ -127,7 +127,7 @@ func (n *IQNet) readInputs(eject func(node int, f iqFlit), injCredit func(node, 
 // inputQueuing is _InternalStep's _InputQueuing for the flit f read on input in, done as
 // it is read (in the order read, as _in_queue_flits is walked): nothing touches the router's
 // buffers or queues between its ReadInputs and its _InternalStep.
-func (n *IQNet) inputQueuing(r *iqRouter, in int, f iqFlit) {
+func (n *IQNet) inputQueuing(r *iqRouter, in int, f *iqFlit) {
 	key := in*n.v + int(f.vc)
 	if !n.push(r, key, f) {
 		panic(fmt.Sprintf("booksim router %d input %d VC %d: buffer overflow (credit accounting broken)", r.id, in, f.vc))
@@ -302,8 +302,13 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			continue
 		}
 		out := int(e.res)
-		f := n.pop(r, key)
 		c := &r.vcs[key]
+		// Into the crossbar, then changed there: a flit copied whole right after a field
+		// of it was written would wait for the store to drain.
+		r.xbar = append(r.xbar, xbarEntry{})
+		x := &r.xbar[len(r.xbar)-1]
+		x.time, x.f, x.output = -1, n.pop(r, key), int32(out)
+		f := &x.f
 		if f.head {
 			f.hops++
 		}
@@ -315,7 +320,6 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		if f.tail {
 			nx.inUse = -1
 		}
-		r.xbar = append(r.xbar, xbarEntry{-1, f, int32(out)})
 		if r.creditOut[in] < 0 {
 			r.creditIns = append(r.creditIns, int32(in))
 		}
@@ -333,7 +337,7 @@ func (n *IQNet) internalStep(r *iqRouter) {
 	}
 	// _SwitchUpdate
 	for r.xbarHead < len(r.xbar) {
-		x := r.xbar[r.xbarHead]
+		x := &r.xbar[r.xbarHead]
 		if x.time < 0 || now < x.time {
 			break
 		}
@@ -364,12 +368,12 @@ func (n *IQNet) writeOutputs(r *iqRouter) {
 		g := int(r.outBase) + o
 		n.outFlits[g]++
 		n.moved++
-		n.send(&n.flitTo[g], r.outFlit[o])
+		n.send(&n.flitTo[g], &r.outFlit[o])
 	}
 	for _, in := range r.creditIns {
 		vc := r.creditOut[in]
 		r.creditOut[in] = -1
-		n.send(&n.creditTo[int(r.inBase)+int(in)], iqFlit{vc: int16(vc)})
+		n.sendCredit(&n.creditTo[int(r.inBase)+int(in)], int16(vc))
 	}
 	r.creditIns = r.creditIns[:0]
 }
