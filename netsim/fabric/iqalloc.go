@@ -75,6 +75,14 @@ func rrPick(set []uint64, ptr int) int {
 	}
 }
 
+// rrNext is (i + 1) mod size for i in [0, size), without a division.
+func rrNext(i int32, size int) int32 {
+	if i++; int(i) == size {
+		return 0
+	}
+	return i
+}
+
 // rrPick1 is rrPick on one word.
 func rrPick1(set uint64, ptr int) int {
 	if h := set >> uint(ptr) << uint(ptr); h != 0 {
@@ -157,8 +165,8 @@ func (a *rrAlloc) allocate() {
 		for _, o32 := range a.outOc {
 			in := rrPick1(a.pick[o32], int(a.outPtr[o32]))
 			a.inmatch[in], a.outmatch[o32] = o32, int32(in)
-			a.inPtr[in] = int32((int(o32) + 1) % a.outputs)
-			a.outPtr[o32] = int32((in + 1) % a.inputs)
+			a.inPtr[in] = rrNext(o32, a.outputs)
+			a.outPtr[o32] = rrNext(int32(in), a.inputs)
 		}
 		return
 	}
@@ -175,7 +183,7 @@ func (a *rrAlloc) allocate() {
 		o := int(o32)
 		in := rrPick(a.pick[o*a.outW:o*a.outW+a.outW], int(a.outPtr[o]))
 		a.inmatch[in], a.outmatch[o] = int32(o), int32(in)
-		a.inPtr[in] = int32((o + 1) % a.outputs)
-		a.outPtr[o] = int32((in + 1) % a.inputs)
+		a.inPtr[in] = rrNext(int32(o), a.outputs)
+		a.outPtr[o] = rrNext(int32(in), a.inputs)
 	}
 }

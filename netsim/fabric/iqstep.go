@@ -51,7 +51,11 @@ func (n *IQNet) dimOrderTorus(t *Torus, cur, in int, p *iqFlit) int {
 			}
 			return 2 + 2*d
 		}
-		dist2 := k - 2*((dst-c+k)%k)
+		fwd := dst - c // (dst - c) mod k, without a division
+		if fwd < 0 {
+			fwd += k
+		}
+		dist2 := k - 2*fwd
 		right := dist2 > 0 || dist2 == 0 && n.rng.IntN(2) == 1
 		if right && c > dst || !right && dst > c {
 			p.ph = 1
@@ -240,7 +244,7 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			}
 			in := int(e.input)
 			if out := sw.inmatch[in]; out >= 0 && sw.label[in*sw.outputs+int(out)] == e.vc {
-				r.swRR[in] = (e.vc + 1) % int32(v)
+				r.swRR[in] = rrNext(e.vc, v)
 				e.res = int32(out)
 			} else {
 				e.res = stallXbar
@@ -277,9 +281,10 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		}
 		key := int(e.input)*v + int(e.vc)
 		if e.res >= 0 {
-			out, ovc := int(e.res)/v, int(e.res)%v
-			r.next[int(e.res)].inUse = int32(key) // TakeBuffer
 			c := &r.vcs[key]
+			out := int(c.outPort) // the only output it asked for
+			ovc := int(e.res) - out*v
+			r.next[int(e.res)].inUse = int32(key) // TakeBuffer
 			c.outPort, c.outVC = int32(out), int16(ovc)
 			c.state = vcActive
 			r.swQ.push(iqEntry{-1, e.input, e.vc, -1})
