@@ -151,11 +151,12 @@ type IQNet struct {
 	flitTo, creditTo       []iqDest
 	nodeFlitTo, nodeCredTo []iqDest
 
-	wheel  [][]iqEvent
-	now    int64
-	rng    *rand.Rand
-	active []int32 // routers to evaluate this cycle
-	spare  []int32
+	wheel     [][]iqEvent
+	wheelMask int64 // len(wheel) - 1, a power of two less one
+	now       int64
+	rng       *rand.Rand
+	active    []int32 // routers to evaluate this cycle
+	spare     []int32
 
 	// flits sent per global output and per injection channel, for the busiest links.
 	outFlits []int64
@@ -322,6 +323,7 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 		w *= 2
 	}
 	n.wheel = make([][]iqEvent, w) // a power of two: the slot is a mask away
+	n.wheelMask = int64(w - 1)
 	n.outFlits = make([]int64, total)
 	n.injFlits = make([]int64, nodes)
 	return n, nil
@@ -347,16 +349,22 @@ func (n *IQNet) sendCredit(to *iqDest, vc int16) {
 }
 
 // slot is a new event at the end of the wheel slot that a send on to lands in.
+// Its event is not cleared: the sender writes every field.
 func (n *IQNet) slot(to *iqDest) *iqEvent {
-	s := (n.now + int64(to.lat) + 1) & int64(len(n.wheel)-1)
-	w := n.wheel[s]
-	if len(w) == cap(w) {
-		w = append(w, iqEvent{})[:len(w)]
+	w := &n.wheel[(n.now+int64(to.lat)+1)&n.wheelMask]
+	k := len(*w)
+	if k == cap(*w) {
+		growSlot(w)
 	}
-	w = w[:len(w)+1]
-	n.wheel[s] = w
-	return &w[len(w)-1]
+	*w = (*w)[:k+1]
+	return &(*w)[k]
 }
+
+// growSlot makes room for one more event in a wheel slot (out of line: slot stays small
+// enough to be inlined).
+//
+//go:noinline
+func growSlot(w *[]iqEvent) { *w = append(*w, iqEvent{})[:len(*w)] }
 
 // push puts f at the back of input VC key's buffer; false if the buffer is full.
 func (n *IQNet) push(r *iqRouter, key int, f *iqFlit) bool {
