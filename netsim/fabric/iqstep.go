@@ -184,23 +184,12 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			if !elig {
 				e.res = stallBusy
 			}
+			// vc_alloc_delay is 1 (NewIQ): the entry completes this cycle, and
+			// _VCAllocUpdate reads its grant from the allocator (nothing in between
+			// touches it).
+			e.time = now + n.vcAllocDelay - 1
 		}
 		r.vcAlloc.allocate()
-		for i := range pend {
-			e := &pend[i]
-			if e.time >= 0 {
-				break
-			}
-			e.time = now + n.vcAllocDelay - 1
-			if e.res < -1 {
-				continue
-			}
-			if ov := r.vcAlloc.inmatch[int(e.input)*v+int(e.vc)]; ov >= 0 {
-				e.res = int32(ov)
-			} else {
-				e.res = stallConflict
-			}
-		}
 	}
 	// _SWAllocEvaluate
 	if len(r.swAlloc.inOcc) > 0 {
@@ -215,6 +204,10 @@ func (n *IQNet) internalStep(r *iqRouter) {
 				break
 			}
 			c := &r.vcs[int(e.input)*v+int(e.vc)]
+			// sw_alloc_delay is 1 (NewIQ): the entry completes this cycle, and
+			// _SWAllocUpdate reads its grant from the allocator (nothing in between
+			// touches it).
+			e.time = now + n.swAllocDelay - 1
 			out := int(c.outPort)
 			if r.next[out*v+int(c.outVC)].occ >= n.bufFlits {
 				e.res = stallFull
@@ -233,23 +226,6 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			sw.add(in, out, int(e.vc))
 		}
 		r.swAlloc.allocate()
-		for i := range pend {
-			e := &pend[i]
-			if e.time >= 0 {
-				break
-			}
-			e.time = now + n.swAllocDelay - 1
-			if e.res < -1 {
-				continue
-			}
-			in := int(e.input)
-			if out := sw.inmatch[in]; out >= 0 && sw.label[in*sw.outputs+int(out)] == e.vc {
-				r.swRR[in] = rrNext(e.vc, v)
-				e.res = int32(out)
-			} else {
-				e.res = stallXbar
-			}
-		}
 	}
 	// _SwitchEvaluate
 	for i := r.xbarHead; i < len(r.xbar); i++ {
@@ -280,6 +256,13 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			break
 		}
 		key := int(e.input)*v + int(e.vc)
+		if e.res >= -1 { // not stalled before asking: the grant, if any
+			if ov := r.vcAlloc.inmatch[key]; ov >= 0 {
+				e.res = int32(ov)
+			} else {
+				e.res = stallConflict
+			}
+		}
 		if e.res >= 0 {
 			c := &r.vcs[key]
 			out := int(c.outPort) // the only output it asked for
@@ -302,6 +285,14 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		r.swQ.pop()
 		in := int(e.input)
 		key := in*v + int(e.vc)
+		if e.res >= -1 { // not stalled before asking: the grant, if this VC's request won
+			if out := sw.inmatch[in]; out >= 0 && sw.label[in*sw.outputs+int(out)] == e.vc {
+				r.swRR[in] = rrNext(e.vc, v)
+				e.res = out
+			} else {
+				e.res = stallXbar
+			}
+		}
 		if e.res < 0 {
 			r.swQ.push(iqEntry{-1, e.input, e.vc, -1})
 			continue
