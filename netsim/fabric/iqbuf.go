@@ -47,10 +47,11 @@ type xbarEntry struct {
 	output int32
 }
 
-// bufState is the sender's view of the VCs of one downstream buffer (buffer_state.cpp with
-// the private buffer policy): who holds each VC and how many of its slots are taken.
+// bufState is a terminal's view of the VCs of its router's input buffer (buffer_state.cpp
+// with the private buffer policy): who holds each VC and how many of its slots are taken.
+// The routers keep theirs per output in iqRouter.next.
 type bufState struct {
-	inUse []int32 // the input VC (input*V+vc) that holds it, -1 free (_in_use_by)
+	inUse []int32 // the node that holds it, -1 free (_in_use_by)
 	occ   []int32 // flits sent and not yet credited (_vc_occupancy)
 	size  int32   // vc_buf_size
 }
