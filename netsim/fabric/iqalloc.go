@@ -2,8 +2,12 @@ package fabric
 
 // The allocators of the booksim router (Config.Router = BookSimIQ): BookSim2's round-robin
 // arbiter (src/arbiters/roundrobin_arb.cpp) and its separable input-first allocator
-// (src/allocators/separable_input_first.cpp on separable.cpp and the sparse request lists of
-// allocator.cpp), one iteration, as iq_router.cpp uses them for VC and switch allocation.
+// (src/allocators/separable_input_first.cpp on separable.cpp), one iteration, as
+// iq_router.cpp uses them for VC and switch allocation. sepInputFirst (iqalloc_test.go) is
+// BookSim2's on its sparse request lists (allocator.cpp), priorities and all; rrAlloc is the
+// same with the priorities all equal, as the router uses it, on bit sets.
+
+import "math/bits"
 
 // rrSupersedes is RoundRobinArbiter::Supersedes (roundrobin_arb.hpp): in a round-robin
 // scheme of size positions whose pointer is at offset, does a request at input1 with
@@ -13,128 +17,173 @@ func rrSupersedes(input1, pri1, input2, pri2, offset, size int) bool {
 	return pri1 > pri2 || pri1 == pri2 && (input1-offset+size)%size < (input2-offset+size)%size
 }
 
-// allocReq is one request of a separable allocator (SparseAllocator::sRequest).
-type allocReq struct {
-	out, label    int32
-	inPri, outPri int32
-	next          int32 // next request of the same input, -1 at the end
-}
-
-// sepInputFirst is SeparableInputFirstAllocator with round-robin arbiters: every input
-// arbiter picks one of its requests (round-robin over outputs from its pointer); every output
-// arbiter then picks one of the inputs that picked it (round-robin over inputs). Only the
-// arbiters of a granted pair move their pointers, to one past the grant
-// (RoundRobinArbiter::UpdateState), so a pointer moves only when its choice was accepted.
-type sepInputFirst struct {
+// rrAlloc is sepInputFirst with every priority equal, as the booksim router uses it
+// (iq_router.cpp passes the flit's priority, 0 under the default priority "none"): each
+// input's requests are a bit set over the outputs, and a round-robin arbiter's pick is the
+// first bit at or after its pointer, going round. With equal priorities
+// RoundRobinArbiter::Supersedes orders requests by that position alone, so this grants
+// what sepInputFirst grants (TestRRAllocMatchesSepInputFirst), without a request list.
+type rrAlloc struct {
 	inputs, outputs int
+	inW, outW       int     // 64-bit words per input's row, per output's column
 	inPtr, outPtr   []int32 // the arbiters' pointers (RoundRobinArbiter::_pointer)
 
-	reqs    []allocReq // this round's requests
-	inHead  []int32    // input -> its first request in reqs, -1 none
-	inOcc   []int32    // inputs with requests, in the order they first asked
-	outBest []int32    // output -> the input its arbiter leads with, -1 none
-	outPri  []int32
-	outOcc  []int32
+	req   []uint64 // input*inW+w: the outputs it asks for
+	label []int32  // input*outputs+output: the label of that request (nil: no labels)
+	pick  []uint64 // output*outW+w: the inputs whose arbiter picked it
+	inOcc []int32  // inputs with requests
+	outOc []int32  // outputs picked
 
 	inmatch, outmatch []int32 // the grants: input -> output, output -> input, -1 none
 }
 
-func newSepInputFirst(inputs, outputs int) *sepInputFirst {
-	a := &sepInputFirst{inputs: inputs, outputs: outputs,
+// newRRAlloc is an allocator of inputs to outputs; with labels, each request carries one
+// (add), without, none (ask).
+func newRRAlloc(inputs, outputs int, labels bool) *rrAlloc {
+	a := &rrAlloc{inputs: inputs, outputs: outputs, inW: (outputs + 63) / 64, outW: (inputs + 63) / 64,
 		inPtr: make([]int32, inputs), outPtr: make([]int32, outputs),
-		inHead: make([]int32, inputs), outBest: make([]int32, outputs), outPri: make([]int32, outputs),
 		inmatch: make([]int32, inputs), outmatch: make([]int32, outputs)}
-	for i := range a.inHead {
-		a.inHead[i], a.inmatch[i] = -1, -1
+	a.req = make([]uint64, inputs*a.inW)
+	if labels {
+		a.label = make([]int32, inputs*outputs)
 	}
-	for o := range a.outBest {
-		a.outBest[o], a.outmatch[o] = -1, -1
+	a.pick = make([]uint64, outputs*a.outW)
+	for i := range a.inmatch {
+		a.inmatch[i] = -1
+	}
+	for o := range a.outmatch {
+		a.outmatch[o] = -1
 	}
 	return a
 }
 
-// clear forgets the last round's requests and grants (Allocator::Clear); the pointers stay.
-func (a *sepInputFirst) clear() {
-	for _, in := range a.inOcc {
-		a.inHead[in], a.inmatch[in] = -1, -1
+// rrPick is the first set bit of set at or after ptr, going round; set is not empty.
+func rrPick(set []uint64, ptr int) int {
+	w, b := ptr>>6, uint(ptr&63)
+	if h := set[w] >> b << b; h != 0 {
+		return w<<6 + bits.TrailingZeros64(h)
 	}
-	for _, o := range a.outOcc {
-		a.outBest[o], a.outmatch[o] = -1, -1
-	}
-	a.reqs, a.inOcc, a.outOcc = a.reqs[:0], a.inOcc[:0], a.outOcc[:0]
-}
-
-// find is the request of in for out, or -1 (SparseAllocator::ReadRequest).
-func (a *sepInputFirst) find(in, out int) int {
-	for r := a.inHead[in]; r >= 0; r = a.reqs[r].next {
-		if int(a.reqs[r].out) == out {
-			return int(r)
+	for i := w + 1; i < len(set); i++ {
+		if set[i] != 0 {
+			return i<<6 + bits.TrailingZeros64(set[i])
 		}
 	}
-	return -1
+	for i := 0; ; i++ {
+		if set[i] != 0 {
+			return i<<6 + bits.TrailingZeros64(set[i])
+		}
+	}
 }
 
-// add asks for out from in with a label and the priorities of the two arbiters
-// (SparseAllocator::AddRequest: one request per pair; replace overwrites it).
-func (a *sepInputFirst) add(in, out, label, inPri, outPri int) {
-	if r := a.find(in, out); r >= 0 {
-		q := &a.reqs[r]
-		q.label, q.inPri, q.outPri = int32(label), int32(inPri), int32(outPri)
+// rrNext is (i + 1) mod size for i in [0, size), without a division.
+func rrNext(i int32, size int) int32 {
+	if i++; int(i) == size {
+		return 0
+	}
+	return i
+}
+
+// rrPick1 is rrPick on one word.
+func rrPick1(set uint64, ptr int) int {
+	if h := set >> uint(ptr) << uint(ptr); h != 0 {
+		return bits.TrailingZeros64(h)
+	}
+	return bits.TrailingZeros64(set)
+}
+
+// clear forgets the last round's requests and grants (Allocator::Clear); the pointers stay.
+func (a *rrAlloc) clear() {
+	if a.inW == 1 && a.outW == 1 {
+		for _, in := range a.inOcc {
+			a.req[in], a.inmatch[in] = 0, -1
+		}
+		for _, o := range a.outOc {
+			a.pick[o], a.outmatch[o] = 0, -1
+		}
+		a.inOcc, a.outOc = a.inOcc[:0], a.outOc[:0]
 		return
 	}
-	a.addNew(in, out, label, inPri, outPri)
+	for _, in := range a.inOcc {
+		clear(a.req[int(in)*a.inW : int(in)*a.inW+a.inW])
+		a.inmatch[in] = -1
+	}
+	for _, o := range a.outOc {
+		clear(a.pick[int(o)*a.outW : int(o)*a.outW+a.outW])
+		a.outmatch[o] = -1
+	}
+	a.inOcc, a.outOc = a.inOcc[:0], a.outOc[:0]
 }
 
-// addNew is add for a pair not yet requested this round (the VC allocator's requests are
-// one per input VC and output VC by construction).
-func (a *sepInputFirst) addNew(in, out, label, inPri, outPri int) {
-	if a.inHead[in] < 0 {
+// has says whether in asks for out this round.
+func (a *rrAlloc) has(in, out int) bool {
+	return a.req[in*a.inW+out>>6]&(1<<uint(out&63)) != 0
+}
+
+// add asks for out from in with a label; asking again for the same pair replaces the label
+// (SparseAllocator::AddRequest).
+func (a *rrAlloc) add(in, out, label int) {
+	a.ask(in, out)
+	a.label[in*a.outputs+out] = int32(label)
+}
+
+// ask asks for out from in, without a label.
+func (a *rrAlloc) ask(in, out int) {
+	if a.inW == 1 {
+		if a.req[in] == 0 {
+			a.inOcc = append(a.inOcc, int32(in))
+		}
+		a.req[in] |= 1 << uint(out)
+		return
+	}
+	row := a.req[in*a.inW : in*a.inW+a.inW]
+	if a.empty(row) {
 		a.inOcc = append(a.inOcc, int32(in))
 	}
-	a.reqs = append(a.reqs, allocReq{out: int32(out), label: int32(label), inPri: int32(inPri), outPri: int32(outPri), next: a.inHead[in]})
-	a.inHead[in] = int32(len(a.reqs) - 1)
+	row[out>>6] |= 1 << uint(out&63)
+}
+
+func (a *rrAlloc) empty(row []uint64) bool {
+	for _, w := range row {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // allocate runs the input arbiters, then the output arbiters (SeparableInputFirstAllocator::
 // Allocate); the grants are in inmatch and outmatch.
-func (a *sepInputFirst) allocate() {
+func (a *rrAlloc) allocate() {
+	if a.inW == 1 && a.outW == 1 {
+		for _, in32 := range a.inOcc {
+			o := rrPick1(a.req[in32], int(a.inPtr[in32]))
+			if a.pick[o] == 0 {
+				a.outOc = append(a.outOc, int32(o))
+			}
+			a.pick[o] |= 1 << uint(in32)
+		}
+		for _, o32 := range a.outOc {
+			in := rrPick1(a.pick[o32], int(a.outPtr[o32]))
+			a.inmatch[in], a.outmatch[o32] = o32, int32(in)
+			a.inPtr[in] = rrNext(o32, a.outputs)
+			a.outPtr[o32] = rrNext(int32(in), a.inputs)
+		}
+		return
+	}
 	for _, in32 := range a.inOcc {
 		in := int(in32)
-		// The input arbiter: RoundRobinArbiter::AddRequest keeps the request that supersedes
-		// the best so far; Arbitrate returns it.
-		best := int32(-1)
-		for r := a.inHead[in]; r >= 0; r = a.reqs[r].next {
-			q := &a.reqs[r]
-			if best < 0 || rrSupersedes(int(q.out), int(q.inPri), int(a.reqs[best].out), int(a.reqs[best].inPri), int(a.inPtr[in]), a.outputs) {
-				best = r
-			}
+		o := rrPick(a.req[in*a.inW:in*a.inW+a.inW], int(a.inPtr[in]))
+		col := a.pick[o*a.outW : o*a.outW+a.outW]
+		if a.outW == 1 && col[0] == 0 || a.outW > 1 && a.empty(col) {
+			a.outOc = append(a.outOc, int32(o))
 		}
-		q := &a.reqs[best]
-		o := int(q.out)
-		// ... and its choice goes to that output's arbiter with the output-side priority.
-		if a.outBest[o] < 0 {
-			a.outOcc = append(a.outOcc, int32(o))
-			a.outBest[o], a.outPri[o] = int32(in), q.outPri
-		} else if rrSupersedes(in, int(q.outPri), int(a.outBest[o]), int(a.outPri[o]), int(a.outPtr[o]), a.inputs) {
-			a.outBest[o], a.outPri[o] = int32(in), q.outPri
-		}
+		col[in>>6] |= 1 << uint(in&63)
 	}
-	for _, o32 := range a.outOcc {
+	for _, o32 := range a.outOc {
 		o := int(o32)
-		in := int(a.outBest[o])
+		in := rrPick(a.pick[o*a.outW:o*a.outW+a.outW], int(a.outPtr[o]))
 		a.inmatch[in], a.outmatch[o] = int32(o), int32(in)
-		a.inPtr[in] = int32((o + 1) % a.outputs)
-		a.outPtr[o] = int32((in + 1) % a.inputs)
+		a.inPtr[in] = rrNext(int32(o), a.outputs)
+		a.outPtr[o] = rrNext(int32(in), a.inputs)
 	}
-}
-
-// outputAssigned is the output granted to in, or -1 (Allocator::OutputAssigned).
-func (a *sepInputFirst) outputAssigned(in int) int { return int(a.inmatch[in]) }
-
-// label is the label of in's request for out (the VC of a switch request).
-func (a *sepInputFirst) label(in, out int) int {
-	if r := a.find(in, out); r >= 0 {
-		return int(a.reqs[r].label)
-	}
-	return -1
 }

@@ -43,55 +43,15 @@ func (q *iqQueue) pending() []iqEntry { return q.buf[q.head:] }
 // xbarEntry is a flit crossing the switch (_crossbar_flits).
 type xbarEntry struct {
 	time   int64
-	f      *iqFlit
+	f      iqFlit
 	output int32
 }
 
-// flitRing is one VC's input buffer (buffer.cpp's per-VC FIFO): size flits in a ring of a
-// power of two slots.
-type flitRing struct {
-	buf  []*iqFlit
-	head int32
-	n    int32
-	size int32
-}
-
-func newFlitRing(size int) flitRing {
-	c := 1
-	for c < size {
-		c *= 2
-	}
-	return flitRing{buf: make([]*iqFlit, c), size: int32(size)}
-}
-
-func (r *flitRing) front() *iqFlit {
-	if r.n == 0 {
-		return nil
-	}
-	return r.buf[r.head]
-}
-
-func (r *flitRing) push(f *iqFlit) bool {
-	if r.n == r.size {
-		return false
-	}
-	r.buf[(r.head+r.n)&int32(len(r.buf)-1)] = f
-	r.n++
-	return true
-}
-
-func (r *flitRing) pop() *iqFlit {
-	f := r.buf[r.head]
-	r.buf[r.head] = nil
-	r.head = (r.head + 1) & int32(len(r.buf)-1)
-	r.n--
-	return f
-}
-
-// bufState is the sender's view of the VCs of one downstream buffer (buffer_state.cpp with
-// the private buffer policy): who holds each VC and how many of its slots are taken.
+// bufState is a terminal's view of the VCs of its router's input buffer (buffer_state.cpp
+// with the private buffer policy): who holds each VC and how many of its slots are taken.
+// The routers keep theirs per output in iqRouter.next.
 type bufState struct {
-	inUse []int32 // the input VC (input*V+vc) that holds it, -1 free (_in_use_by)
+	inUse []int32 // the node that holds it, -1 free (_in_use_by)
 	occ   []int32 // flits sent and not yet credited (_vc_occupancy)
 	size  int32   // vc_buf_size
 }
@@ -110,9 +70,9 @@ func (b *bufState) full(vc int) bool { return b.occ[vc] >= b.size }
 
 // sending is BufferState::SendingFlit: one more slot taken; a tail frees the VC for the
 // next packet (wait_for_tail_credit = 0).
-func (b *bufState) sending(f *iqFlit) {
-	b.occ[f.vc]++
-	if f.tail {
-		b.inUse[f.vc] = -1
+func (b *bufState) sending(vc int16, tail bool) {
+	b.occ[vc]++
+	if tail {
+		b.inUse[vc] = -1
 	}
 }

@@ -21,16 +21,18 @@ func (n *IQNet) Lone(src, dst, flits int) (latency int64, routers int, err error
 		s := &iqSim{n: n, flits: int32(flits), m: m, state: simRunning, empty: true}
 		s.t = make([]iqTerminal, nodes)
 		for i := range s.t {
-			s.t[i].lastVC = -1
+			s.t[i].lastVC, s.t[i].pkt = -1, -1
 			s.t[i].buf = newBufState(n.v, n.cfg.BufferFlits)
 		}
 		n.lone = s
 	}
 	s := n.lone
 	s.plat, s.hops = stat{}, stat{}
-	p := &iqPacket{src: int32(src), dst: int32(dst), flits: int32(flits), ctime: n.now, record: true}
+	pi := s.newPacket()
+	p := &s.pkts[pi]
+	*p = iqPacket{src: int32(src), dst: int32(dst), flits: int32(flits), ctime: n.now, record: true}
 	t := &s.t[src]
-	t.pkt, t.sent, t.vc = p, 0, -1
+	t.pkt, t.sent, t.vc = pi, 0, -1
 	s.inFlight += int64(flits)
 	s.inFlightCtime += float64(flits) * float64(p.ctime)
 	s.measured += int64(flits)

@@ -14,22 +14,27 @@ import (
 	"math/rand/v2"
 )
 
-// iqPacket is a packet of the booksim model: what BookSim2 keeps in its head flit.
+// iqPacket is a packet of the booksim model: what BookSim2 keeps in its head flit and the
+// routers do not read. The terminals keep them in a slab (iqSim.pkts); flits name theirs by
+// index.
 type iqPacket struct {
 	src, dst int32
 	flits    int32
+	hops     int32 // routers crossed (f->hops), copied from the head when it is ejected
 	ctime    int64 // created (f->ctime): the latency starts here
 	itime    int64 // head injected into the network (f->itime)
-	hops     int32 // routers crossed (f->hops)
-	ph       int8  // the torus partition (dateline class) of the current dimension (f->ph)
 	record   bool  // created while measuring (f->record)
-	arrived  int32 // flits ejected so far
 }
 
-// iqFlit is one flit (flit.hpp).
+// iqFlit is one flit (flit.hpp), carried by value: what the routers read of its packet
+// (the destination, the partition, the hop count) travels in it, so that a router never
+// touches the packet.
 type iqFlit struct {
-	p          *iqPacket
+	pkt        int32 // the packet, an index into iqSim.pkts
+	dst        int32 // its destination node
 	vc         int16
+	hops       int16 // head: routers crossed so far (f->hops)
+	ph         int8  // head: the torus partition (dateline class) of the current dimension (f->ph)
 	head, tail bool
 }
 
@@ -50,45 +55,61 @@ const (
 )
 
 type iqRouter struct {
-	id       int32
-	inputs   int
-	outputs  int
-	active   bool
-	inBase   int32      // first global input port
-	outBase  int32      // first global output port
-	buf      []flitRing // input*V+vc
-	state    []uint8
-	outPort  []int32 // route / assignment of each input VC: output port
-	vcLo     []int16 // the route's VC range at that output
-	vcHi     []int16
-	outVC    []int16 // the output VC granted
-	next     []bufState
-	inQueue  []*iqFlit // input -> flit received this cycle (_in_queue_flits)
-	inQueued []int32
-	credits  []creditArr // received, to be processed (_proc_credits)
+	id      int32
+	active  bool
+	inBase  int32    // first global input port
+	outBase int32    // first global output port
+	vcs     []iqVC   // input*V+vc
+	flits   []iqFlit // the input VCs' buffers: VC key's ring is flits[key<<ringShift:]
+	next    []iqNext // output*V+vc: the VC of the buffer downstream, as this router sees it
 
 	routeQ, vcQ, swQ iqQueue
 	xbar             []xbarEntry
 	xbarHead         int
-	outBuf           [][]*iqFlit // output -> flits to send (_output_buffer)
-	creditOut        []int32     // input -> VC whose credit leaves this cycle, -1 none
-	creditIns        []int32
+	// _output_buffer: output -> the flit to send. With output speed-up 1 it holds at most
+	// one: the switch grants an output to one input a cycle, those granted in one cycle
+	// leave the crossbar together, and WriteOutputs sends one per output every cycle.
+	outFlit   []iqFlit
+	outHas    []bool
+	outN      int
+	creditOut []int32 // input -> VC whose credit leaves this cycle, -1 none
+	creditIns []int32
 
-	vcAlloc, swAlloc *sepInputFirst
+	vcAlloc, swAlloc *rrAlloc
 	swRR             []int32 // _sw_rr_offset
 }
 
-type creditArr struct {
-	output, vc int32
+// iqVC is an input VC (vc.hpp) and the ring of its buffer (buffer.cpp's per-VC FIFO) in
+// iqRouter.flits.
+type iqVC struct {
+	head, n    int32 // the ring's first slot and its flits
+	outPort    int32 // the route's output port, then the assignment's
+	vcLo, vcHi int16 // the route's VC range at that output
+	outVC      int16 // the output VC granted
+	state      uint8
+}
+
+// iqNext is the sender's view of one VC of the buffer downstream (buffer_state.cpp with the
+// private buffer policy): who holds it and how many of its slots are taken.
+type iqNext struct {
+	inUse int32 // the input VC (input*V+vc) that holds it, -1 free (_in_use_by)
+	occ   int32 // flits sent and not yet credited (_vc_occupancy)
 }
 
 // iqEvent is something a channel delivers: a flit to a router input or a node, or a credit
-// to a router output or a node's injection port.
+// (for the VC f.vc) to a router output or a node's injection port.
 type iqEvent struct {
+	iqDest
+	f iqFlit
+}
+
+// iqDest is where a channel leads: its far end's kind of event, router (or node) and local
+// port, and the channel's latency.
+type iqDest struct {
 	kind uint8
-	port int32 // global input (flit), global output (credit), or node
-	vc   int16
-	f    *iqFlit
+	port uint16 // the router's local input (flit) or output (credit) port
+	r    int32  // the router, or the node (evEject, evInjCredit)
+	lat  int32
 }
 
 const (
@@ -108,24 +129,34 @@ type IQNet struct {
 	// sw_alloc_delay, st_final_delay).
 	routingDelay, vcAllocDelay, swAllocDelay, xbarDelay int64
 
-	routers []*iqRouter
-	inR     []int32 // global input -> router
-	outR    []int32 // global output -> router
-	down    []int32 // global output -> global input it feeds, or -1-node (ejection)
-	downLat []int32 // its channel latency, cycles
-	up      []int32 // global input -> global output feeding it, or -1-node (injection)
-	upLat   []int32 // the latency of the channel back (credits)
+	routers []iqRouter
+	// The VC buffers' rings: 1<<ringShift slots each (a power of two at least BufferFlits),
+	// of which BufferFlits are used (vc_buf_size).
+	ringShift uint
+	bufFlits  int32
+	inR       []int32 // global input -> router
+	outR      []int32 // global output -> router
+	down      []int32 // global output -> global input it feeds, or -1-node (ejection)
+	downLat   []int32 // its channel latency, cycles
+	up        []int32 // global input -> global output feeding it, or -1-node (injection)
+	upLat     []int32 // the latency of the channel back (credits)
 
 	nodeIn     []int32 // node -> global input of its injection channel
 	nodeInLat  []int32
 	nodeOut    []int32 // node -> global output of its ejection channel
 	nodeOutLat []int32
 
-	wheel  [][]iqEvent
-	now    int64
-	rng    *rand.Rand
-	active []int32 // routers to evaluate this cycle
-	spare  []int32
+	// The same, as where the flits and credits go: global output -> the flit's,
+	// global input -> the credit's, node -> its injected flit's and its credit's.
+	flitTo, creditTo       []iqDest
+	nodeFlitTo, nodeCredTo []iqDest
+
+	wheel     [][]iqEvent
+	wheelMask int64 // len(wheel) - 1, a power of two less one
+	now       int64
+	rng       *rand.Rand
+	active    []int32 // routers to evaluate this cycle
+	spare     []int32
 
 	// flits sent per global output and per injection channel, for the busiest links.
 	outFlits []int64
@@ -203,20 +234,26 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 	total := 0
 	v := n.v
 	maxLat := int32(1)
+	n.bufFlits = int32(cfg.BufferFlits)
+	for 1<<n.ringShift < cfg.BufferFlits {
+		n.ringShift++
+	}
+	n.routers = make([]iqRouter, len(g.ports))
 	for r, p := range g.ports {
-		rt := &iqRouter{id: int32(r), inputs: p, outputs: p, inBase: int32(total), outBase: int32(total),
-			buf: make([]flitRing, p*v), state: make([]uint8, p*v), outPort: make([]int32, p*v),
-			vcLo: make([]int16, p*v), vcHi: make([]int16, p*v), outVC: make([]int16, p*v),
-			inQueue: make([]*iqFlit, p), outBuf: make([][]*iqFlit, p), creditOut: make([]int32, p),
-			vcAlloc: newSepInputFirst(p*v, p*v), swAlloc: newSepInputFirst(p, p), swRR: make([]int32, p)}
-		for i := range rt.buf {
-			rt.buf[i] = newFlitRing(cfg.BufferFlits)
+		if p > 1<<16-1 {
+			return nil, fmt.Errorf("%w: router %d has %d ports: the booksim router numbers at most 65535", ErrBadConfig, r, p)
+		}
+		rt := &n.routers[r]
+		*rt = iqRouter{id: int32(r), inBase: int32(total), outBase: int32(total),
+			vcs: make([]iqVC, p*v), flits: make([]iqFlit, p*v<<n.ringShift), next: make([]iqNext, p*v),
+			outFlit: make([]iqFlit, p), outHas: make([]bool, p), creditOut: make([]int32, p),
+			vcAlloc: newRRAlloc(p*v, p*v, false), swAlloc: newRRAlloc(p, p, true), swRR: make([]int32, p)}
+		for i := range rt.next {
+			rt.next[i].inUse = -1
 		}
 		for o := range p {
-			rt.next = append(rt.next, newBufState(v, cfg.BufferFlits))
 			rt.creditOut[o] = -1
 		}
-		n.routers = append(n.routers, rt)
 		for range p {
 			n.inR = append(n.inR, int32(r))
 			n.outR = append(n.outR, int32(r))
@@ -258,11 +295,35 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 			n.down[i], n.up[i] = noPort, noPort
 		}
 	}
+	local := func(g int32) uint16 { return uint16(g - n.routers[n.inR[g]].inBase) } // inputs and outputs are numbered alike
+	n.flitTo, n.creditTo = make([]iqDest, total), make([]iqDest, total)
+	for g := range total {
+		if n.down[g] == noPort {
+			continue // wired to nothing: no route uses it
+		}
+		if d := n.down[g]; d < 0 {
+			n.flitTo[g] = iqDest{kind: evEject, r: -1 - d, lat: n.downLat[g]}
+		} else {
+			n.flitTo[g] = iqDest{kind: evFlitIn, port: local(d), r: n.inR[d], lat: n.downLat[g]}
+		}
+		if u := n.up[g]; u < 0 {
+			n.creditTo[g] = iqDest{kind: evInjCredit, r: -1 - u, lat: n.upLat[g]}
+		} else {
+			n.creditTo[g] = iqDest{kind: evCreditOut, port: local(u), r: n.outR[u], lat: n.upLat[g]}
+		}
+	}
+	n.nodeFlitTo, n.nodeCredTo = make([]iqDest, nodes), make([]iqDest, nodes)
+	for node := range nodes {
+		in, out := n.nodeIn[node], n.nodeOut[node]
+		n.nodeFlitTo[node] = iqDest{kind: evFlitIn, port: local(in), r: n.inR[in], lat: n.nodeInLat[node]}
+		n.nodeCredTo[node] = iqDest{kind: evCreditOut, port: local(out), r: n.outR[out], lat: n.nodeOutLat[node]}
+	}
 	w := 2
 	for w < int(maxLat)+2 {
 		w *= 2
 	}
 	n.wheel = make([][]iqEvent, w) // a power of two: the slot is a mask away
+	n.wheelMask = int64(w - 1)
 	n.outFlits = make([]int64, total)
 	n.injFlits = make([]int64, nodes)
 	return n, nil
@@ -271,9 +332,64 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 // send puts an event on a channel of latency d: BookSim2's channel takes what was sent in
 // a cycle at its next ReadInputs and delivers it d cycles later, so the receiver reads it
 // d+1 cycles after the send.
-func (n *IQNet) send(d int32, e iqEvent) {
-	s := (n.now + int64(d) + 1) & int64(len(n.wheel)-1)
-	n.wheel[s] = append(n.wheel[s], e)
+//
+// It and the functions below take and write flits through pointers, memory to memory: a
+// flit passed by value travels field by field in registers, and copying it whole right after
+// its fields were stored one by one waits for those stores to drain.
+func (n *IQNet) send(to *iqDest, f *iqFlit) {
+	e := n.slot(to)
+	e.iqDest, e.f = *to, *f
+}
+
+// sendCredit sends a credit for VC vc.
+func (n *IQNet) sendCredit(to *iqDest, vc int16) {
+	e := n.slot(to)
+	e.iqDest, e.f = *to, iqFlit{}
+	e.f.vc = vc
+}
+
+// slot is a new event at the end of the wheel slot that a send on to lands in.
+// Its event is not cleared: the sender writes every field.
+func (n *IQNet) slot(to *iqDest) *iqEvent {
+	w := &n.wheel[(n.now+int64(to.lat)+1)&n.wheelMask]
+	k := len(*w)
+	if k == cap(*w) {
+		growSlot(w)
+	}
+	*w = (*w)[:k+1]
+	return &(*w)[k]
+}
+
+// growSlot makes room for one more event in a wheel slot (out of line: slot stays small
+// enough to be inlined).
+//
+//go:noinline
+func growSlot(w *[]iqEvent) { *w = append(*w, iqEvent{})[:len(*w)] }
+
+// push puts f at the back of input VC key's buffer; false if the buffer is full.
+func (n *IQNet) push(r *iqRouter, key int, f *iqFlit) bool {
+	c := &r.vcs[key]
+	if c.n == n.bufFlits {
+		return false
+	}
+	mask := int32(1)<<n.ringShift - 1
+	r.flits[key<<n.ringShift+int((c.head+c.n)&mask)] = *f
+	c.n++
+	return true
+}
+
+// front is the flit at the front of input VC key's buffer, which is not empty.
+func (n *IQNet) front(r *iqRouter, key int) *iqFlit {
+	return &r.flits[key<<n.ringShift+int(r.vcs[key].head)]
+}
+
+// pop takes the flit at the front of input VC key's buffer, which is not empty.
+func (n *IQNet) pop(r *iqRouter, key int) iqFlit {
+	c := &r.vcs[key]
+	f := r.flits[key<<n.ringShift+int(c.head)]
+	c.head = (c.head + 1) & (int32(1)<<n.ringShift - 1)
+	c.n--
+	return f
 }
 
 func (n *IQNet) wake(r *iqRouter) {

@@ -85,15 +85,16 @@ const (
 
 // iqTerminal is one node's side of the TrafficManager.
 type iqTerminal struct {
-	pkt      *iqPacket // the packet being injected (_partial_packets), nil none
-	sent     int32     // its flits sent
-	vc       int16     // its VC
-	next     int64     // the next cycle the Bernoulli trial succeeds
+	pkt      int32 // the packet being injected (_partial_packets), an index into iqSim.pkts; -1 none
+	sent     int32 // its flits sent
+	vc       int16 // its VC
+	next     int64 // the next cycle the Bernoulli trial succeeds
 	qtime    int64
 	drained  bool
 	lastVC   int16
 	buf      bufState // the first router's input buffer, as the terminal sees it
-	ejected  *iqFlit  // read this cycle
+	ejected  iqFlit   // read this cycle, if hasEj
+	hasEj    bool
 	accepted int64
 	sentFl   int64
 }
@@ -118,10 +119,10 @@ type iqSim struct {
 	movedAt          int64
 	deadlock         bool
 	samples          int
-	outBase, injBase []int64 // link counters at the last clear
-	outEnd, injEnd   []int64 // ... and when the measurement ended
-	flitPool         []*iqFlit
-	pktPool          []*iqPacket
+	outBase, injBase []int64    // link counters at the last clear
+	outEnd, injEnd   []int64    // ... and when the measurement ended
+	pkts             []iqPacket // the packets, created and not yet ejected, and free slots
+	pktFree          []int32    // the free slots of pkts
 }
 
 // RunIQ runs BookSim2's latency-mode simulation of Bernoulli traffic at load flits per
@@ -188,7 +189,7 @@ func newIQSim(n *IQNet, pat Pattern, load float64, packetFlits int, m IQMeasure)
 	s := &iqSim{n: n, pat: pat, p: load / float64(packetFlits), flits: int32(packetFlits), m: m}
 	s.t = make([]iqTerminal, n.topo.Nodes())
 	for i := range s.t {
-		s.t[i].lastVC = -1
+		s.t[i].lastVC, s.t[i].pkt = -1, -1
 		s.t[i].buf = newBufState(n.v, n.cfg.BufferFlits)
 		s.t[i].next = s.geom(-1)
 	}
@@ -334,7 +335,7 @@ func (s *iqSim) step() {
 	moved0 := n.moved
 	n.readInputs(func(node int, f *iqFlit) {
 		t := &s.t[node]
-		t.ejected = f
+		t.ejected, t.hasEj = *f, true
 		if s.state == simWarmingUp || s.state == simRunning {
 			t.accepted++
 		}
@@ -348,7 +349,8 @@ func (s *iqSim) step() {
 	for node := range s.t {
 		t := &s.t[node]
 		// The terminal's send: the flit at the head of the packet being injected.
-		if p := t.pkt; p != nil {
+		if t.pkt >= 0 {
+			p := &s.pkts[t.pkt]
 			head := t.sent == 0
 			if head && t.vc < 0 {
 				// "Find first available VC": round-robin from the last one used.
@@ -365,35 +367,38 @@ func (s *iqSim) step() {
 				}
 			}
 			if t.vc >= 0 && !t.buf.full(int(t.vc)) {
-				f := s.newFlit()
-				*f = iqFlit{p: p, vc: t.vc, head: head, tail: t.sent == p.flits-1}
+				tail := t.sent == p.flits-1
+				e := n.slot(&n.nodeFlitTo[node])
+				e.iqDest = n.nodeFlitTo[node]
+				e.f = iqFlit{}
+				f := &e.f
+				f.pkt, f.dst, f.vc, f.head, f.tail = t.pkt, p.dst, t.vc, head, tail
 				if head {
 					t.buf.inUse[t.vc] = int32(node) // TakeBuffer
 					t.lastVC = t.vc
 					p.itime = now
 				}
-				t.buf.sending(f)
+				t.buf.sending(t.vc, tail)
 				if s.state == simWarmingUp || s.state == simRunning {
 					t.sentFl++
 				}
 				t.sent++
 				if t.sent == p.flits {
-					t.pkt = nil
+					t.pkt = -1
 				}
 				n.injFlits[node]++
 				n.moved++
-				n.send(n.nodeInLat[node], iqEvent{kind: evFlitIn, port: n.nodeIn[node], f: f})
 			}
 		}
 	}
 	for node := range s.t {
 		t := &s.t[node]
-		f := t.ejected
-		if f == nil {
+		if !t.hasEj {
 			continue
 		}
-		t.ejected = nil
-		n.send(n.nodeOutLat[node], iqEvent{kind: evCreditOut, port: n.nodeOut[node], vc: f.vc})
+		f := t.ejected
+		t.hasEj = false
+		n.sendCredit(&n.nodeCredTo[node], f.vc)
 		s.retire(f, now)
 	}
 	n.evaluate()
@@ -411,15 +416,16 @@ func (s *iqSim) inject() {
 	now := s.n.now
 	for node := range s.t {
 		t := &s.t[node]
-		if t.pkt != nil {
+		if t.pkt >= 0 {
 			continue
 		}
 		if t.next <= now {
 			ct := t.next
-			p := s.newPacket()
+			pi := s.newPacket()
+			p := &s.pkts[pi]
 			*p = iqPacket{src: int32(node), dst: int32(s.pat.Dest(node, s.n.rng)), flits: s.flits, ctime: ct}
 			p.record = s.state == simRunning || s.state == simDraining && ct < s.drainAt
-			t.pkt, t.sent, t.vc = p, 0, -1
+			t.pkt, t.sent, t.vc = pi, 0, -1
 			s.inFlight += int64(p.flits)
 			s.inFlightCtime += float64(p.flits) * float64(ct)
 			if p.record {
@@ -437,17 +443,17 @@ func (s *iqSim) inject() {
 }
 
 // retire is _RetireFlit: a packet's statistics when its tail is out.
-func (s *iqSim) retire(f *iqFlit, now int64) {
-	p := f.p
+func (s *iqSim) retire(f iqFlit, now int64) {
+	p := &s.pkts[f.pkt]
 	s.inFlight--
 	s.inFlightCtime -= float64(p.ctime)
 	if p.record {
 		s.measured--
 	}
-	tail := f.tail
-	f.p = nil
-	s.flitPool = append(s.flitPool, f)
-	if !tail {
+	if f.head {
+		p.hops = int32(f.hops)
+	}
+	if !f.tail {
 		return
 	}
 	if s.state == simWarmingUp || p.record {
@@ -456,27 +462,19 @@ func (s *iqSim) retire(f *iqFlit, now int64) {
 		s.nlat.add(float64(now - p.itime))
 	}
 	// Every flit of it is out (wormhole keeps a packet's flits in order).
-	s.pktPool = append(s.pktPool, p)
+	s.pktFree = append(s.pktFree, f.pkt)
 }
 
-// newFlit and newPacket take from the pools of retired ones, so that a long run allocates
-// only while the number inside grows.
-func (s *iqSim) newFlit() *iqFlit {
-	if k := len(s.flitPool); k > 0 {
-		f := s.flitPool[k-1]
-		s.flitPool = s.flitPool[:k-1]
-		return f
-	}
-	return new(iqFlit)
-}
-
-func (s *iqSim) newPacket() *iqPacket {
-	if k := len(s.pktPool); k > 0 {
-		p := s.pktPool[k-1]
-		s.pktPool = s.pktPool[:k-1]
+// newPacket is a free slot of pkts, so that a long run allocates only while the number
+// inside grows.
+func (s *iqSim) newPacket() int32 {
+	if k := len(s.pktFree); k > 0 {
+		p := s.pktFree[k-1]
+		s.pktFree = s.pktFree[:k-1]
 		return p
 	}
-	return new(iqPacket)
+	s.pkts = append(s.pkts, iqPacket{})
+	return int32(len(s.pkts) - 1)
 }
 
 // busiest is the k router output channels that carried the most flits while measuring.

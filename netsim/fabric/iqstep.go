@@ -8,25 +8,24 @@ import "fmt"
 // route is the routing function at router r for the head flit f arriving on local input
 // port in: the output port and the range of VCs at it.
 func (n *IQNet) route(r *iqRouter, in int, f *iqFlit) (out, lo, hi int) {
-	p := f.p
 	lo, hi = 0, n.v-1
 	switch t := n.topo.(type) {
 	case *Torus:
-		out = n.dimOrderTorus(t, int(r.id), in, p)
+		out = n.dimOrderTorus(t, int(r.id), in, f)
 		if out != 0 && !n.cfg.NoDateline && n.v >= 2 {
 			// routefunc.cpp dim_order_torus: the VCs split in two halves by partition,
 			// except at the destination router.
 			avail := (hi - lo + 1) / 2
-			if p.ph == 0 {
+			if f.ph == 0 {
 				hi -= avail
 			} else {
 				lo += avail
 			}
 		}
 	case *FatTree:
-		out = n.ncaFatTree(t, int(r.id), p)
+		out = n.ncaFatTree(t, int(r.id), f)
 	case *Crossbar:
-		out = int(p.dst)
+		out = int(f.dst)
 	}
 	return out, lo, hi
 }
@@ -37,7 +36,7 @@ func (n *IQNet) route(r *iqRouter, in int, f *iqFlit) (out, lo, hi int) {
 // shorter way round, a tie (exactly k/2) decided by a fair coin (RandomInt(1)); the
 // partition is 1 when the route will cross the wrap link (the dateline between k-1 and 0)
 // and holds for the whole dimension. At the destination: the node's port.
-func (n *IQNet) dimOrderTorus(t *Torus, cur, in int, p *iqPacket) int {
+func (n *IQNet) dimOrderTorus(t *Torus, cur, in int, p *iqFlit) int {
 	dims := len(t.k)
 	rc, dc := t.coords[cur*dims:cur*dims+dims], t.coords[int(p.dst)*dims:int(p.dst)*dims+dims]
 	for d, k := range t.k {
@@ -52,7 +51,11 @@ func (n *IQNet) dimOrderTorus(t *Torus, cur, in int, p *iqPacket) int {
 			}
 			return 2 + 2*d
 		}
-		dist2 := k - 2*((dst-c+k)%k)
+		fwd := dst - c // (dst - c) mod k, without a division
+		if fwd < 0 {
+			fwd += k
+		}
+		dist2 := k - 2*fwd
 		right := dist2 > 0 || dist2 == 0 && n.rng.IntN(2) == 1
 		if right && c > dst || !right && dst > c {
 			p.ph = 1
@@ -71,7 +74,7 @@ func (n *IQNet) dimOrderTorus(t *Torus, cur, in int, p *iqPacket) int {
 // destination is below this switch, otherwise up by a port drawn at random
 // (gK + RandomInt(gK-1)). lhsim numbers levels from the leaves (level 0), BookSim2 from the
 // top; the rule is the same.
-func (n *IQNet) ncaFatTree(t *FatTree, r int, p *iqPacket) int {
+func (n *IQNet) ncaFatTree(t *FatTree, r int, p *iqFlit) int {
 	l, s := r/t.sw, r%t.sw
 	dst := int(p.dst)
 	if dst/t.pow[l+1] == s/t.pow[l] {
@@ -86,7 +89,7 @@ func (n *IQNet) evaluate() {
 	act := n.active
 	keep := n.spare[:0]
 	for _, id := range act {
-		r := n.routers[id]
+		r := &n.routers[id]
 		n.internalStep(r)
 		n.writeOutputs(r)
 		if r.active {
@@ -107,52 +110,46 @@ func (n *IQNet) readInputs(eject func(node int, f *iqFlit), injCredit func(node,
 		e := &evs[i]
 		switch e.kind {
 		case evFlitIn:
-			r := n.routers[n.inR[e.port]]
-			in := int(e.port - r.inBase)
-			r.inQueue[in] = e.f
-			r.inQueued = append(r.inQueued, int32(in))
+			r := &n.routers[e.r]
+			n.inputQueuing(r, int(e.port), &e.f)
 			n.wake(r)
 		case evCreditOut:
-			r := n.routers[n.outR[e.port]]
-			r.credits = append(r.credits, creditArr{e.port - r.outBase, int32(e.vc)})
+			// _InternalStep's processing of the credits read (_proc_credits), done as
+			// they are read: nothing reads the router's credit counts in between.
+			r := &n.routers[e.r]
+			r.next[int(e.port)*n.v+int(e.f.vc)].occ--
 			n.wake(r)
 		case evEject:
-			eject(int(e.port), e.f)
+			eject(int(e.r), &e.f)
 		case evInjCredit:
-			injCredit(int(e.port), int(e.vc))
+			injCredit(int(e.r), int(e.f.vc))
 		}
-		e.f = nil
 	}
 	n.wheel[s] = evs[:0]
 }
 
-// internalStep is IQRouter::_InternalStep with the options above.
+// inputQueuing is _InternalStep's _InputQueuing for the flit f read on input in, done as
+// it is read (in the order read, as _in_queue_flits is walked): nothing touches the router's
+// buffers or queues between its ReadInputs and its _InternalStep.
+func (n *IQNet) inputQueuing(r *iqRouter, in int, f *iqFlit) {
+	key := in*n.v + int(f.vc)
+	if !n.push(r, key, f) {
+		panic(fmt.Sprintf("booksim router %d input %d VC %d: buffer overflow (credit accounting broken)", r.id, in, f.vc))
+	}
+	switch c := &r.vcs[key]; {
+	case c.state == vcIdle:
+		c.state = vcRouting
+		r.routeQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
+	case c.state == vcActive && c.n == 1: // it is at the front
+		r.swQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
+	}
+}
+
+// internalStep is IQRouter::_InternalStep with the options above, after its input queuing
+// and credit processing (readInputs).
 func (n *IQNet) internalStep(r *iqRouter) {
 	v := n.v
 	now := n.now
-	// _InputQueuing: the flits read this cycle join their VC buffers.
-	for _, in32 := range r.inQueued {
-		in := int(in32)
-		f := r.inQueue[in]
-		r.inQueue[in] = nil
-		key := in*v + int(f.vc)
-		b := &r.buf[key]
-		if !b.push(f) {
-			panic(fmt.Sprintf("booksim router %d input %d VC %d: buffer overflow (credit accounting broken)", r.id, in, f.vc))
-		}
-		switch {
-		case r.state[key] == vcIdle:
-			r.state[key] = vcRouting
-			r.routeQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
-		case r.state[key] == vcActive && b.front() == f:
-			r.swQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
-		}
-	}
-	r.inQueued = r.inQueued[:0]
-	for _, c := range r.credits {
-		r.next[c.output].occ[c.vc]--
-	}
-	r.credits = r.credits[:0]
 
 	// _RouteEvaluate
 	for i := range r.routeQ.pending() {
@@ -174,40 +171,31 @@ func (n *IQNet) internalStep(r *iqRouter) {
 				break
 			}
 			key := int(e.input)*v + int(e.vc)
-			out := int(r.outPort[key])
-			nb := &r.next[out]
+			c := &r.vcs[key]
+			out := int(c.outPort)
+			nb := r.next[out*v : out*v+v]
 			elig := false
-			for ovc := int(r.vcLo[key]); ovc <= int(r.vcHi[key]); ovc++ {
-				if nb.available(ovc) {
+			for ovc := int(c.vcLo); ovc <= int(c.vcHi); ovc++ {
+				if nb[ovc].inUse < 0 {
 					elig = true
-					r.vcAlloc.addNew(key, out*v+ovc, 0, 0, 0)
+					r.vcAlloc.ask(key, out*v+ovc)
 				}
 			}
 			if !elig {
 				e.res = stallBusy
 			}
+			// vc_alloc_delay is 1 (NewIQ): the entry completes this cycle, and
+			// _VCAllocUpdate reads its grant from the allocator (nothing in between
+			// touches it).
+			e.time = now + n.vcAllocDelay - 1
 		}
 		r.vcAlloc.allocate()
-		for i := range pend {
-			e := &pend[i]
-			if e.time >= 0 {
-				break
-			}
-			e.time = now + n.vcAllocDelay - 1
-			if e.res < -1 {
-				continue
-			}
-			if ov := r.vcAlloc.outputAssigned(int(e.input)*v + int(e.vc)); ov >= 0 {
-				e.res = int32(ov)
-			} else {
-				e.res = stallConflict
-			}
-		}
 	}
 	// _SWAllocEvaluate
 	if len(r.swAlloc.inOcc) > 0 {
 		r.swAlloc.clear()
 	}
+	sw := r.swAlloc
 	if r.swQ.len() > 0 {
 		pend := r.swQ.pending()
 		for i := range pend {
@@ -215,9 +203,13 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			if e.time >= 0 {
 				break
 			}
-			key := int(e.input)*v + int(e.vc)
-			out := int(r.outPort[key])
-			if r.next[out].full(int(r.outVC[key])) {
+			c := &r.vcs[int(e.input)*v+int(e.vc)]
+			// sw_alloc_delay is 1 (NewIQ): the entry completes this cycle, and
+			// _SWAllocUpdate reads its grant from the allocator (nothing in between
+			// touches it).
+			e.time = now + n.swAllocDelay - 1
+			out := int(c.outPort)
+			if r.next[out*v+int(c.outVC)].occ >= n.bufFlits {
 				e.res = stallFull
 				continue
 			}
@@ -225,32 +217,15 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			// replaces another's request when it comes first round-robin from the input's
 			// offset.
 			in := int(e.input)
-			if lab := r.swAlloc.label(in, out); lab >= 0 {
-				if rrSupersedes(int(e.vc), 0, lab, 0, int(r.swRR[in]), v) {
-					r.swAlloc.add(in, out, int(e.vc), 0, 0)
+			if sw.has(in, out) {
+				if lab := &sw.label[in*sw.outputs+out]; rrSupersedes(int(e.vc), 0, int(*lab), 0, int(r.swRR[in]), v) {
+					*lab = e.vc
 				}
 				continue
 			}
-			r.swAlloc.add(in, out, int(e.vc), 0, 0)
+			sw.add(in, out, int(e.vc))
 		}
 		r.swAlloc.allocate()
-		for i := range pend {
-			e := &pend[i]
-			if e.time >= 0 {
-				break
-			}
-			e.time = now + n.swAllocDelay - 1
-			if e.res < -1 {
-				continue
-			}
-			in := int(e.input)
-			if out := r.swAlloc.outputAssigned(in); out >= 0 && r.swAlloc.label(in, out) == int(e.vc) {
-				r.swRR[in] = (e.vc + 1) % int32(v)
-				e.res = int32(out)
-			} else {
-				e.res = stallXbar
-			}
-		}
 	}
 	// _SwitchEvaluate
 	for i := r.xbarHead; i < len(r.xbar); i++ {
@@ -267,9 +242,10 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			break
 		}
 		key := int(e.input)*v + int(e.vc)
-		out, lo, hi := n.route(r, int(e.input), r.buf[key].front())
-		r.outPort[key], r.vcLo[key], r.vcHi[key] = int32(out), int16(lo), int16(hi)
-		r.state[key] = vcAlloc
+		out, lo, hi := n.route(r, int(e.input), n.front(r, key))
+		c := &r.vcs[key]
+		c.outPort, c.vcLo, c.vcHi = int32(out), int16(lo), int16(hi)
+		c.state = vcAlloc
 		r.vcQ.push(iqEntry{-1, e.input, e.vc, -1})
 		r.routeQ.pop()
 	}
@@ -280,11 +256,20 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			break
 		}
 		key := int(e.input)*v + int(e.vc)
+		if e.res >= -1 { // not stalled before asking: the grant, if any
+			if ov := r.vcAlloc.inmatch[key]; ov >= 0 {
+				e.res = int32(ov)
+			} else {
+				e.res = stallConflict
+			}
+		}
 		if e.res >= 0 {
-			out, ovc := int(e.res)/v, int(e.res)%v
-			r.next[out].inUse[ovc] = int32(key) // TakeBuffer
-			r.outPort[key], r.outVC[key] = int32(out), int16(ovc)
-			r.state[key] = vcActive
+			c := &r.vcs[key]
+			out := int(c.outPort) // the only output it asked for
+			ovc := int(e.res) - out*v
+			r.next[int(e.res)].inUse = int32(key) // TakeBuffer
+			c.outPort, c.outVC = int32(out), int16(ovc)
+			c.state = vcActive
 			r.swQ.push(iqEntry{-1, e.input, e.vc, -1})
 		} else {
 			r.vcQ.push(iqEntry{-1, e.input, e.vc, -1})
@@ -300,29 +285,47 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		r.swQ.pop()
 		in := int(e.input)
 		key := in*v + int(e.vc)
+		if e.res >= -1 { // not stalled before asking: the grant, if this VC's request won
+			if out := sw.inmatch[in]; out >= 0 && sw.label[in*sw.outputs+int(out)] == e.vc {
+				r.swRR[in] = rrNext(e.vc, v)
+				e.res = out
+			} else {
+				e.res = stallXbar
+			}
+		}
 		if e.res < 0 {
 			r.swQ.push(iqEntry{-1, e.input, e.vc, -1})
 			continue
 		}
 		out := int(e.res)
-		b := &r.buf[key]
-		f := b.pop()
+		c := &r.vcs[key]
+		// Into the crossbar, then changed there: a flit copied whole right after a field
+		// of it was written would wait for the store to drain.
+		r.xbar = append(r.xbar, xbarEntry{})
+		x := &r.xbar[len(r.xbar)-1]
+		x.time, x.f, x.output = -1, n.pop(r, key), int32(out)
+		f := &x.f
 		if f.head {
-			f.p.hops++
+			f.hops++
 		}
-		f.vc = r.outVC[key]
-		r.next[out].sending(f)
-		r.xbar = append(r.xbar, xbarEntry{-1, f, int32(out)})
+		f.vc = c.outVC
+		// BufferState::SendingFlit: one more slot taken; a tail frees the VC for the next
+		// packet (wait_for_tail_credit = 0).
+		nx := &r.next[out*v+int(f.vc)]
+		nx.occ++
+		if f.tail {
+			nx.inUse = -1
+		}
 		if r.creditOut[in] < 0 {
 			r.creditIns = append(r.creditIns, int32(in))
 		}
 		r.creditOut[in] = e.vc
-		if b.n == 0 {
+		if c.n == 0 {
 			if f.tail {
-				r.state[key] = vcIdle
+				c.state = vcIdle
 			}
 		} else if f.tail {
-			r.state[key] = vcRouting
+			c.state = vcRouting
 			r.routeQ.push(iqEntry{-1, e.input, e.vc, -1})
 		} else {
 			r.swQ.push(iqEntry{-1, e.input, e.vc, -1})
@@ -330,19 +333,21 @@ func (n *IQNet) internalStep(r *iqRouter) {
 	}
 	// _SwitchUpdate
 	for r.xbarHead < len(r.xbar) {
-		x := r.xbar[r.xbarHead]
+		x := &r.xbar[r.xbarHead]
 		if x.time < 0 || now < x.time {
 			break
 		}
-		r.outBuf[x.output] = append(r.outBuf[x.output], x.f)
-		r.xbar[r.xbarHead].f = nil
+		if r.outHas[x.output] {
+			panic(fmt.Sprintf("booksim router %d output %d: two flits to send in one cycle (switch allocation broken)", r.id, x.output))
+		}
+		r.outFlit[x.output], r.outHas[x.output] = x.f, true
+		r.outN++
 		r.xbarHead++
 	}
 	if r.xbarHead == len(r.xbar) {
 		r.xbar, r.xbarHead = r.xbar[:0], 0
 	} else if r.xbarHead > 16 && 2*r.xbarHead > len(r.xbar) {
 		k := copy(r.xbar, r.xbar[r.xbarHead:])
-		clear(r.xbar[k:])
 		r.xbar, r.xbarHead = r.xbar[:k], 0
 	}
 	r.active = r.routeQ.len() > 0 || r.vcQ.len() > 0 || r.swQ.len() > 0 || r.xbarHead < len(r.xbar)
@@ -350,38 +355,21 @@ func (n *IQNet) internalStep(r *iqRouter) {
 
 // writeOutputs is _SendFlits and _SendCredits: one flit per output, one credit per input.
 func (n *IQNet) writeOutputs(r *iqRouter) {
-	for o := range r.outBuf {
-		q := r.outBuf[o]
-		if len(q) == 0 {
+	for o := 0; r.outN > 0; o++ {
+		if !r.outHas[o] {
 			continue
 		}
-		f := q[0]
-		copy(q, q[1:])
-		q[len(q)-1] = nil
-		r.outBuf[o] = q[:len(q)-1]
-		if len(r.outBuf[o]) > 0 {
-			r.active = true
-		}
+		r.outHas[o] = false
+		r.outN--
 		g := int(r.outBase) + o
 		n.outFlits[g]++
 		n.moved++
-		d := n.down[g]
-		if d < 0 {
-			n.send(n.downLat[g], iqEvent{kind: evEject, port: -1 - d, f: f})
-		} else {
-			n.send(n.downLat[g], iqEvent{kind: evFlitIn, port: d, f: f})
-		}
+		n.send(&n.flitTo[g], &r.outFlit[o])
 	}
 	for _, in := range r.creditIns {
 		vc := r.creditOut[in]
 		r.creditOut[in] = -1
-		g := int(r.inBase) + int(in)
-		u := n.up[g]
-		if u < 0 {
-			n.send(n.upLat[g], iqEvent{kind: evInjCredit, port: -1 - u, vc: int16(vc)})
-		} else {
-			n.send(n.upLat[g], iqEvent{kind: evCreditOut, port: u, vc: int16(vc)})
-		}
+		n.sendCredit(&n.creditTo[int(r.inBase)+int(in)], int16(vc))
 	}
 	r.creditIns = r.creditIns[:0]
 }
