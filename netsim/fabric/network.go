@@ -194,6 +194,15 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 	n.ovc = make([]outVC, len(n.out)*n.v)
 	n.vcq = make([]ring, total*n.v)
 	n.landing = make([]timedRing, total)
+	for i := range n.ovc {
+		n.ovc[i].inline()
+	}
+	for i := range n.vcq {
+		n.vcq[i].inline()
+	}
+	for i := range n.landing {
+		n.landing[i].inline()
+	}
 	for i := range n.in {
 		n.in[i].upstream, n.in[i].wakeAt = -1, noWake
 	}

@@ -93,7 +93,7 @@ func (n *Network) avail(ix int, now netsim.Time) int32 {
 	q := &n.ovc[ix]
 	for q.n > 0 && q.nextAt <= now {
 		q.free += q.buf[q.head].flits
-		q.head = (q.head + 1) % int32(len(q.buf))
+		q.head = (q.head + 1) & int32(len(q.buf)-1)
 		if q.n--; q.n > 0 {
 			q.nextAt = q.buf[q.head].at
 		}
