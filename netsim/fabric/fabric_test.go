@@ -316,8 +316,8 @@ func TestTorusDeadlockFreedom(t *testing.T) {
 			require.Less(t, len(s.got), n.Nodes()*count)
 			// Every packet is still accounted for: delivered, or in a buffer or queue.
 			inside := 0
-			for i := range n.vcq {
-				inside += int(n.vcq[i].n)
+			for i := range len(n.in) * n.v {
+				inside += int(n.vcq(i).n)
 			}
 			for i := range n.nic {
 				inside += int(n.nic[i].n)
@@ -372,8 +372,8 @@ func TestBackPressure(t *testing.T) {
 // buffer or an injection queue waits for credits: none was forgotten by a lost wake-up.
 func requireBlocked(t *testing.T, n *Network) {
 	t.Helper()
-	for key := range n.vcq {
-		p := n.vcq[key].front()
+	for key := range len(n.in) * n.v {
+		p := n.vcq(key).front()
 		if p == nil {
 			continue
 		}

@@ -48,6 +48,9 @@ type outPort struct {
 	wakeAt    netsim.Time // a wake-up is scheduled then (noWake: none)
 	reqs      []int32     // input virtual channels (in*V+vc) whose head packet wants this port
 	flits     uint64      // flits sent on its link (LinkBusy)
+	// Its VCs' credit counters, inline when there are no more than inlineVCs (else in
+	// Network.ovcx), so that a packet sent touches one record.
+	vcs [inlineVCs]outVC
 }
 
 // inPort is the receiving end of a link at a router.
@@ -56,7 +59,15 @@ type inPort struct {
 	router    int32       //
 	busyUntil netsim.Time // the crossbar input is streaming a packet out until then
 	wakeAt    netsim.Time // a wake-up is scheduled then (noWake: none)
+	// The packets on the link to it whose head has not yet been through the pipeline, and
+	// its VCs' buffers, inline when there are no more than inlineVCs (else in
+	// Network.vcqx): a packet landing touches one record.
+	landing timedRing
+	vcs     [inlineVCs]ring
 }
+
+// inlineVCs is how many VCs a port keeps inside its own record (the default's 2).
+const inlineVCs = 2
 
 const noWake netsim.Time = -1
 
@@ -82,10 +93,11 @@ type Network struct {
 
 	portBase []int32 // first global port of each router
 	in       []inPort
-	out      []outPort   // router ports first, then one injection port per node
-	ovc      []outVC     // out*V+vc: free flits downstream and credits on the way back
-	vcq      []ring      // in*V+vc: the input buffers
-	landing  []timedRing // in: packets on the link to it whose head has not yet been through the pipeline
+	out      []outPort // router ports first, then one injection port per node
+	ovcx     []outVC   // out*V+vc, when V > inlineVCs: free flits downstream and credits on the way back
+	vcqx     []ring    // in*V+vc, when V > inlineVCs: the input buffers
+	vmask    int       // V-1 when V <= inlineVCs
+	vshift   uint      // log2(V) when V <= inlineVCs
 
 	nodeIn  []int32 // node's router input port (its injection link's end)
 	nodeOut []int32 // node's router output port (its ejection link's start)
@@ -191,17 +203,22 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 	}
 	n.in = make([]inPort, total)
 	n.out = make([]outPort, total+nodes)
-	n.ovc = make([]outVC, len(n.out)*n.v)
-	n.vcq = make([]ring, total*n.v)
-	n.landing = make([]timedRing, total)
-	for i := range n.ovc {
-		n.ovc[i].inline()
+	if n.v > inlineVCs {
+		n.ovcx = make([]outVC, len(n.out)*n.v)
+		n.vcqx = make([]ring, total*n.v)
+	} else {
+		n.vmask, n.vshift = n.v-1, uint(n.v-1) // V is 1 or 2
 	}
-	for i := range n.vcq {
-		n.vcq[i].inline()
+	for i := range n.out {
+		for vc := range n.v {
+			n.ovc(i*n.v + vc).inline()
+		}
 	}
-	for i := range n.landing {
-		n.landing[i].inline()
+	for i := range n.in {
+		n.in[i].landing.inline()
+		for vc := range n.v {
+			n.vcq(i*n.v + vc).inline()
+		}
 	}
 	for i := range n.in {
 		n.in[i].upstream, n.in[i].wakeAt = -1, noWake
@@ -222,7 +239,7 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 		n.out[o].hold = cfg.SwitchLatency
 		n.in[i].upstream = int32(o)
 		for vc := range n.v {
-			n.ovc[o*n.v+vc].free = int32(cfg.BufferFlits)
+			n.ovc(o*n.v + vc).free = int32(cfg.BufferFlits)
 		}
 	}
 	for _, l := range g.links {
@@ -244,10 +261,26 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 		n.out[p].down, n.out[p].latency = int32(-1-node), a.latency
 		n.out[p].flitTime = max(sw, cfg.FlitTime(a.gbps))
 		n.out[p].hold = cfg.SwitchLatency
-		n.ovc[p*n.v].free = int32(cfg.EjectBufferFlits)
+		n.ovc(p * n.v).free = int32(cfg.EjectBufferFlits)
 		n.nodeIn[node], n.nodeOut[node] = int32(p), int32(p)
 	}
 	return n, nil
+}
+
+// ovc is output VC ix (out*V+vc): free flits downstream and credits on the way back.
+func (n *Network) ovc(ix int) *outVC {
+	if n.ovcx != nil {
+		return &n.ovcx[ix]
+	}
+	return &n.out[ix>>n.vshift].vcs[ix&n.vmask]
+}
+
+// vcq is input VC key's buffer (in*V+vc).
+func (n *Network) vcq(key int) *ring {
+	if n.vcqx != nil {
+		return &n.vcqx[key]
+	}
+	return &n.in[key>>n.vshift].vcs[key&n.vmask]
 }
 
 // Engine is the engine the network runs on.

@@ -18,12 +18,12 @@ func (n *Network) Fire(now netsim.Time, arg int64) {
 		// pipeline after its head: one event at a time per input keeps the queue short.
 		// A landed packet joins its VC's buffer queue; the first in the queue asks for
 		// its output.
-		p, vc, next := n.landing[x].pop()
+		p, vc, next := n.in[x].landing.pop()
 		if next != netsim.Never {
 			n.eng.At(next, n, evReady|int64(x)<<kindBits)
 		}
 		key := x*n.v + vc
-		q := &n.vcq[key]
+		q := n.vcq(key)
 		if q.push(p); q.n == 1 {
 			n.request(key, p, now)
 		}
@@ -43,7 +43,7 @@ func (n *Network) Fire(now netsim.Time, arg int64) {
 			ip.wakeAt = noWake
 		}
 		for k := x * n.v; k < (x+1)*n.v; k++ {
-			if p := n.vcq[k].front(); p != nil && p.requested {
+			if p := n.vcq(k).front(); p != nil && p.requested {
 				n.tryOutput(int(p.out), now)
 			}
 		}
@@ -77,7 +77,7 @@ func (n *Network) wakeIn(i int, t netsim.Time) {
 // are counted lazily, when the output next looks at them; only an output that has a
 // packet waiting gets an event for their arrival.
 func (n *Network) giveBack(o, vc int, flits int32, at netsim.Time) {
-	q := &n.ovc[o*n.v+vc]
+	q := n.ovc(o*n.v + vc)
 	if q.n > 0 {
 		at = max(at, q.lastAt) // keep the FIFO in time order
 	}
@@ -90,7 +90,7 @@ func (n *Network) giveBack(o, vc int, flits int32, at netsim.Time) {
 
 // avail counts the credits of output VC ix that have arrived by now.
 func (n *Network) avail(ix int, now netsim.Time) int32 {
-	q := &n.ovc[ix]
+	q := n.ovc(ix)
 	for q.n > 0 && q.nextAt <= now {
 		q.free += q.buf[q.head].flits
 		q.head = (q.head + 1) & int32(len(q.buf)-1)
@@ -140,7 +140,7 @@ func (n *Network) pickVC(o int, p *Packet, now netsim.Time) int {
 	if best < 0 {
 		next := netsim.Never
 		for w := lo; w < hi; w++ {
-			if q := &n.ovc[base+w]; q.n > 0 {
+			if q := n.ovc(base + w); q.n > 0 {
 				next = min(next, q.nextAt)
 			}
 		}
@@ -174,7 +174,7 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 			n.wakeIn(i, b)
 			continue
 		}
-		p := n.vcq[key].front()
+		p := n.vcq(key).front()
 		w := n.pickVC(o, p, now)
 		if w < 0 {
 			continue
@@ -200,7 +200,7 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 	op.reqs[bestIdx] = op.reqs[last]
 	op.reqs = op.reqs[:last]
 	op.rr = int32(best)
-	q := &n.vcq[best]
+	q := n.vcq(best)
 	q.pop()
 	bp.requested = false
 	i := best / n.v
@@ -256,7 +256,7 @@ func (n *Network) send(o, w int, p *Packet, now netsim.Time, in int) netsim.Time
 	}
 	op.busyUntil = end
 	op.flits += uint64(p.Flits)
-	n.ovc[o*n.v+w].free -= p.Flits
+	n.ovc(o*n.v + w).free -= p.Flits
 	n.stats.FlitHops += uint64(p.Flits)
 	if n.linkFlits != nil {
 		n.linkFlits[o] += uint64(p.Flits)
@@ -292,7 +292,7 @@ func (n *Network) send(o, w int, p *Packet, now netsim.Time, in int) netsim.Time
 	}
 	in2 := int(op.down)
 	ready := head + n.cfg.Pipeline()
-	l := &n.landing[in2]
+	l := &n.in[in2].landing
 	if l.push(ready, p, w); l.n == 1 {
 		n.eng.At(ready, n, evReady|int64(in2)<<kindBits)
 	}
