@@ -2,20 +2,13 @@ package fabric
 
 import "github.com/lhsim/lhsim/netsim"
 
-// ring is a FIFO of packets. Its capacity is always a power of two. A ring inside the
-// network's arrays starts on its own small array (inline, so that the ring's first packets
-// sit in the ring's own cache line rather than in a buffer elsewhere on the heap); it moves
-// to a larger one on the heap only when it outgrows it.
+// ring is a FIFO of packets. Its capacity is always a power of two (an index is masked,
+// not divided).
 type ring struct {
-	buf   []*Packet
-	head  int32
-	n     int32
-	small [4]*Packet
+	buf  []*Packet
+	head int32
+	n    int32
 }
-
-// inline points q's buffer at its own small array: q must not move afterwards (it lives in
-// a slice that is never grown).
-func (q *ring) inline() { q.buf = q.small[:] }
 
 func (q *ring) front() *Packet {
 	if q.n == 0 {
@@ -45,16 +38,12 @@ func (q *ring) pop() *Packet {
 }
 
 // timedRing is a FIFO of packets with the time each is due, so that the next one's event
-// can be scheduled without touching the packet. Like ring, a power of two, and inline
-// while it fits its small array.
+// can be scheduled without touching the packet. Like ring, a power of two.
 type timedRing struct {
-	buf   []timed
-	head  int32
-	n     int32
-	small [2]timed
+	buf  []timed
+	head int32
+	n    int32
 }
-
-func (q *timedRing) inline() { q.buf = q.small[:] }
 
 type timed struct {
 	at netsim.Time
@@ -95,7 +84,7 @@ type credit struct {
 
 // outVC is the sender's view of one virtual channel of the buffer downstream: the free
 // space counted so far, and a FIFO (in time order) of credits on their way back (a power of
-// two, inline while it fits its small array, as ring).
+// two, as ring).
 type outVC struct {
 	free   int32
 	head   int32
@@ -103,10 +92,7 @@ type outVC struct {
 	nextAt netsim.Time // buf[head].at, when n > 0
 	lastAt netsim.Time // the newest entry's at, when n > 0
 	buf    []credit
-	small  [2]credit
 }
-
-func (q *outVC) inline() { q.buf = q.small[:] }
 
 func (q *outVC) push(c credit) {
 	if q.n == 0 {
