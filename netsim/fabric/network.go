@@ -212,6 +212,16 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 	} else {
 		n.vmask, n.vshift = n.v-1, uint(n.v-1) // V is 1 or 2
 	}
+	for i := range n.ovcx {
+		n.ovcx[i].inline()
+	}
+	for i := range n.in {
+		n.in[i].landing.inline()
+		for vc := range n.v {
+			n.vcq(i*n.v + vc).inline()
+			n.in[i].cred[min(vc, inlineVCs-1)].inline()
+		}
+	}
 	for i := range n.in {
 		n.in[i].upstream, n.in[i].wakeAt = -1, noWake
 	}
@@ -244,6 +254,9 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 	n.nodeIn, n.nodeOut = make([]int32, nodes), make([]int32, nodes)
 	if n.ovcx == nil {
 		n.eject = make([]outVC, nodes)
+		for i := range n.eject {
+			n.eject[i].inline()
+		}
 	}
 	n.nic, n.arrive = make([]ring, nodes), make([]ring, nodes)
 	n.lastInj, n.eps = make([]netsim.Time, nodes), make([]Endpoint, nodes)

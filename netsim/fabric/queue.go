@@ -2,13 +2,20 @@ package fabric
 
 import "github.com/lhsim/lhsim/netsim"
 
-// ring is a FIFO of packets. Its capacity is always a power of two (an index is masked,
-// not divided).
+// ring is a FIFO of packets. Its capacity is always a power of two. A ring inside the
+// network's arrays starts on its own small array (inline, so that the ring's first packets
+// sit in the ring's own cache line rather than in a buffer elsewhere on the heap); it moves
+// to a larger one on the heap only when it outgrows it.
 type ring struct {
-	buf  []*Packet
-	head int32
-	n    int32
+	buf   []*Packet
+	head  int32
+	n     int32
+	small [4]*Packet
 }
+
+// inline points q's buffer at its own small array: q must not move afterwards (it lives in
+// a slice that is never grown).
+func (q *ring) inline() { q.buf = q.small[:] }
 
 func (q *ring) front() *Packet {
 	if q.n == 0 {
@@ -38,12 +45,16 @@ func (q *ring) pop() *Packet {
 }
 
 // timedRing is a FIFO of packets with the time each is due, so that the next one's event
-// can be scheduled without touching the packet. Like ring, a power of two.
+// can be scheduled without touching the packet. Like ring, a power of two, and inline
+// while it fits its small array.
 type timedRing struct {
-	buf  []timed
-	head int32
-	n    int32
+	buf   []timed
+	head  int32
+	n     int32
+	small [2]timed
 }
+
+func (q *timedRing) inline() { q.buf = q.small[:] }
 
 type timed struct {
 	at netsim.Time
@@ -84,7 +95,7 @@ type credit struct {
 
 // outVC is the sender's view of one virtual channel of the buffer downstream: the free
 // space counted so far, and a FIFO (in time order) of credits on their way back (a power of
-// two, as ring).
+// two, inline while it fits its small array, as ring).
 type outVC struct {
 	free   int32
 	head   int32
@@ -92,7 +103,10 @@ type outVC struct {
 	nextAt netsim.Time // buf[head].at, when n > 0
 	lastAt netsim.Time // the newest entry's at, when n > 0
 	buf    []credit
+	small  [2]credit
 }
+
+func (q *outVC) inline() { q.buf = q.small[:] }
 
 func (q *outVC) push(c credit) {
 	if q.n == 0 {
