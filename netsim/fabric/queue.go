@@ -10,7 +10,7 @@ type ring struct {
 	buf   []*Packet
 	head  int32
 	n     int32
-	small [4]*Packet
+	small [2]*Packet
 }
 
 // inline points q's buffer at its own small array: q must not move afterwards (it lives in
@@ -103,7 +103,7 @@ type outVC struct {
 	nextAt netsim.Time // buf[head].at, when n > 0
 	lastAt netsim.Time // the newest entry's at, when n > 0
 	buf    []credit
-	small  [2]credit
+	small  [1]credit
 }
 
 func (q *outVC) inline() { q.buf = q.small[:] }

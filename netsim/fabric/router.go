@@ -86,12 +86,16 @@ func (n *Network) giveBack(o int, q *outVC, flits int32, at netsim.Time) {
 	}
 }
 
-// giveBackIn is giveBack from input i's VC vc to its upstream output, with no look at the
-// output's own record unless it waits.
-func (n *Network) giveBackIn(i, vc int, flits int32, at netsim.Time) {
+// giveBackIn is giveBack from input i's VC vc to its upstream output, the packet's tail
+// leaving at end, with no look at the output's own record unless it waits. The credits that
+// have arrived by now are counted first (as avail would count them when the output next
+// looks), so that the FIFO holds only those still on the way: one, mostly, which stays
+// inside the record.
+func (n *Network) giveBackIn(i, vc int, flits int32, end, now netsim.Time) {
 	ip := &n.in[i]
 	q := n.upCred(i, vc)
-	at += ip.upLatency
+	avail(q, now)
+	at := end + ip.upLatency
 	if q.n > 0 {
 		at = max(at, q.lastAt) // keep the FIFO in time order
 	}
@@ -225,7 +229,7 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 		n.wakeOut(o, end)
 	}
 	// The buffer space the packet leaves goes back upstream when its tail has left.
-	n.giveBackIn(i, best%n.v, bp.Flits, end)
+	n.giveBackIn(i, best%n.v, bp.Flits, end, now)
 	if p := q.front(); p != nil {
 		n.request(best, p, now)
 	}
