@@ -245,6 +245,31 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// A port's VCs inside its record (up to inlineVCs) and in arrays of their own (more VCs)
+// run the same: every delivery at the same time, hop count and VC, under heavy traffic
+// with slow consumers (full buffers, credits waited for), on 1 and 2 VCs.
+func TestVCLayouts(t *testing.T) {
+	seed := testSeed(t, 5)
+	for _, c := range []struct {
+		topo string
+		vcs  int
+	}{{"torus:4x4", 2}, {"fattree:4x2", 1}, {"fattree:4x2", 2}} {
+		cfg := DefaultConfig()
+		cfg.VCs = c.vcs
+		var traces [2][]string
+		for k, arrays := range []bool{false, true} {
+			vcArrays = arrays
+			eng, n := build(t, c.topo, cfg)
+			vcArrays = false
+			require.Equal(t, arrays, n.ovcx != nil, "%s: the layout asked for", c.topo)
+			s := heavy(t, eng, n, seed, 60, 200*ns)
+			require.Equal(t, n.Nodes()*60, len(s.trace), "%s, %d VCs: every packet delivered", c.topo, c.vcs)
+			traces[k] = s.trace
+		}
+		require.Equal(t, traces[0], traces[1], "%s, %d VCs: inline against arrays", c.topo, c.vcs)
+	}
+}
+
 // With InOrder, the packets of one flow arrive in the order they were injected.
 func TestInOrder(t *testing.T) {
 	seed := testSeed(t, 3)

@@ -71,6 +71,10 @@ type inPort struct {
 // inlineVCs is how many VCs a port keeps inside its own record (the default's 2).
 const inlineVCs = 2
 
+// vcArrays makes New keep every VC in Network.ovcx and vcqx, as with more than inlineVCs
+// (tests: the two layouts must run the same).
+var vcArrays = false
+
 const noWake netsim.Time = -1
 
 // Event kinds, in the low bits of an event's arg; the rest is a port or node number.
@@ -206,7 +210,7 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 	}
 	n.in = make([]inPort, total)
 	n.out = make([]outPort, total+nodes)
-	if n.v > inlineVCs {
+	if n.v > inlineVCs || vcArrays {
 		n.ovcx = make([]outVC, len(n.out)*n.v)
 		n.vcqx = make([]ring, total*n.v)
 	} else {
