@@ -56,7 +56,24 @@ type inPort struct {
 	router    int32       //
 	busyUntil netsim.Time // the crossbar input is streaming a packet out until then
 	wakeAt    netsim.Time // a wake-up is scheduled then (noWake: none)
+	upLatency netsim.Time // the upstream output's link latency (the credits' way back)
+	upWaits   bool        // the upstream output has a packet waiting (it wants credits' arrivals)
+	// The packets on the link to it whose head has not yet been through the pipeline; the
+	// upstream output's credit counters for its VCs; its VCs' buffers. The last two are
+	// inline when there are no more than inlineVCs (else in Network.ovcx and vcqx). So a
+	// packet sent over a link touches the sender's record and the receiver's, a packet
+	// landing or leaving only its input's.
+	landing timedRing
+	cred    [inlineVCs]outVC
+	vcs     [inlineVCs]ring
 }
+
+// inlineVCs is how many VCs a port keeps inside its own record (the default's 2).
+const inlineVCs = 2
+
+// vcArrays makes New keep every VC in Network.ovcx and vcqx, as with more than inlineVCs
+// (tests: the two layouts must run the same).
+var vcArrays = false
 
 const noWake netsim.Time = -1
 
@@ -82,10 +99,12 @@ type Network struct {
 
 	portBase []int32 // first global port of each router
 	in       []inPort
-	out      []outPort   // router ports first, then one injection port per node
-	ovc      []outVC     // out*V+vc: free flits downstream and credits on the way back
-	vcq      []ring      // in*V+vc: the input buffers
-	landing  []timedRing // in: packets on the link to it whose head has not yet been through the pipeline
+	out      []outPort // router ports first, then one injection port per node
+	ovcx     []outVC   // out*V+vc, when V > inlineVCs: free flits downstream and credits on the way back
+	eject    []outVC   // node's ejection buffer's credits, when V <= inlineVCs
+	vcqx     []ring    // in*V+vc, when V > inlineVCs: the input buffers
+	vmask    int       // V-1 when V <= inlineVCs
+	vshift   uint      // log2(V) when V <= inlineVCs
 
 	nodeIn  []int32 // node's router input port (its injection link's end)
 	nodeOut []int32 // node's router output port (its ejection link's start)
@@ -191,9 +210,22 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 	}
 	n.in = make([]inPort, total)
 	n.out = make([]outPort, total+nodes)
-	n.ovc = make([]outVC, len(n.out)*n.v)
-	n.vcq = make([]ring, total*n.v)
-	n.landing = make([]timedRing, total)
+	if n.v > inlineVCs || vcArrays {
+		n.ovcx = make([]outVC, len(n.out)*n.v)
+		n.vcqx = make([]ring, total*n.v)
+	} else {
+		n.vmask, n.vshift = n.v-1, uint(n.v-1) // V is 1 or 2
+	}
+	for i := range n.ovcx {
+		n.ovcx[i].inline()
+	}
+	for i := range n.in {
+		n.in[i].landing.inline()
+		for vc := range n.v {
+			n.vcq(i*n.v + vc).inline()
+			n.in[i].cred[min(vc, inlineVCs-1)].inline()
+		}
+	}
 	for i := range n.in {
 		n.in[i].upstream, n.in[i].wakeAt = -1, noWake
 	}
@@ -211,9 +243,9 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 		n.out[o].down, n.out[o].latency = int32(i), lat
 		n.out[o].flitTime = max(sw, cfg.FlitTime(gbps))
 		n.out[o].hold = cfg.SwitchLatency
-		n.in[i].upstream = int32(o)
+		n.in[i].upstream, n.in[i].upLatency = int32(o), lat
 		for vc := range n.v {
-			n.ovc[o*n.v+vc].free = int32(cfg.BufferFlits)
+			n.ovc(o, vc).free = int32(cfg.BufferFlits)
 		}
 	}
 	for _, l := range g.links {
@@ -224,6 +256,12 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 		link(o, i, l.latency, l.gbps)
 	}
 	n.nodeIn, n.nodeOut = make([]int32, nodes), make([]int32, nodes)
+	if n.ovcx == nil {
+		n.eject = make([]outVC, nodes)
+		for i := range n.eject {
+			n.eject[i].inline()
+		}
+	}
 	n.nic, n.arrive = make([]ring, nodes), make([]ring, nodes)
 	n.lastInj, n.eps = make([]netsim.Time, nodes), make([]Endpoint, nodes)
 	for node, a := range g.nodes {
@@ -235,10 +273,46 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 		n.out[p].down, n.out[p].latency = int32(-1-node), a.latency
 		n.out[p].flitTime = max(sw, cfg.FlitTime(a.gbps))
 		n.out[p].hold = cfg.SwitchLatency
-		n.ovc[p*n.v].free = int32(cfg.EjectBufferFlits)
+		n.ovc(p, 0).free = int32(cfg.EjectBufferFlits)
 		n.nodeIn[node], n.nodeOut[node] = int32(p), int32(p)
 	}
 	return n, nil
+}
+
+// ovc is output o's VC w: free flits downstream and credits on the way back. It is kept
+// in the record of the input the output feeds (or, for an ejection port, its node's).
+func (n *Network) ovc(o, w int) *outVC {
+	if n.ovcx != nil {
+		return &n.ovcx[o*n.v+w]
+	}
+	if d := n.out[o].down; d >= 0 {
+		return &n.in[d].cred[w]
+	}
+	return &n.eject[-1-n.out[o].down]
+}
+
+// upCred is the credit counter of input i's VC vc at its upstream output (ovc(upstream, vc)).
+func (n *Network) upCred(i, vc int) *outVC {
+	if n.ovcx != nil {
+		return &n.ovcx[int(n.in[i].upstream)*n.v+vc]
+	}
+	return &n.in[i].cred[vc]
+}
+
+// waits records in the record of the input that output o feeds whether o has a packet
+// waiting (a request, or a queued packet at a node's injection port), for giveBack.
+func (n *Network) waits(o int, yes bool) {
+	if d := n.out[o].down; d >= 0 {
+		n.in[d].upWaits = yes
+	}
+}
+
+// vcq is input VC key's buffer (in*V+vc).
+func (n *Network) vcq(key int) *ring {
+	if n.vcqx != nil {
+		return &n.vcqx[key]
+	}
+	return &n.in[key>>n.vshift].vcs[key&n.vmask]
 }
 
 // Engine is the engine the network runs on.
@@ -311,6 +385,7 @@ func (n *Network) Inject(now netsim.Time, p *Packet) error {
 	q := &n.nic[p.Src]
 	q.push(p)
 	if q.n == 1 {
+		n.waits(len(n.in)+p.Src, true)
 		n.tryInject(p.Src, n.eng.Now())
 	}
 	if n.tracer != nil {
@@ -335,6 +410,6 @@ func (n *Network) Consumed(now netsim.Time, node int, p *Packet) error {
 		n.tracer.Consumed(max(now, n.eng.Now()), p)
 	}
 	o := int(n.nodeOut[node])
-	n.giveBack(o, 0, p.Flits, max(now, n.eng.Now())+n.out[o].latency)
+	n.giveBack(o, n.ovc(o, 0), p.Flits, max(now, n.eng.Now())+n.out[o].latency)
 	return nil
 }

@@ -18,12 +18,12 @@ func (n *Network) Fire(now netsim.Time, arg int64) {
 		// pipeline after its head: one event at a time per input keeps the queue short.
 		// A landed packet joins its VC's buffer queue; the first in the queue asks for
 		// its output.
-		p, vc, next := n.landing[x].pop()
+		p, vc, next := n.in[x].landing.pop()
 		if next != netsim.Never {
 			n.eng.At(next, n, evReady|int64(x)<<kindBits)
 		}
 		key := x*n.v + vc
-		q := &n.vcq[key]
+		q := n.vcq(key)
 		if q.push(p); q.n == 1 {
 			n.request(key, p, now)
 		}
@@ -43,7 +43,7 @@ func (n *Network) Fire(now netsim.Time, arg int64) {
 			ip.wakeAt = noWake
 		}
 		for k := x * n.v; k < (x+1)*n.v; k++ {
-			if p := n.vcq[k].front(); p != nil && p.requested {
+			if p := n.vcq(k).front(); p != nil && p.requested {
 				n.tryOutput(int(p.out), now)
 			}
 		}
@@ -73,27 +73,43 @@ func (n *Network) wakeIn(i int, t netsim.Time) {
 	n.eng.At(t, n, evInWake|int64(i)<<kindBits)
 }
 
-// giveBack sends flits of buffer space back to output o's VC vc, arriving at at. Credits
-// are counted lazily, when the output next looks at them; only an output that has a
-// packet waiting gets an event for their arrival.
-func (n *Network) giveBack(o, vc int, flits int32, at netsim.Time) {
-	q := &n.ovc[o*n.v+vc]
+// giveBack sends flits of buffer space back to output o's VC q (ovc(o, vc)), arriving at
+// at. Credits are counted lazily, when the output next looks at them; only an output that
+// has a packet waiting gets an event for their arrival.
+func (n *Network) giveBack(o int, q *outVC, flits int32, at netsim.Time) {
 	if q.n > 0 {
 		at = max(at, q.lastAt) // keep the FIFO in time order
 	}
 	q.push(credit{at, flits})
-	op := &n.out[o]
-	if op.owner < 0 && n.nic[-1-op.owner].n > 0 || op.owner >= 0 && len(op.reqs) > 0 {
+	if op := &n.out[o]; op.owner < 0 && n.nic[-1-op.owner].n > 0 || op.owner >= 0 && len(op.reqs) > 0 {
 		n.wakeOut(o, at)
 	}
 }
 
-// avail counts the credits of output VC ix that have arrived by now.
-func (n *Network) avail(ix int, now netsim.Time) int32 {
-	q := &n.ovc[ix]
+// giveBackIn is giveBack from input i's VC vc to its upstream output, the packet's tail
+// leaving at end, with no look at the output's own record unless it waits. The credits that
+// have arrived by now are counted first (as avail would count them when the output next
+// looks), so that the FIFO holds only those still on the way: one, mostly, which stays
+// inside the record.
+func (n *Network) giveBackIn(i, vc int, flits int32, end, now netsim.Time) {
+	ip := &n.in[i]
+	q := n.upCred(i, vc)
+	avail(q, now)
+	at := end + ip.upLatency
+	if q.n > 0 {
+		at = max(at, q.lastAt) // keep the FIFO in time order
+	}
+	q.push(credit{at, flits})
+	if ip.upWaits {
+		n.wakeOut(int(ip.upstream), at)
+	}
+}
+
+// avail counts the credits of output VC q that have arrived by now.
+func avail(q *outVC, now netsim.Time) int32 {
 	for q.n > 0 && q.nextAt <= now {
 		q.free += q.buf[q.head].flits
-		q.head = (q.head + 1) % int32(len(q.buf))
+		q.head = (q.head + 1) & int32(len(q.buf)-1)
 		if q.n--; q.n > 0 {
 			q.nextAt = q.buf[q.head].at
 		}
@@ -118,7 +134,9 @@ func (n *Network) request(key int, p *Packet, now netsim.Time) {
 		p.vcLo, p.vcHi = uint8(class*h), uint8(class*h+h)
 	}
 	p.requested = true
-	n.out[o].reqs = append(n.out[o].reqs, int32(key))
+	if n.out[o].reqs = append(n.out[o].reqs, int32(key)); len(n.out[o].reqs) == 1 {
+		n.waits(o, true)
+	}
 	n.tryOutput(o, now)
 }
 
@@ -126,21 +144,20 @@ func (n *Network) request(key int, p *Packet, now netsim.Time) {
 // when credits already on their way arrive.
 func (n *Network) pickVC(o int, p *Packet, now netsim.Time) int {
 	lo, hi := int(p.vcLo), int(p.vcHi)
-	base := o * n.v
 	if n.cfg.InOrder && hi-lo > 1 {
 		lo += (p.Src*7919 + p.Dst) % (hi - lo)
 		hi = lo + 1
 	}
 	best, bestC := -1, int32(0)
 	for w := lo; w < hi; w++ {
-		if c := n.avail(base+w, now); c >= p.Flits && c > bestC {
+		if c := avail(n.ovc(o, w), now); c >= p.Flits && c > bestC {
 			best, bestC = w, c
 		}
 	}
 	if best < 0 {
 		next := netsim.Never
 		for w := lo; w < hi; w++ {
-			if q := &n.ovc[base+w]; q.n > 0 {
+			if q := n.ovc(o, w); q.n > 0 {
 				next = min(next, q.nextAt)
 			}
 		}
@@ -174,7 +191,7 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 			n.wakeIn(i, b)
 			continue
 		}
-		p := n.vcq[key].front()
+		p := n.vcq(key).front()
 		w := n.pickVC(o, p, now)
 		if w < 0 {
 			continue
@@ -198,9 +215,11 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 	}
 	last := len(op.reqs) - 1
 	op.reqs[bestIdx] = op.reqs[last]
-	op.reqs = op.reqs[:last]
+	if op.reqs = op.reqs[:last]; last == 0 {
+		n.waits(o, false)
+	}
 	op.rr = int32(best)
-	q := &n.vcq[best]
+	q := n.vcq(best)
 	q.pop()
 	bp.requested = false
 	i := best / n.v
@@ -210,8 +229,7 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 		n.wakeOut(o, end)
 	}
 	// The buffer space the packet leaves goes back upstream when its tail has left.
-	up := int(n.in[i].upstream)
-	n.giveBack(up, best%n.v, bp.Flits, end+n.out[up].latency)
+	n.giveBackIn(i, best%n.v, bp.Flits, end, now)
 	if p := q.front(); p != nil {
 		n.request(best, p, now)
 	}
@@ -235,7 +253,9 @@ func (n *Network) tryInject(node int, now netsim.Time) {
 	if w < 0 {
 		return
 	}
-	q.pop()
+	if q.pop(); q.n == 0 {
+		n.waits(o, false)
+	}
 	if n.tracer != nil {
 		n.tracer.Left(now, p)
 	}
@@ -256,7 +276,7 @@ func (n *Network) send(o, w int, p *Packet, now netsim.Time, in int) netsim.Time
 	}
 	op.busyUntil = end
 	op.flits += uint64(p.Flits)
-	n.ovc[o*n.v+w].free -= p.Flits
+	n.ovc(o, w).free -= p.Flits
 	n.stats.FlitHops += uint64(p.Flits)
 	if n.linkFlits != nil {
 		n.linkFlits[o] += uint64(p.Flits)
@@ -292,7 +312,7 @@ func (n *Network) send(o, w int, p *Packet, now netsim.Time, in int) netsim.Time
 	}
 	in2 := int(op.down)
 	ready := head + n.cfg.Pipeline()
-	l := &n.landing[in2]
+	l := &n.in[in2].landing
 	if l.push(ready, p, w); l.n == 1 {
 		n.eng.At(ready, n, evReady|int64(in2)<<kindBits)
 	}

@@ -428,15 +428,17 @@ func Footprint(topo Topology, cfg Config) int64 {
 	r, p, l := shape(topo)
 	nodes, v := int64(topo.Nodes()), int64(max(cfg.VCs, 1))
 	ports, outs := int64(p), int64(p)+nodes
-	b := ports*int64(unsafe.Sizeof(inPort{})) +
+	b := ports*int64(unsafe.Sizeof(inPort{})) + // its landing queue, inlineVCs buffers and credit counters inside
 		outs*int64(unsafe.Sizeof(outPort{})) +
-		outs*v*int64(unsafe.Sizeof(outVC{})) +
-		ports*v*int64(unsafe.Sizeof(ring{})) +
-		ports*int64(unsafe.Sizeof(timedRing{})) +
 		int64(r)*(4+8) + // portBase, graph.ports
 		int64(l)*int64(unsafe.Sizeof(linkDef{})) +
 		nodes*int64(unsafe.Sizeof(nodeDef{})) +
 		nodes*(4+4+2*int64(unsafe.Sizeof(ring{}))+8+16) // nodeIn, nodeOut, nic, arrive, lastInj, eps
+	if v > inlineVCs { // the VCs in arrays of their own
+		b += outs*v*int64(unsafe.Sizeof(outVC{})) + ports*v*int64(unsafe.Sizeof(ring{}))
+	} else {
+		b += nodes * int64(unsafe.Sizeof(outVC{})) // the ejection buffers' credits
+	}
 	if t, ok := topo.(*Torus); ok {
 		b += nodes * int64(len(t.k)) * 2 // coords
 	}
