@@ -75,7 +75,7 @@ type iqRouter struct {
 	creditOut []int32 // input -> VC whose credit leaves this cycle, -1 none
 	creditIns []int32
 
-	vcAlloc, swAlloc *rrAlloc
+	vcAlloc, swAlloc rrAlloc
 	swRR             []int32 // _sw_rr_offset
 }
 
@@ -246,8 +246,14 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 		rt := &n.routers[r]
 		*rt = iqRouter{id: int32(r), inBase: int32(total), outBase: int32(total),
 			vcs: make([]iqVC, p*v), flits: make([]iqFlit, p*v<<n.ringShift), next: make([]iqNext, p*v),
-			outFlit: make([]iqFlit, p), outHas: make([]bool, p), creditOut: make([]int32, p),
-			vcAlloc: newRRAlloc(p*v, p*v, false), swAlloc: newRRAlloc(p, p, true), swRR: make([]int32, p)}
+			outFlit: make([]iqFlit, p), outHas: make([]bool, p)}
+		// The small arrays and both allocators in two objects, not twenty.
+		va32, va64 := rrAllocSize(p*v, p*v, false)
+		sa32, sa64 := rrAllocSize(p, p, true)
+		i32, u64 := make([]int32, 3*p+va32+sa32), make([]uint64, va64+sa64)
+		rt.creditOut, rt.creditIns, rt.swRR = carve32(&i32, p), carve32(&i32, p)[:0], carve32(&i32, p)
+		rt.vcAlloc.init(p*v, p*v, false, &i32, &u64)
+		rt.swAlloc.init(p, p, true, &i32, &u64)
 		for i := range rt.next {
 			rt.next[i].inUse = -1
 		}
@@ -387,8 +393,14 @@ func (n *IQNet) front(r *iqRouter, key int) *iqFlit {
 func (n *IQNet) pop(r *iqRouter, key int) iqFlit {
 	c := &r.vcs[key]
 	f := r.flits[key<<n.ringShift+int(c.head)]
-	c.head = (c.head + 1) & (int32(1)<<n.ringShift - 1)
 	c.n--
+	if c.n == 0 {
+		// An empty ring starts again at its first slot: at light load a VC's flits stay in
+		// one cache line instead of walking round all of its ring.
+		c.head = 0
+	} else {
+		c.head = (c.head + 1) & (int32(1)<<n.ringShift - 1)
+	}
 	return f
 }
 

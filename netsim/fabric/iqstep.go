@@ -195,7 +195,7 @@ func (n *IQNet) internalStep(r *iqRouter) {
 	if len(r.swAlloc.inOcc) > 0 {
 		r.swAlloc.clear()
 	}
-	sw := r.swAlloc
+	sw := &r.swAlloc
 	if r.swQ.len() > 0 {
 		pend := r.swQ.pending()
 		for i := range pend {
