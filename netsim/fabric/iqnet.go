@@ -246,7 +246,8 @@ func NewIQ(topo Topology, cfg Config, seed uint64) (*IQNet, error) {
 		rt := &n.routers[r]
 		*rt = iqRouter{id: int32(r), inBase: int32(total), outBase: int32(total),
 			vcs: make([]iqVC, p*v), flits: make([]iqFlit, p*v<<n.ringShift), next: make([]iqNext, p*v),
-			outFlit: make([]iqFlit, p), outHas: make([]bool, p)}
+			outFlit: make([]iqFlit, p), outHas: make([]bool, p),
+			routeQ: newIQQueue(p * v), vcQ: newIQQueue(p * v), swQ: newIQQueue(p * v)}
 		// The small arrays and both allocators in two objects, not twenty.
 		va32, va64 := rrAllocSize(p*v, p*v, false)
 		sa32, sa64 := rrAllocSize(p, p, true)

@@ -139,9 +139,9 @@ func (n *IQNet) inputQueuing(r *iqRouter, in int, f *iqFlit) {
 	switch c := &r.vcs[key]; {
 	case c.state == vcIdle:
 		c.state = vcRouting
-		r.routeQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
+		r.routeQ.push(iqEntry{time: -1, res: -1, input: uint16(in), vc: f.vc})
 	case c.state == vcActive && c.n == 1: // it is at the front
-		r.swQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
+		r.swQ.push(iqEntry{time: -1, res: -1, input: uint16(in), vc: f.vc})
 	}
 }
 
@@ -152,8 +152,8 @@ func (n *IQNet) internalStep(r *iqRouter) {
 	now := n.now
 
 	// _RouteEvaluate
-	for i := range r.routeQ.pending() {
-		e := &r.routeQ.pending()[i]
+	for i := range r.routeQ.len() {
+		e := r.routeQ.at(i)
 		if e.time >= 0 {
 			break
 		}
@@ -164,9 +164,8 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		r.vcAlloc.clear()
 	}
 	if r.vcQ.len() > 0 {
-		pend := r.vcQ.pending()
-		for i := range pend {
-			e := &pend[i]
+		for i := range r.vcQ.len() {
+			e := r.vcQ.at(i)
 			if e.time >= 0 {
 				break
 			}
@@ -197,9 +196,8 @@ func (n *IQNet) internalStep(r *iqRouter) {
 	}
 	sw := &r.swAlloc
 	if r.swQ.len() > 0 {
-		pend := r.swQ.pending()
-		for i := range pend {
-			e := &pend[i]
+		for i := range r.swQ.len() {
+			e := r.swQ.at(i)
 			if e.time >= 0 {
 				break
 			}
@@ -219,7 +217,7 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			in := int(e.input)
 			if sw.has(in, out) {
 				if lab := &sw.label[in*sw.outputs+out]; rrSupersedes(int(e.vc), 0, int(*lab), 0, int(r.swRR[in]), v) {
-					*lab = e.vc
+					*lab = int32(e.vc)
 				}
 				continue
 			}
@@ -246,7 +244,7 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		c := &r.vcs[key]
 		c.outPort, c.vcLo, c.vcHi = int32(out), int16(lo), int16(hi)
 		c.state = vcAlloc
-		r.vcQ.push(iqEntry{-1, e.input, e.vc, -1})
+		r.vcQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
 		r.routeQ.pop()
 	}
 	// _VCAllocUpdate
@@ -270,9 +268,9 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			r.next[int(e.res)].inUse = int32(key) // TakeBuffer
 			c.outPort, c.outVC = int32(out), int16(ovc)
 			c.state = vcActive
-			r.swQ.push(iqEntry{-1, e.input, e.vc, -1})
+			r.swQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
 		} else {
-			r.vcQ.push(iqEntry{-1, e.input, e.vc, -1})
+			r.vcQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
 		}
 		r.vcQ.pop()
 	}
@@ -286,15 +284,15 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		in := int(e.input)
 		key := in*v + int(e.vc)
 		if e.res >= -1 { // not stalled before asking: the grant, if this VC's request won
-			if out := sw.inmatch[in]; out >= 0 && sw.label[in*sw.outputs+int(out)] == e.vc {
-				r.swRR[in] = rrNext(e.vc, v)
+			if out := sw.inmatch[in]; out >= 0 && sw.label[in*sw.outputs+int(out)] == int32(e.vc) {
+				r.swRR[in] = rrNext(int32(e.vc), v)
 				e.res = out
 			} else {
 				e.res = stallXbar
 			}
 		}
 		if e.res < 0 {
-			r.swQ.push(iqEntry{-1, e.input, e.vc, -1})
+			r.swQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
 			continue
 		}
 		out := int(e.res)
@@ -319,16 +317,16 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		if r.creditOut[in] < 0 {
 			r.creditIns = append(r.creditIns, int32(in))
 		}
-		r.creditOut[in] = e.vc
+		r.creditOut[in] = int32(e.vc)
 		if c.n == 0 {
 			if f.tail {
 				c.state = vcIdle
 			}
 		} else if f.tail {
 			c.state = vcRouting
-			r.routeQ.push(iqEntry{-1, e.input, e.vc, -1})
+			r.routeQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
 		} else {
-			r.swQ.push(iqEntry{-1, e.input, e.vc, -1})
+			r.swQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
 		}
 	}
 	// _SwitchUpdate
