@@ -164,6 +164,7 @@ type IQNet struct {
 	moved    int64 // flits moved across a switch or channel, all time
 	events   int64 // flits and credits the channels delivered, all time
 	lone     *iqSim
+	touched  int64 // what touch read: kept, so that its reads are not dropped
 }
 
 // RouterModel is which router a Config describes.
