@@ -16,7 +16,7 @@ func (n *IQNet) route(r *iqRouter, in int, f *iqFlit) (out, lo, hi int) {
 			// routefunc.cpp dim_order_torus: the VCs split in two halves by partition,
 			// except at the destination router.
 			avail := (hi - lo + 1) / 2
-			if f.ph == 0 {
+			if f.flags&flitPh == 0 {
 				hi -= avail
 			} else {
 				lo += avail
@@ -58,9 +58,9 @@ func (n *IQNet) dimOrderTorus(t *Torus, cur, in int, p *iqFlit) int {
 		dist2 := k - 2*fwd
 		right := dist2 > 0 || dist2 == 0 && n.rng.IntN(2) == 1
 		if right && c > dst || !right && dst > c {
-			p.ph = 1
+			p.flags |= flitPh
 		} else {
-			p.ph = 0
+			p.flags &^= flitPh
 		}
 		if right || k == 2 {
 			return 1 + 2*d
@@ -158,9 +158,9 @@ func (n *IQNet) inputQueuing(r *iqRouter, in int, f *iqFlit) {
 	switch c := &r.vcs[key]; {
 	case c.state == vcIdle:
 		c.state = vcRouting
-		r.routeQ.push(iqEntry{time: -1, res: -1, input: uint16(in), vc: f.vc})
+		r.routeQ.push(iqEntry{time: -1, res: -1, input: uint16(in), vc: int16(f.vc)})
 	case c.state == vcActive && c.n == 1: // it is at the front
-		r.swQ.push(iqEntry{time: -1, res: -1, input: uint16(in), vc: f.vc})
+		r.swQ.push(iqEntry{time: -1, res: -1, input: uint16(in), vc: int16(f.vc)})
 	}
 }
 
@@ -322,15 +322,15 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		x := &r.xbar[len(r.xbar)-1]
 		x.time, x.f, x.output = -1, n.pop(r, key), int32(out)
 		f := &x.f
-		if f.head {
+		if f.head() {
 			f.hops++
 		}
-		f.vc = c.outVC
+		f.vc = int8(c.outVC)
 		// BufferState::SendingFlit: one more slot taken; a tail frees the VC for the next
 		// packet (wait_for_tail_credit = 0).
 		nx := &r.next[out*v+int(f.vc)]
 		nx.occ++
-		if f.tail {
+		if f.tail() {
 			nx.inUse = -1
 		}
 		if r.creditOut[in] < 0 {
@@ -338,10 +338,10 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		}
 		r.creditOut[in] = int32(e.vc)
 		if c.n == 0 {
-			if f.tail {
+			if f.tail() {
 				c.state = vcIdle
 			}
-		} else if f.tail {
+		} else if f.tail() {
 			c.state = vcRouting
 			r.routeQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
 		} else {
