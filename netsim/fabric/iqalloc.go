@@ -40,21 +40,60 @@ type rrAlloc struct {
 // newRRAlloc is an allocator of inputs to outputs; with labels, each request carries one
 // (add), without, none (ask).
 func newRRAlloc(inputs, outputs int, labels bool) *rrAlloc {
-	a := &rrAlloc{inputs: inputs, outputs: outputs, inW: (outputs + 63) / 64, outW: (inputs + 63) / 64,
-		inPtr: make([]int32, inputs), outPtr: make([]int32, outputs),
-		inmatch: make([]int32, inputs), outmatch: make([]int32, outputs)}
-	a.req = make([]uint64, inputs*a.inW)
+	n32, n64 := rrAllocSize(inputs, outputs, labels)
+	i32, u64 := make([]int32, n32), make([]uint64, n64)
+	a := &rrAlloc{}
+	a.init(inputs, outputs, labels, &i32, &u64)
+	return a
+}
+
+// rrAllocSize is how many int32 and uint64 an allocator of inputs to outputs takes from
+// the arenas init carves it from.
+func rrAllocSize(inputs, outputs int, labels bool) (n32, n64 int) {
+	n32 = 3*inputs + 3*outputs
 	if labels {
-		a.label = make([]int32, inputs*outputs)
+		n32 += inputs * outputs
 	}
-	a.pick = make([]uint64, outputs*a.outW)
+	return n32, inputs*((outputs+63)/64) + outputs*((inputs+63)/64)
+}
+
+// init makes a an allocator of inputs to outputs, its arrays carved from the fronts of i32
+// and u64 (zeroed, at least rrAllocSize long), so that a router's allocators and small
+// arrays share a few cache lines instead of a dozen objects each.
+func (a *rrAlloc) init(inputs, outputs int, labels bool, i32 *[]int32, u64 *[]uint64) {
+	*a = rrAlloc{inputs: inputs, outputs: outputs, inW: (outputs + 63) / 64, outW: (inputs + 63) / 64}
+	// The arrays a round touches, in the order it touches them.
+	a.inOcc = carve32(i32, inputs)[:0]
+	a.req = carve64(u64, inputs*a.inW)
+	a.inPtr = carve32(i32, inputs)
+	a.pick = carve64(u64, outputs*a.outW)
+	a.outOc = carve32(i32, outputs)[:0]
+	a.outPtr = carve32(i32, outputs)
+	a.inmatch = carve32(i32, inputs)
+	a.outmatch = carve32(i32, outputs)
+	if labels {
+		a.label = carve32(i32, inputs*outputs)
+	}
 	for i := range a.inmatch {
 		a.inmatch[i] = -1
 	}
 	for o := range a.outmatch {
 		a.outmatch[o] = -1
 	}
-	return a
+}
+
+// carve32 takes the first k of *arena, capacity k (an append past it moves out).
+func carve32(arena *[]int32, k int) []int32 {
+	s := (*arena)[:k:k]
+	*arena = (*arena)[k:]
+	return s
+}
+
+// carve64 is carve32 for uint64.
+func carve64(arena *[]uint64, k int) []uint64 {
+	s := (*arena)[:k:k]
+	*arena = (*arena)[k:]
+	return s
 }
 
 // rrPick is the first set bit of set at or after ptr, going round; set is not empty.

@@ -5,40 +5,64 @@ package fabric
 
 // iqEntry is an item of one of the router's pipeline queues (_route_vcs, _vc_alloc_vcs,
 // _sw_alloc_vcs): the time its stage completes (-1: not yet evaluated), the input VC, and
-// the stage's result.
+// the stage's result. 16 bytes: a router's queues stay in a few cache lines.
 type iqEntry struct {
-	time      int64
-	input, vc int32
-	res       int32
+	time  int64
+	res   int32
+	input uint16 // a router has at most 65535 ports (NewIQ)
+	vc    int16
 }
 
+// iqQueue is a FIFO on a ring whose size is a power of two. An input VC has at most one
+// entry in its router's three queues, so a ring of the router's VCs never grows; it would
+// if that broke. An emptied ring starts again at its first slot.
 type iqQueue struct {
-	buf  []iqEntry
-	head int
+	buf     []iqEntry
+	head, n uint32
 }
 
-func (q *iqQueue) len() int { return len(q.buf) - q.head }
+func newIQQueue(size int) iqQueue {
+	c := 4
+	for c < size {
+		c *= 2
+	}
+	return iqQueue{buf: make([]iqEntry, c)}
+}
+
+func (q *iqQueue) len() int { return int(q.n) }
 
 func (q *iqQueue) push(e iqEntry) {
-	if q.head > 0 && q.head == len(q.buf) {
-		q.buf, q.head = q.buf[:0], 0
+	if int(q.n) == len(q.buf) {
+		q.grow()
 	}
-	q.buf = append(q.buf, e)
+	q.buf[(q.head+q.n)&uint32(len(q.buf)-1)] = e
+	q.n++
+}
+
+// grow doubles the ring (out of line: push stays small enough to be inlined).
+//
+//go:noinline
+func (q *iqQueue) grow() {
+	b := make([]iqEntry, 2*len(q.buf))
+	for i := range q.n {
+		b[i] = q.buf[(q.head+i)&uint32(len(q.buf)-1)]
+	}
+	q.buf, q.head = b, 0
 }
 
 func (q *iqQueue) front() *iqEntry { return &q.buf[q.head] }
 
+// at is the i-th entry from the front, i < len.
+func (q *iqQueue) at(i int) *iqEntry { return &q.buf[(q.head+uint32(i))&uint32(len(q.buf)-1)] }
+
 func (q *iqQueue) pop() {
-	q.head++
-	if q.head == len(q.buf) {
-		q.buf, q.head = q.buf[:0], 0
-	} else if q.head > 64 && q.head*2 > len(q.buf) {
-		n := copy(q.buf, q.buf[q.head:])
-		q.buf, q.head = q.buf[:n], 0
+	q.n--
+	if q.n == 0 {
+		q.head = 0
+	} else {
+		q.head = (q.head + 1) & uint32(len(q.buf)-1)
 	}
 }
-
-func (q *iqQueue) pending() []iqEntry { return q.buf[q.head:] }
 
 // xbarEntry is a flit crossing the switch (_crossbar_flits).
 type xbarEntry struct {

@@ -372,7 +372,13 @@ func (s *iqSim) step() {
 				e.iqDest = n.nodeFlitTo[node]
 				e.f = iqFlit{}
 				f := &e.f
-				f.pkt, f.dst, f.vc, f.head, f.tail = t.pkt, p.dst, t.vc, head, tail
+				f.pkt, f.dst, f.vc = t.pkt, p.dst, int8(t.vc)
+				if head {
+					f.flags |= flitHead
+				}
+				if tail {
+					f.flags |= flitTail
+				}
 				if head {
 					t.buf.inUse[t.vc] = int32(node) // TakeBuffer
 					t.lastVC = t.vc
@@ -398,7 +404,7 @@ func (s *iqSim) step() {
 		}
 		f := t.ejected
 		t.hasEj = false
-		n.sendCredit(&n.nodeCredTo[node], f.vc)
+		n.sendCredit(&n.nodeCredTo[node], int16(f.vc))
 		s.retire(f, now)
 	}
 	n.evaluate()
@@ -450,10 +456,10 @@ func (s *iqSim) retire(f iqFlit, now int64) {
 	if p.record {
 		s.measured--
 	}
-	if f.head {
+	if f.head() {
 		p.hops = int32(f.hops)
 	}
-	if !f.tail {
+	if !f.tail() {
 		return
 	}
 	if s.state == simWarmingUp || p.record {

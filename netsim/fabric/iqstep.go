@@ -16,7 +16,7 @@ func (n *IQNet) route(r *iqRouter, in int, f *iqFlit) (out, lo, hi int) {
 			// routefunc.cpp dim_order_torus: the VCs split in two halves by partition,
 			// except at the destination router.
 			avail := (hi - lo + 1) / 2
-			if f.ph == 0 {
+			if f.flags&flitPh == 0 {
 				hi -= avail
 			} else {
 				lo += avail
@@ -58,9 +58,9 @@ func (n *IQNet) dimOrderTorus(t *Torus, cur, in int, p *iqFlit) int {
 		dist2 := k - 2*fwd
 		right := dist2 > 0 || dist2 == 0 && n.rng.IntN(2) == 1
 		if right && c > dst || !right && dst > c {
-			p.ph = 1
+			p.flags |= flitPh
 		} else {
-			p.ph = 0
+			p.flags &^= flitPh
 		}
 		if right || k == 2 {
 			return 1 + 2*d
@@ -88,7 +88,14 @@ func (n *IQNet) ncaFatTree(t *FatTree, r int, p *iqFlit) int {
 func (n *IQNet) evaluate() {
 	act := n.active
 	keep := n.spare[:0]
-	for _, id := range act {
+	const ahead = 4
+	for i := range min(ahead, len(act)) {
+		n.touch(&n.routers[act[i]])
+	}
+	for i, id := range act {
+		if i+ahead < len(act) {
+			n.touch(&n.routers[act[i+ahead]])
+		}
 		r := &n.routers[id]
 		n.internalStep(r)
 		n.writeOutputs(r)
@@ -98,6 +105,18 @@ func (n *IQNet) evaluate() {
 	}
 	// The routers still busy stay for the next cycle; reads add the ones woken then.
 	n.spare, n.active = act[:0], keep
+}
+
+// touch reads a line of each of the objects internalStep reads first in router r, a few
+// routers before it is evaluated: on a network larger than the caches each is a miss, and
+// read early they overlap instead of waiting one after another. It changes nothing.
+func (n *IQNet) touch(r *iqRouter) {
+	x := r.routeQ.buf[r.routeQ.head].time ^ r.vcQ.buf[r.vcQ.head].time ^ r.swQ.buf[r.swQ.head].time
+	x ^= int64(r.next[0].occ) ^ int64(r.vcs[0].n) ^ int64(r.creditOut[0])
+	if r.xbarHead < len(r.xbar) {
+		x ^= r.xbar[r.xbarHead].time
+	}
+	n.touched ^= x
 }
 
 // readInputs delivers this cycle's wheel slot: flits and credits to routers (their
@@ -139,9 +158,9 @@ func (n *IQNet) inputQueuing(r *iqRouter, in int, f *iqFlit) {
 	switch c := &r.vcs[key]; {
 	case c.state == vcIdle:
 		c.state = vcRouting
-		r.routeQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
+		r.routeQ.push(iqEntry{time: -1, res: -1, input: uint16(in), vc: int16(f.vc)})
 	case c.state == vcActive && c.n == 1: // it is at the front
-		r.swQ.push(iqEntry{-1, int32(in), int32(f.vc), -1})
+		r.swQ.push(iqEntry{time: -1, res: -1, input: uint16(in), vc: int16(f.vc)})
 	}
 }
 
@@ -152,8 +171,8 @@ func (n *IQNet) internalStep(r *iqRouter) {
 	now := n.now
 
 	// _RouteEvaluate
-	for i := range r.routeQ.pending() {
-		e := &r.routeQ.pending()[i]
+	for i := range r.routeQ.len() {
+		e := r.routeQ.at(i)
 		if e.time >= 0 {
 			break
 		}
@@ -164,9 +183,8 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		r.vcAlloc.clear()
 	}
 	if r.vcQ.len() > 0 {
-		pend := r.vcQ.pending()
-		for i := range pend {
-			e := &pend[i]
+		for i := range r.vcQ.len() {
+			e := r.vcQ.at(i)
 			if e.time >= 0 {
 				break
 			}
@@ -195,11 +213,10 @@ func (n *IQNet) internalStep(r *iqRouter) {
 	if len(r.swAlloc.inOcc) > 0 {
 		r.swAlloc.clear()
 	}
-	sw := r.swAlloc
+	sw := &r.swAlloc
 	if r.swQ.len() > 0 {
-		pend := r.swQ.pending()
-		for i := range pend {
-			e := &pend[i]
+		for i := range r.swQ.len() {
+			e := r.swQ.at(i)
 			if e.time >= 0 {
 				break
 			}
@@ -219,7 +236,7 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			in := int(e.input)
 			if sw.has(in, out) {
 				if lab := &sw.label[in*sw.outputs+out]; rrSupersedes(int(e.vc), 0, int(*lab), 0, int(r.swRR[in]), v) {
-					*lab = e.vc
+					*lab = int32(e.vc)
 				}
 				continue
 			}
@@ -246,7 +263,7 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		c := &r.vcs[key]
 		c.outPort, c.vcLo, c.vcHi = int32(out), int16(lo), int16(hi)
 		c.state = vcAlloc
-		r.vcQ.push(iqEntry{-1, e.input, e.vc, -1})
+		r.vcQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
 		r.routeQ.pop()
 	}
 	// _VCAllocUpdate
@@ -270,9 +287,9 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			r.next[int(e.res)].inUse = int32(key) // TakeBuffer
 			c.outPort, c.outVC = int32(out), int16(ovc)
 			c.state = vcActive
-			r.swQ.push(iqEntry{-1, e.input, e.vc, -1})
+			r.swQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
 		} else {
-			r.vcQ.push(iqEntry{-1, e.input, e.vc, -1})
+			r.vcQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
 		}
 		r.vcQ.pop()
 	}
@@ -286,15 +303,15 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		in := int(e.input)
 		key := in*v + int(e.vc)
 		if e.res >= -1 { // not stalled before asking: the grant, if this VC's request won
-			if out := sw.inmatch[in]; out >= 0 && sw.label[in*sw.outputs+int(out)] == e.vc {
-				r.swRR[in] = rrNext(e.vc, v)
+			if out := sw.inmatch[in]; out >= 0 && sw.label[in*sw.outputs+int(out)] == int32(e.vc) {
+				r.swRR[in] = rrNext(int32(e.vc), v)
 				e.res = out
 			} else {
 				e.res = stallXbar
 			}
 		}
 		if e.res < 0 {
-			r.swQ.push(iqEntry{-1, e.input, e.vc, -1})
+			r.swQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
 			continue
 		}
 		out := int(e.res)
@@ -305,30 +322,30 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		x := &r.xbar[len(r.xbar)-1]
 		x.time, x.f, x.output = -1, n.pop(r, key), int32(out)
 		f := &x.f
-		if f.head {
+		if f.head() {
 			f.hops++
 		}
-		f.vc = c.outVC
+		f.vc = int8(c.outVC)
 		// BufferState::SendingFlit: one more slot taken; a tail frees the VC for the next
 		// packet (wait_for_tail_credit = 0).
 		nx := &r.next[out*v+int(f.vc)]
 		nx.occ++
-		if f.tail {
+		if f.tail() {
 			nx.inUse = -1
 		}
 		if r.creditOut[in] < 0 {
 			r.creditIns = append(r.creditIns, int32(in))
 		}
-		r.creditOut[in] = e.vc
+		r.creditOut[in] = int32(e.vc)
 		if c.n == 0 {
-			if f.tail {
+			if f.tail() {
 				c.state = vcIdle
 			}
-		} else if f.tail {
+		} else if f.tail() {
 			c.state = vcRouting
-			r.routeQ.push(iqEntry{-1, e.input, e.vc, -1})
+			r.routeQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
 		} else {
-			r.swQ.push(iqEntry{-1, e.input, e.vc, -1})
+			r.swQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
 		}
 	}
 	// _SwitchUpdate
