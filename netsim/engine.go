@@ -193,14 +193,7 @@ func (e *Engine) Run(until Time) uint64 {
 			if e.hot[0].at > until {
 				break
 			}
-			ev = e.hot[0]
-			last := len(e.hot) - 1
-			e.hot[0] = e.hot[last]
-			e.hot[last] = event{}
-			e.hot = e.hot[:last]
-			if last > 0 {
-				heapDown(e.hot, 0)
-			}
+			ev = heapPop(&e.hot)
 		} else {
 			if !e.advance(until) {
 				break
@@ -232,14 +225,7 @@ func (e *Engine) advance(until Time) bool {
 	}
 	e.curB = target
 	for len(e.far) > 0 && int64(e.far[0].at)>>calShift < target+calBuckets {
-		ev := e.far[0]
-		last := len(e.far) - 1
-		e.far[0] = e.far[last]
-		e.far[last] = event{}
-		e.far = e.far[:last]
-		if last > 0 {
-			heapDown(e.far, 0)
-		}
+		ev := heapPop(&e.far)
 		e.bucket(int64(ev.at)>>calShift, &ev)
 	}
 	s := target & calMask
@@ -371,6 +357,18 @@ func heapUp(q []event, i int) {
 		q[i], q[p] = q[p], q[i]
 		i = p
 	}
+}
+
+// heapPop takes the least event off the heap *q (which has one), clearing its old slot.
+func heapPop(q *[]event) event {
+	h := *q
+	ev, last := h[0], len(h)-1
+	h[0], h[last] = h[last], event{}
+	*q = h[:last]
+	if last > 0 {
+		heapDown(*q, 0)
+	}
+	return ev
 }
 
 func heapDown(q []event, i int) {
