@@ -52,7 +52,7 @@ func newProgress(quiet bool, name string, total int64, unit string) *progress {
 		now := time.Now()
 		return &progress{name: name, unit: unit, total: total, start: now, last: now}
 	}
-	pr := &progress{p: mpb.New(mpb.WithOutput(os.Stderr), mpb.WithWidth(36), mpb.WithRefreshRate(200*time.Millisecond))}
+	pr := &progress{total: total, p: mpb.New(mpb.WithOutput(os.Stderr), mpb.WithWidth(36), mpb.WithRefreshRate(200*time.Millisecond))}
 	empty := ""
 	pr.extra.Store(&empty)
 	pr.bar = pr.p.AddBar(total,
@@ -91,6 +91,17 @@ func (pr *progress) set(done int64, note string) {
 	}
 	pr.extra.Store(&note)
 	pr.bar.SetCurrent(done)
+}
+
+// setTotal sets the bar's total (the steps a sweep's parts expect grow as they start).
+func (pr *progress) setTotal(total int64) {
+	if pr == nil || total == pr.total {
+		return
+	}
+	pr.total = total
+	if pr.bar != nil {
+		pr.bar.SetTotal(total, false)
+	}
 }
 
 // log prints a line above the bar (or on stderr when there is no bar).

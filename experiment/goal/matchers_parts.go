@@ -3,7 +3,7 @@ package goal
 // The matchers study in parts (lhsim matchers --jobs): each workload with each matcher is a
 // run of its own on its own network (and its own Verilated models on the --rtl-nodes, each
 // pinned to the thread of the goroutine that made it), and so is each matcher on the fig6
-// micro-benchmark; MergeMatchers puts their rows together as RunMatchers gives them. The
+// micro-benchmark; Merge puts their rows together as RunMatchers gives them. The
 // parts share each workload's schedule, made once (RunSchedule only reads it).
 
 import (
@@ -150,8 +150,8 @@ func (cfg MatchersConfig) Parts() []experiment.Part[MatchersConfig] {
 	return out
 }
 
-// MergeMatchers puts the results of Parts (in Parts order) together into RunMatchers'.
-func MergeMatchers(parts []*MatchersResult) (*MatchersResult, error) {
+// Merge puts the results of Parts (in Parts order) together into RunMatchers'.
+func (cfg MatchersConfig) Merge(parts []*MatchersResult) (*MatchersResult, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("matchers: no parts to merge")
 	}

@@ -3,6 +3,7 @@ package net
 import (
 	"encoding/json"
 	"errors"
+	"github.com/lhsim/lhsim/experiment"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,7 +119,7 @@ func TestTrafficDeterministicAndJSON(t *testing.T) {
 	}
 }
 
-// What RunTraffic refuses, it refuses before any work, as a TrafficInputError.
+// What RunTraffic refuses, it refuses before any work, as an experiment.InputError.
 func TestTrafficBadInput(t *testing.T) {
 	for _, c := range []struct {
 		mod  func(*TrafficConfig)
@@ -139,8 +140,8 @@ func TestTrafficBadInput(t *testing.T) {
 		c.mod(&cfg)
 		_, err := RunTraffic(cfg)
 		require.ErrorContains(t, err, c.says)
-		var ie *TrafficInputError
-		require.True(t, errors.As(err, &ie), "%v is a TrafficInputError", err)
+		var ie *experiment.InputError
+		require.True(t, errors.As(err, &ie), "%v is an InputError", err)
 	}
 }
 
@@ -298,7 +299,7 @@ func TestTrafficAllowDeadlock(t *testing.T) {
 	cfg.Fabric = fabric.BookSimConfig(4 * netsim.Nanosecond)
 	cfg.Fabric.VCs, cfg.Fabric.BufferFlits = 1, 2
 	_, err := RunTraffic(cfg)
-	var ie *TrafficInputError
+	var ie *experiment.InputError
 	require.ErrorAs(t, err, &ie)
 	require.ErrorContains(t, err, "torus:8 with 1 VC can deadlock")
 	cfg.AllowDeadlock = true
