@@ -113,6 +113,9 @@ func ibRunFlags(r *runner) func() error {
 			if err := checkResume(r, "nodes", "messages", "seed", "recv-depth", "receive", "chipset", "checkpoint-at", "bulk", "checkpoint"); err != nil {
 				return err
 			}
+			if _, err := os.Stat(*resume); err != nil {
+				return r.usage("--resume: %w", err)
+			}
 			res, err := call(r, func() (*ib.RunResult, error) { return ib.Resume(*resume) })
 			return report(r, res, err)
 		}

@@ -87,7 +87,9 @@ func runCommand(group *command, cmds []*command, help func(io.Writer), args []st
 		prefix += " " + group.name
 	}
 	if len(args) == 0 {
-		fmt.Fprintf(os.Stderr, "%s: name a command\n", prefix)
+		if group != nil {
+			fmt.Fprintf(os.Stderr, "%s needs a subcommand\n", prefix)
+		}
 		help(os.Stderr)
 		return "", usageError{errors.New("no command")}
 	}
@@ -105,9 +107,13 @@ func runCommand(group *command, cmds []*command, help func(io.Writer), args []st
 	}
 	c := find(cmds, name)
 	if c == nil {
-		fmt.Fprintf(os.Stderr, "%s: unknown command %q\n", prefix, name)
+		what := "command"
+		if group != nil {
+			what = "subcommand"
+		}
+		fmt.Fprintf(os.Stderr, "%s: unknown %s %q\n", prefix, what, name)
 		help(os.Stderr)
-		return "", usageError{fmt.Errorf("unknown command %q", name)}
+		return "", usageError{fmt.Errorf("unknown %s %q", what, name)}
 	}
 	if c.subs != nil && (c.flags == nil || len(rest) > 0 && find(c.subs, rest[0]) != nil) {
 		return runCommand(c, c.subs, func(w io.Writer) {

@@ -41,14 +41,14 @@ type runner struct {
 	fs    *flag.FlagSet
 	paths []pathFlag
 
-	json    bool    // --json: print the result as JSON
-	out     *string // --out: also write it to this file
-	plot    *string // --plot: draw it
-	jobs    int     // --jobs (1 without the flag)
-	slurm   *slurm.Options
-	tl      *timelineFlags
-	bar     *progress
-	arg     string // the argument before the flags, on a command whose usage shows one
+	json  bool    // --json: print the result as JSON
+	out   *string // --out: also write it to this file
+	plot  *string // --plot: draw it
+	jobs  int     // --jobs (1 without the flag)
+	slurm *slurm.Options
+	tl    *timelineFlags
+	bar   *progress
+	arg   string // the argument before the flags, on a command whose usage shows one
 }
 
 func newRunner(c *command) *runner {
