@@ -71,7 +71,7 @@ func (d *deviceFlags) host(r *runner, h drivers.Config, at uint, whose string) (
 
 // traceFile defines --trace, a waveform of the Verilated RTL, on a command that opens a
 // device.
-func (r *runner) traceFile(usage string) *string { return r.outFile("trace", usage) }
+func (r *runner) traceFile(usage string) *string { return r.regularFile("trace", usage) }
 
 // checkTrace refuses a --trace on a model with no RTL to record.
 func checkTrace(r *runner, model device.Model, trace string) error {

@@ -45,7 +45,7 @@ func goalFlags(r *runner) func() error {
 	fs.StringVar(&cfg.Matcher, "matcher", "", "packet: the receive path's message matcher on every node: "+goal.MatcherUsage+" (docs/matchers.md; default: none, matching takes no time)")
 	trace := -1
 	intVar(fs, &trace, "trace", -1, 1<<30, "packet: write RTL node NODE's waveform (one of --rtl-nodes) with a GTKWave save file that opens it at its first message")
-	traceFile := r.outFile("trace-file", "the waveform's file (default build/waves/goal-nodeNODE.fst)")
+	traceFile := r.regularFile("trace-file", "the waveform's file (default build/waves/goal-nodeNODE.fst)")
 	nodesVar(fs, &cfg.MatcherRTLNodes, "matcher-rtl-nodes", false, "packet: nodes whose matcher runs as RTL beside its Go model, checked against it (lhs; alpu:N and lhs+alpu:N, N up to 128)")
 	var mem uint64
 	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (0: GOMEMLIMIT, else the memory available, as for the network)")

@@ -101,7 +101,7 @@ func ibRunFlags(r *runner) func() error {
 	timeVar(fs, &cfg.CheckpointAt, "checkpoint-at", checkpointUS, "take a checkpoint at this simulated time, µs (default: none)")
 	noDefault(fs, "checkpoint-at")
 	fs.BoolVar(&cfg.Bulk, "bulk", cfg.Bulk, "checkpoint with one range command per node and step (false: one per QP)")
-	ckpt := r.outFile("checkpoint", "write the checkpoint to this file and stop there (needs --checkpoint-at)")
+	ckpt := r.regularFile("checkpoint", "write the checkpoint to this file and stop there (needs --checkpoint-at)")
 	resume := r.inFile("resume", "go on with the run saved in this checkpoint file (the run's flags come from it)")
 	r.outputs()
 	r.timeline()

@@ -30,7 +30,7 @@ func incastFlags(r *runner) func() error {
 	timeVar(fs, &cfg.PostAt, "post-at", momentUS, "when the receivers post their receives, µs")
 	trace := -1
 	intVar(fs, &trace, "trace", -1, maxRanks, "write receiver NODE's RTL waveform (LHS-on run) with a GTKWave save file")
-	traceFile := r.outFile("trace-file", "the waveform's file (default build/waves/incast-nodeNODE.fst)")
+	traceFile := r.regularFile("trace-file", "the waveform's file (default build/waves/incast-nodeNODE.fst)")
 	r.outputs()
 	r.sweep()
 	r.timeline()
@@ -38,6 +38,8 @@ func incastFlags(r *runner) func() error {
 		cfg.Bridge = device.Bridge(*bridge)
 		if trace >= 0 {
 			cfg.TraceNode, cfg.Trace = trace, defaultWaveform(*traceFile, "incast", trace)
+		} else if *traceFile != "" {
+			return r.usage("--trace-file names the waveform of --trace NODE; give one")
 		}
 		if err := r.check(cfg.Validate()); err != nil {
 			return err

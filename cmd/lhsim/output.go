@@ -52,6 +52,9 @@ func (r *runner) checkPaths() error {
 				return pathError{fmt.Errorf("--%s: %w", p.name, err)}
 			}
 		}
+		if st, err := os.Stat(*p.value); p.regular && err == nil && !st.Mode().IsRegular() {
+			return pathError{fmt.Errorf("--%s %s: not a regular file, which this output is written as", p.name, *p.value)}
+		}
 		if err := canCreate(*p.value); err != nil {
 			return pathError{fmt.Errorf("--%s: %w", p.name, err)}
 		}

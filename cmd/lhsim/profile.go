@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -16,8 +17,24 @@ import (
 // name), and where each goes.
 var profiling struct {
 	cpu     *os.File
+	cpuOut  *errWriter
 	cpuFile string
 	memFile string
+}
+
+// errWriter keeps the first error of its writes: pprof's CPU profile writer drops them.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(b []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(b)
+	e.err = err
+	return n, err
 }
 
 // startProfiles starts the profiles the flags ask for (paths already checked).
@@ -27,11 +44,12 @@ func startProfiles(cpu, mem string) error {
 		if err != nil {
 			return named("--cpuprofile", cpu, err)
 		}
-		if err := pprof.StartCPUProfile(f); err != nil {
+		out := &errWriter{w: f}
+		if err := pprof.StartCPUProfile(out); err != nil {
 			commit(f, cpu, false)
 			return named("--cpuprofile", cpu, err)
 		}
-		profiling.cpu, profiling.cpuFile = f, cpu
+		profiling.cpu, profiling.cpuOut, profiling.cpuFile = f, out, cpu
 	}
 	profiling.memFile = mem
 	return nil
@@ -44,7 +62,11 @@ func stopProfiles() error {
 	var errs []error
 	if f := profiling.cpu; f != nil {
 		pprof.StopCPUProfile()
-		errs = append(errs, named("--cpuprofile", profiling.cpuFile, commit(f, profiling.cpuFile, true)))
+		err := profiling.cpuOut.err
+		if cerr := commit(f, profiling.cpuFile, err == nil); err == nil {
+			err = cerr
+		}
+		errs = append(errs, named("--cpuprofile", profiling.cpuFile, err))
 	}
 	if mem := profiling.memFile; mem != "" {
 		runtime.GC()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lhsim/lhsim/device"
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/plugin"
 	"github.com/lhsim/lhsim/regress"
 	"github.com/lhsim/lhsim/slurm"
@@ -221,7 +222,7 @@ func coverageFlags(r *runner) func() error {
 func printCoverage(file string, uncovered bool) error {
 	f, err := os.Open(file)
 	if err != nil {
-		return err
+		return experiment.Input(err) // the input is missing: exit 2
 	}
 	defer f.Close()
 	c, err := regress.ReadCoverage(f)

@@ -33,7 +33,7 @@ func runFlags(r *runner) func() error {
 	intVar(fs, &cfg.MaxLen, "max-len", 16, 65535, "longest message in bytes (16..65535)")
 	intVar(fs, &cfg.Board.IdlePercent, "idle", 0, 99, "percent of idle cycles at the network input (0..99; at 100 no message would ever arrive)")
 	resume := r.inFile("resume", "go on with the run saved in this checkpoint (the run's own flags are taken from it)")
-	ckpt := r.outFile("checkpoint", "checkpoint file to write when the run stops early, or every --checkpoint-every cycles")
+	ckpt := r.regularFile("checkpoint", "checkpoint file to write when the run stops early, or every --checkpoint-every cycles")
 	var at, every uint64
 	uint64Var(fs, &at, "checkpoint-at", 1, 1<<62, "stop at this cycle (the first point between host operations at or after it) and save --checkpoint")
 	uint64Var(fs, &every, "checkpoint-every", 1, 1<<62, "also save --checkpoint every this many cycles, and go on")

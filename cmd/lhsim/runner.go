@@ -30,9 +30,10 @@ type command struct {
 
 // pathFlag is a flag that names a file: an input read, or an output written.
 type pathFlag struct {
-	name  string
-	value *string
-	input bool
+	name    string
+	value   *string
+	input   bool
+	regular bool // an output only a regular file can take (regularFile)
 }
 
 // runner is one run of one command: its flag set and what the runner's flags chose.
@@ -65,14 +66,23 @@ func newRunner(c *command) *runner {
 // inFile defines a flag naming a file the command reads.
 func (r *runner) inFile(name, usage string) *string {
 	p := r.fs.String(name, "", usage)
-	r.paths = append(r.paths, pathFlag{name, p, true})
+	r.paths = append(r.paths, pathFlag{name: name, value: p, input: true})
 	return p
 }
 
 // outFile defines a flag naming a file the command writes (output.go checks and writes it).
 func (r *runner) outFile(name, usage string) *string {
 	p := r.fs.String(name, "", usage)
-	r.paths = append(r.paths, pathFlag{name, p, false})
+	r.paths = append(r.paths, pathFlag{name: name, value: p})
+	return p
+}
+
+// regularFile defines a flag naming an output its own writer makes (a waveform Verilator
+// writes and seeks in, a checkpoint or a GTKWave save file with files beside it): only a
+// regular file (or none yet) can take it, checked with the other paths.
+func (r *runner) regularFile(name, usage string) *string {
+	p := r.outFile(name, usage)
+	r.paths[len(r.paths)-1].regular = true
 	return p
 }
 

@@ -24,7 +24,7 @@ func traceFlags(r *runner) func() error {
 	var at int64 = -1
 	int64Var(r.fs, &at, "at", -1, 1<<50, "instead: write a GTKWave save file that opens --dump at this cycle (a timeline's fst_cycle; docs/timeline.md)")
 	dump := r.inFile("dump", "with --at: the waveform (an FST written by incast --trace)")
-	save := r.outFile("save", "with --at: the save file to write (default: beside the dump, NAME-cycleN.gtkw)")
+	save := r.regularFile("save", "with --at: the save file to write (default: beside the dump, NAME-cycleN.gtkw)")
 	return func() error {
 		if at >= 0 || *dump != "" {
 			return traceAt(r, uint64(at), at >= 0, *dump, *save)
