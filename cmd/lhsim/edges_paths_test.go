@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -56,6 +57,12 @@ func TestEdgesPaths(t *testing.T) {
 	check := func(args []string, want ...int) {
 		t.Helper()
 		require.NoError(t, os.WriteFile(input, goalFile, 0o644))
+		if list := os.Getenv("LHSIM_EDGES_LIST"); list != "" { // the cases, to try on another build
+			f, err := os.OpenFile(list, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			require.NoError(t, err)
+			_, err = f.WriteString(strings.Join(args, "\x1f") + "\n")
+			require.NoError(t, errors.Join(err, f.Close()))
+		}
 		code, _, stderr := run(t, nil, args...)
 		counts[code]++
 		name := "lhsim " + strings.Join(args[:slices.IndexFunc(args, func(a string) bool { return strings.HasPrefix(a, "-") })], " ")
