@@ -60,6 +60,7 @@ type Config struct {
 	Progress *experiment.Progress `json:"-"`
 	// noSend leaves the send system call out: a part (Parts) that is not the first network.
 	noSend bool
+	part   bool // a part of Parts: its result carries its machines (Result.Part)
 }
 
 // Default is the seed's set of measurements.
@@ -115,6 +116,10 @@ type Result struct {
 	RTTUs          map[string]map[string]map[string]float64 `json:"rtt_us"`
 	SendOverheadUs map[string]float64                       `json:"send_overhead_us"`
 	PeakMBs        map[string]map[string]float64            `json:"peak_mb_s"`
+
+	// Part, on a part's result only, carries what the table also shows (the machines, their
+	// counters), so that a part read back from JSON (a Slurm array task's) merges as here.
+	Part *PartState `json:"part,omitempty"`
 
 	cfg      Config
 	machines map[string]mbcf.Config
@@ -256,6 +261,9 @@ func Run(cfg Config) (*Result, error) {
 			step()
 		}
 	}
+	if cfg.part {
+		res.Part = &PartState{Machines: res.machines, Counters: res.counters, Hub: res.hub}
+	}
 	return res, nil
 }
 
@@ -284,10 +292,17 @@ func (cfg Config) Parts() []experiment.Part[Config] {
 	var out []experiment.Part[Config]
 	for i, nw := range cfg.Networks {
 		c := cfg
-		c.Networks, c.noSend = []string{nw}, i > 0
+		c.Networks, c.noSend, c.part = []string{nw}, i > 0, true
 		out = append(out, experiment.Part[Config]{Label: nw, Config: c})
 	}
 	return out
+}
+
+// PartState is what a part's result carries besides the tables' figures (Result.Part).
+type PartState struct {
+	Machines map[string]mbcf.Config    `json:"machines"`
+	Counters map[string]mbcf.NodeStats `json:"counters"`
+	Hub      map[string]ether.Stats    `json:"hub"`
 }
 
 // Merge puts the parts' results (in Parts order) together into what Run(cfg) gives.
@@ -299,6 +314,9 @@ func (cfg Config) Merge(parts []*Result) (*Result, error) {
 		PeakMBs: map[string]map[string]float64{}, cfg: cfg, machines: map[string]mbcf.Config{},
 		counters: map[string]mbcf.NodeStats{}, hub: map[string]ether.Stats{}}
 	for _, p := range parts {
+		if s := p.Part; s != nil { // read back from JSON, a part has its machines here alone
+			p.machines, p.counters, p.hub = s.Machines, s.Counters, s.Hub
+		}
 		maps.Copy(res.RTTUs, p.RTTUs)
 		maps.Copy(res.PeakMBs, p.PeakMBs)
 		maps.Copy(res.machines, p.machines)
