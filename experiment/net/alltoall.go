@@ -307,6 +307,7 @@ func RunAlltoall(cfg AlltoallConfig) (*AlltoallResult, error) {
 					}
 					res.Rows = append(res.Rows, row)
 					res.Events += r.Events
+					done++ // the next run's machine on the timeline
 					cfg.Progress.Step(1, "")
 				}
 			}

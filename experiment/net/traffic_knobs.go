@@ -102,7 +102,8 @@ func (k TrafficKnobs) Fabric() (fabric.Config, error) {
 }
 
 // Validate refuses, before any work, what the sweep cannot run (an experiment.InputError):
-// a topology that does not parse or fit in memory, a pattern it cannot take.
+// a topology that does not parse or fit in memory, a pattern it cannot take, and all that
+// RunTraffic itself refuses before it starts.
 func (cfg TrafficConfig) Validate() error {
 	topo, err := experiment.CheckTopology("topology", cfg.Topology, cfg.Fabric, 1)
 	if err != nil {
@@ -115,5 +116,6 @@ func (cfg TrafficConfig) Validate() error {
 	if err != nil {
 		return experiment.Refuse("--pattern: %w", err)
 	}
-	return nil
+	_, _, _, err = trafficCheck(cfg) // the rest RunTraffic refuses: a deadlock, loads, the window
+	return experiment.Input(err)
 }
