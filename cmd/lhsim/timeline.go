@@ -1,51 +1,45 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"strings"
 
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/timeline"
 )
 
-// timelineFlags are --timeline and its filters on the network commands (docs/timeline.md).
-// The file is written beside and renamed into place when the run ends (output.go's rule),
-// so that a file of that name is whole, and a run that failed keeps the events it wrote.
+// timelineFlags are --timeline and its filters on the network commands (docs/timeline.md),
+// read by experiment.TimelineSpec. The file is written beside and renamed into place when
+// the run ends (output.go's rule), so that a file of that name is whole, and a run that
+// failed keeps the events it wrote.
 type timelineFlags struct {
-	file   *string
-	ranks  string
-	window string
-	maxMiB int
-	links  int
-	sample netsim.Time
-	keep   func(int) bool
-	from   netsim.Time
-	to     netsim.Time
-	f      *os.File
-	w      *timeline.Writer
-	cmd    string
-	local  bool // --slurm is refused: the timeline is this process's
+	file  *string
+	spec  experiment.TimelineSpec
+	f     *os.File
+	w     *timeline.Writer
+	cmd   string
+	local bool // --slurm is refused: the timeline is this process's
 }
 
 // timeline defines --timeline and its filters.
 func (r *runner) timeline() {
-	t := &timelineFlags{maxMiB: 1024, cmd: r.cmd.name, links: 8, sample: netsim.Microsecond, local: r.slurm != nil}
+	t := &timelineFlags{cmd: r.cmd.name, local: r.slurm != nil,
+		spec: experiment.TimelineSpec{MaxMiB: 1024, Links: 8, Sample: netsim.Microsecond}}
 	fs := r.fs
 	t.file = r.outFile("timeline", "write the run as a timeline in the Trace Event Format to this .json file, for ui.perfetto.dev or chrome://tracing (docs/timeline.md)")
-	fs.StringVar(&t.ranks, "timeline-ranks", "", "timeline: only these ranks (nodes), e.g. 0-3,17 (default: all)")
-	fs.StringVar(&t.window, "timeline-window", "", "timeline: only events that overlap FROM:TO, in µs of simulated time (either may be left out)")
-	intVar(fs, &t.links, "timeline-links", 0, 1<<16, "timeline: a utilisation counter for each of this many busiest links of each span (0: none)")
-	timeVar(fs, &t.sample, "timeline-sample", delayUS, "timeline: the links' sampling span in µs (0: no link counters)")
-	intVar(fs, &t.maxMiB, "timeline-max", 1, 1<<20, "timeline: stop writing events once the file reaches this many MiB")
+	fs.StringVar(&t.spec.Ranks, "timeline-ranks", "", "timeline: only these ranks (nodes), e.g. 0-3,17 (default: all)")
+	fs.StringVar(&t.spec.Window, "timeline-window", "", "timeline: only events that overlap FROM:TO, in µs of simulated time (either may be left out)")
+	intVar(fs, &t.spec.Links, "timeline-links", 0, 1<<16, "timeline: a utilisation counter for each of this many busiest links of each span (0: none)")
+	timeVar(fs, &t.spec.Sample, "timeline-sample", delayUS, "timeline: the links' sampling span in µs (0: no link counters)")
+	intVar(fs, &t.spec.MaxMiB, "timeline-max", 1, 1<<20, "timeline: stop writing events once the file reaches this many MiB")
 	r.tl = t
 }
 
 // check reads the filters (the runner checks the file with the other paths).
 func (t *timelineFlags) check(r *runner) error {
 	if *t.file == "" {
-		if t.ranks != "" || t.window != "" {
+		if t.spec.Ranks != "" || t.spec.Window != "" {
 			return r.usage("--timeline-ranks and --timeline-window filter a --timeline FILE; give one")
 		}
 		return nil
@@ -53,76 +47,13 @@ func (t *timelineFlags) check(r *runner) error {
 	if t.local && r.onSlurm() {
 		return r.usage("--timeline records the runs of this process; leave out --slurm")
 	}
-	if t.ranks != "" {
-		keep, err := parseRanks(t.ranks)
-		if err != nil {
-			return r.usage("--timeline-ranks %q: %w", t.ranks, err)
-		}
-		t.keep = keep
-	}
-	if t.window != "" {
-		from, to, ok := strings.Cut(t.window, ":")
-		var err error
-		if !ok {
-			err = errors.New("want FROM:TO in µs")
-		}
-		if err == nil && from != "" {
-			t.from, err = parseUS(from)
-		}
-		if err == nil && to != "" {
-			t.to, err = parseUS(to)
-			if err == nil && t.to <= t.from {
-				err = errors.New("TO must be after FROM")
-			}
-		}
-		if err != nil {
-			return r.usage("--timeline-window %q: %w", t.window, err)
-		}
+	if _, err := t.spec.Options(); err != nil {
+		return r.badUsage(err)
 	}
 	return nil
 }
 
-func parseUS(s string) (netsim.Time, error) {
-	v, err := parseFloat(strings.TrimSpace(s))
-	if err != nil {
-		return 0, err
-	}
-	if v < 0 || v > 1e12 {
-		return 0, errors.New("want µs from 0 to 1e12")
-	}
-	return netsim.Time(v*float64(netsim.Microsecond) + 0.5), nil
-}
-
-// parseRanks reads a list of ranks and ranges: 0-3,17.
-func parseRanks(s string) (func(int) bool, error) {
-	type span struct{ lo, hi int64 }
-	var spans []span
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		lo, hi, isRange := strings.Cut(f, "-")
-		a, err := parseInt(lo, 0, 1<<30)
-		if err != nil {
-			return nil, fmt.Errorf("%q: %w", f, err)
-		}
-		b := a
-		if isRange {
-			if b, err = parseInt(hi, a, 1<<30); err != nil {
-				return nil, fmt.Errorf("%q: %w", f, err)
-			}
-		}
-		spans = append(spans, span{a, b})
-	}
-	return func(r int) bool {
-		for _, sp := range spans {
-			if int64(r) >= sp.lo && int64(r) <= sp.hi {
-				return true
-			}
-		}
-		return false
-	}, nil
-}
-
-// open creates the file (beside its name) and the writer (nil without --timeline).
+// openTimeline creates the file (beside its name) and the writer (nil without --timeline).
 func (r *runner) openTimeline() (*timeline.Writer, error) {
 	t := r.tl
 	if t == nil || *t.file == "" {
@@ -132,12 +63,15 @@ func (r *runner) openTimeline() (*timeline.Writer, error) {
 	if err != nil {
 		return nil, named("--timeline", *t.file, err)
 	}
+	t.spec.OnCap = func(atUs float64) {
+		fmt.Fprintf(os.Stderr, "lhsim %s: timeline %s reached --timeline-max %d MiB at %.3f µs of simulated time: the events after are left out (narrow it with --timeline-ranks or --timeline-window)\n",
+			t.cmd, *t.file, t.spec.MaxMiB, atUs)
+	}
+	if t.w, err = t.spec.Open(f); err != nil {
+		commit(f, *t.file, false)
+		return nil, err
+	}
 	t.f = f
-	t.w = timeline.New(f, timeline.Options{Ranks: t.keep, From: t.from, To: t.to, MaxBytes: int64(t.maxMiB) << 20, Links: t.links, Sample: t.sample,
-		OnCap: func(at netsim.Time) {
-			fmt.Fprintf(os.Stderr, "lhsim %s: timeline %s reached --timeline-max %d MiB at %.3f µs of simulated time: the events after are left out (narrow it with --timeline-ranks or --timeline-window)\n",
-				t.cmd, *t.file, t.maxMiB, at.Microseconds())
-		}})
 	return t.w, nil
 }
 
