@@ -53,11 +53,25 @@ type Progress struct {
 	mu          sync.Mutex
 	done, total int64
 	tell        func(done, total int64, note string)
+	// parts is how many runs will Expect (Parts), expects how many have: until all have,
+	// the total told is the mean part's times the parts.
+	parts, expects int64
 }
 
 // NewProgress is a Progress that tells tell of every change, one call at a time.
 func NewProgress(tell func(done, total int64, note string)) *Progress {
 	return &Progress{tell: tell}
+}
+
+// Parts says that n runs will each Expect their steps (a sweep's parts run at once), so
+// that the total told is the whole's from the first part on, exact once all have started.
+func (p *Progress) Parts(n int) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.parts = int64(n)
 }
 
 // Expect adds n steps to the total.
@@ -68,6 +82,7 @@ func (p *Progress) Expect(n int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.total += n
+	p.expects++
 }
 
 // Step tells of n more steps done; note, when not empty, says where the run is.
@@ -78,5 +93,9 @@ func (p *Progress) Step(n int64, note string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done += n
-	p.tell(p.done, max(p.total, p.done), note)
+	total := p.total
+	if p.expects > 0 && p.expects < p.parts {
+		total = (total*p.parts + p.expects - 1) / p.expects
+	}
+	p.tell(p.done, max(total, p.done), note)
 }

@@ -42,14 +42,15 @@ type runner struct {
 	fs    *flag.FlagSet
 	paths []pathFlag
 
-	json  bool    // --json: print the result as JSON
-	out   *string // --out: also write it to this file
-	plot  *string // --plot: draw it
-	jobs  int     // --jobs (1 without the flag)
-	slurm *slurm.Options
-	tl    *timelineFlags
-	bar   *progress
-	arg   string // the argument before the flags, on a command whose usage shows one
+	json    bool    // --json: print the result as JSON
+	out     *string // --out: also write it to this file
+	plot    *string // --plot: draw it
+	jobs    int     // --jobs (1 without the flag)
+	slurm   *slurm.Options
+	tl      *timelineFlags
+	bar     *progress
+	counted *experiment.Progress // what the bar shows (progress)
+	arg     string               // the argument before the flags, on a command whose usage shows one
 }
 
 func newRunner(c *command) *runner {
@@ -207,13 +208,14 @@ func (r *runner) progress(name, unit string) *experiment.Progress {
 	if r.json || r.onSlurm() {
 		return nil
 	}
-	return experiment.NewProgress(func(done, total int64, note string) {
+	r.counted = experiment.NewProgress(func(done, total int64, note string) {
 		if r.bar == nil {
 			r.bar = newProgress(false, name, total, unit)
 		}
 		r.bar.setTotal(total)
 		r.bar.set(done, note)
 	})
+	return r.counted
 }
 
 // call makes a command's one call: then the bar and the timeline end, whatever the outcome.

@@ -33,6 +33,7 @@ func runSweep[C experiment.Sweep[C, R], R any](r *runner, cfg C, run func(C) (*R
 			return slurmSweep(r, parts, run, cfg.Merge)
 		}
 		if jobs := fitJobs(r.cmd.name, r.partsAtOnce(), parts); jobs > 1 {
+			r.counted.Parts(len(parts))
 			return runJobs(jobs, parts, run, cfg.Merge)
 		}
 		return run(cfg)
