@@ -13,8 +13,6 @@ import (
 	"strings"
 
 	"github.com/lhsim/lhsim/experiment/goal"
-	"github.com/lhsim/lhsim/netsim"
-	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	goalsim "github.com/lhsim/lhsim/netsim/goal"
 	"github.com/lhsim/lhsim/netsim/match"
@@ -30,7 +28,7 @@ func runGoal(args []string) error {
 	if len(args) > 0 && args[0] == "gen" {
 		return runGoalGen(args[1:])
 	}
-	cfg := goal.Config{Network: "packet", LogGP: goalsim.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig()}
+	cfg := goal.DefaultConfig()
 	fs := newFlags("goal", goalSummary)
 	fs.StringVar(&cfg.Schedule, "schedule", "", "the schedule file, in GOAL (docs/goalsim.md)")
 	fs.StringVar(&cfg.Network, "network", cfg.Network, "loggp (LogGOPSim's LogGOPS model) or packet (the simulated fabric)")
@@ -43,7 +41,6 @@ func runGoal(args []string) error {
 	uint64Var(fs, &cfg.LogGP.S, "S", 0, math.MaxInt64, "messages above S bytes go by rendezvous (loggp: LogGOPSim's S)")
 	fs.BoolVar(&cfg.StdSort, "stdsort", false, "loggp: start operations freed together in LogGOPSim's order (libstdc++'s std::sort by type) instead of by type in the order written (docs/goalsim.md)")
 	fs.StringVar(&cfg.Topology, "topology", "", "packet: crossbar:N, fattree:KxN or torus:XxYxZ; rank r runs on node r (default: a torus sized to the schedule)")
-	cfg.Cluster.NodeLatency = netsim.Microsecond
 	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "packet: node latency in µs (the NSIM-ACE paper's section 5.1)")
 	rtl := fs.String("rtl-nodes", "", "packet: nodes whose receive path is the LHS RTL (comma-separated), the receive path of the others being the DMA to memory")
 	fs.StringVar(&cfg.Matcher, "matcher", "", "packet: the receive path's message matcher on every node: "+match.Usage+" (docs/matchers.md; default: none, matching takes no time)")
@@ -113,6 +110,9 @@ func runGoal(args []string) error {
 		}
 	} else if *traceFile != "" {
 		return badUsage(fs, errMsg("--trace-file names the waveform of --trace NODE; give one"))
+	}
+	if err := cfg.Validate(); err != nil {
+		return badUsage(fs, err)
 	}
 	cfg.MaxBytes = mem << 20
 	if mem == 0 {

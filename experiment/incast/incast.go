@@ -196,6 +196,9 @@ func Run(cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("incast: RTL node %d is not a receiver (0..%d)", r, cfg.Receivers-1)
 		}
 	}
+	if err := experiment.Repeated("RTL nodes", rtl); err != nil {
+		return nil, &experiment.InputError{Err: err}
+	}
 	if cfg.Model != nicGo && cfg.Model != nicTLM {
 		return nil, fmt.Errorf("incast: model %q for the non-RTL receivers: want go or tlm", cfg.Model)
 	}

@@ -41,6 +41,10 @@ type TrafficConfig struct {
 	// AllowDeadlock runs a topology, routing and VC count that can deadlock (refused
 	// otherwise), to watch it happen.
 	AllowDeadlock bool
+	// TorusLatency, when set, replaces the preset's torus link latencies: one for every
+	// dimension, or one per dimension (X, Y, Z, ...); anything else is refused, as is a
+	// topology that is not a torus.
+	TorusLatency []netsim.Time `json:",omitempty"`
 	// Timeline, when set, records each load's run (the event model's router; docs/timeline.md),
 	// load k as machine k of the file.
 	Timeline *timeline.Writer `json:"-"`
@@ -161,7 +165,7 @@ func (e *TrafficInputError) Unwrap() error { return e.Err }
 
 // RunTraffic runs the sweep.
 func RunTraffic(cfg TrafficConfig) (*TrafficResult, error) {
-	topo, probe, pat, err := trafficCheck(cfg)
+	topo, probe, pat, err := trafficCheck(&cfg)
 	if err != nil {
 		return nil, &TrafficInputError{err}
 	}
@@ -229,10 +233,33 @@ func RunTraffic(cfg TrafficConfig) (*TrafficResult, error) {
 	return res, nil
 }
 
-// trafficCheck builds what cfg names, or says why it cannot.
-func trafficCheck(cfg TrafficConfig) (fabric.Topology, *fabric.Network, fabric.Pattern, error) {
+// torusLatencies puts the user's TorusLatency into Fabric, or says why topo cannot take it:
+// a list of two on a 3-D torus would leave Z to a guess, four would name a dimension it
+// does not have.
+func (cfg *TrafficConfig) torusLatencies(topo fabric.Topology) error {
+	if cfg.TorusLatency == nil {
+		return nil
+	}
+	t, ok := topo.(*fabric.Torus)
+	if !ok {
+		return fmt.Errorf("torus latencies %s ns: %v has no torus links", latName(cfg.TorusLatency), topo)
+	}
+	if d := len(t.Radix()); len(cfg.TorusLatency) != 1 && len(cfg.TorusLatency) != d {
+		return fmt.Errorf("torus latencies %s ns: %v has %d dimensions; want one latency for all of them, or %d (one per dimension)",
+			latName(cfg.TorusLatency), topo, d, d)
+	}
+	cfg.Fabric.TorusLinkLatency = append([]netsim.Time(nil), cfg.TorusLatency...)
+	return nil
+}
+
+// trafficCheck builds what cfg names, or says why it cannot; it puts TorusLatency into
+// cfg.Fabric.
+func trafficCheck(cfg *TrafficConfig) (fabric.Topology, *fabric.Network, fabric.Pattern, error) {
 	topo, err := fabric.ParseTopology(cfg.Topology)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := cfg.torusLatencies(topo); err != nil {
 		return nil, nil, nil, err
 	}
 	// The probe (bounds, routes) is the event model's; the booksim router's own network
@@ -284,7 +311,7 @@ func trafficCheck(cfg TrafficConfig) (fabric.Topology, *fabric.Network, fabric.P
 	if m := min(fc.BufferFlits, fc.EjectBufferFlits); cfg.PacketFlits < 1 || cfg.PacketFlits > m {
 		return nil, nil, nil, fmt.Errorf("%d-flit packets: want 1 to %d (a buffer holds a packet whole)", cfg.PacketFlits, m)
 	}
-	if err := checkWindow(cfg, probe, pat); err != nil {
+	if err := checkWindow(*cfg, probe, pat); err != nil {
 		return nil, nil, nil, err
 	}
 	return topo, probe, pat, nil
@@ -318,6 +345,12 @@ func checkWindow(cfg TrafficConfig, probe *fabric.Network, pat fabric.Pattern) e
 	if cfg.MeasureCycles < need {
 		return fmt.Errorf("a %d-cycle measurement window after %d cycles of warm-up is too short: the pattern's packets take up to %d cycles at zero load; want a window of at least %d cycles (or a longer warm-up)",
 			cfg.MeasureCycles, cfg.WarmupCycles, l, need)
+	}
+	// The last packets of the window need l cycles after it even on an empty network: a
+	// shorter drain would call any load saturated.
+	if cfg.DrainCycles < l {
+		return fmt.Errorf("a %d-cycle drain is too short: the pattern's packets take up to %d cycles at zero load, so the window's last ones could not arrive in it at any load; want a drain of at least %d cycles",
+			cfg.DrainCycles, l, l)
 	}
 	return nil
 }
