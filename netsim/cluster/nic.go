@@ -123,10 +123,27 @@ func (i pacedInjector) Fire(now netsim.Time, _ int64) {
 		s.c.fail(fmt.Errorf("cluster: node %d: %w", s.from, err))
 		return
 	}
-	if s.sent < s.m.packets {
-		s.next()
+	if s.sent >= s.m.packets {
+		return
 	}
+	if s.c.net.Queued(s.from) < txQueuePackets {
+		s.next()
+		return
+	}
+	// The NIC's transmit queue is full (the DMA reads faster than the link drains): the DMA
+	// waits for a packet to leave instead of queueing packets without bound, so a message of
+	// any size holds at most txQueuePackets of them. The link never idles for it: the queue
+	// still holds packets when the read starts again.
+	s.c.net.OnLeave(s.from, func(left netsim.Time) {
+		s.at = max(s.at, left)
+		s.next()
+	})
 }
+
+// txQueuePackets is how many packets a NIC's transmit queue holds before its DMA waits.
+// assumption: 4 packets (4 KiB at the default MTU), enough to keep the link busy while the
+// next one is read (the NSIM-ACE paper gives no NIC buffer sizes).
+const txQueuePackets = 4
 
 // sendHeader sends a header-only packet (a control packet or a get request) now.
 func (n *node) sendHeader(now netsim.Time, id uint64, kind uint8, to int) {
