@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/lhsim/lhsim/experiment/goal"
+	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	goalsim "github.com/lhsim/lhsim/netsim/goal"
 	"github.com/lhsim/lhsim/netsim/match"
@@ -152,7 +153,9 @@ func runGoal(args []string) error {
 	}
 	pr := newProgress(out.json, "goal", int64(s.NumOps), "operations")
 	if pr != nil {
-		cfg.Progress = func(done, _ int64) { pr.set(done, "") }
+		var done int64
+		cfg.Progress = func(d, _ int64) { done = d; pr.set(done, "") }
+		cfg.Simulated = func(at netsim.Time) { pr.set(done, fmt.Sprintf("at %.6f s simulated", at.Nanoseconds()/1e9)) }
 	}
 	r, err := goal.RunSchedule(cfg, s)
 	pr.finish(err == nil)

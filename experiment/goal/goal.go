@@ -52,6 +52,9 @@ type Config struct {
 	// Progress, when set, is told every 16,384 operations a run starts (done of total)
 	// and at the end.
 	Progress func(done, total int64)
+	// Simulated, when set, is told the simulated time of a packet run every 65,536 packets
+	// its NICs send (cluster.OnProgress): the progress of a few huge messages.
+	Simulated func(at netsim.Time)
 	// Matcher is the packet network's matcher (netsim/match: list, bins:K, alpu:N); "": none,
 	// matching takes no time.
 	Matcher string

@@ -127,6 +127,9 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 		c.Observe(net)
 		opt.Tracer = newGoalTracer(s, net)
 	}
+	if cfg.Simulated != nil {
+		c.OnProgress(cfg.Simulated)
+	}
 	if cfg.Progress != nil {
 		opt.Tracer = &progressTracer{next: opt.Tracer, total: int64(s.NumOps), tell: cfg.Progress}
 	}

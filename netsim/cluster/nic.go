@@ -109,6 +109,9 @@ func (s *pacedSend) next() {
 	p := &fabric.Packet{Src: s.from, Dst: s.to, Bytes: s.c.cfg.HeaderBytes + chunk, ID: s.id, Tag: uint64(chunk), Kind: kindData}
 	s.sent++
 	s.c.eng.At(s.at, pacedInjector{s, p}, 0)
+	if s.c.read++; s.c.progress != nil && s.c.read%progressPackets == 0 {
+		s.c.progress(s.c.eng.Now())
+	}
 }
 
 // pacedInjector hands one packet to the fabric when its DMA read ends, then starts the next.

@@ -55,6 +55,8 @@ func TestPostSendDMAWaitsForTheNIC(t *testing.T) {
 	c := newCluster(t, "crossbar:2", cfg)
 	eng := c.Engine()
 	require.NoError(t, c.PostSend(0, 0, 1, 1<<40, 3, func(netsim.Time) {}))
+	var told []netsim.Time
+	c.OnProgress(func(now netsim.Time) { told = append(told, now) })
 	var delivered []uint64
 	for i := 1; i <= 4; i++ {
 		eng.Run(netsim.Time(i) * 100 * netsim.Microsecond)
@@ -70,4 +72,15 @@ func TestPostSendDMAWaitsForTheNIC(t *testing.T) {
 		require.InDelta(t, float64(delivered[1]-delivered[0]), float64(got), 2, "steady pace")
 		require.LessOrEqual(t, got, uint64(391))
 	}
+	// A long run tells how far it has gone in simulated time: every 65,536 packets.
+	fired := eng.Fired()
+	eng.Run(40 * netsim.Millisecond)
+	require.NoError(t, c.Err())
+	require.Len(t, told, int(c.read/progressPackets))
+	require.NotEmpty(t, told)
+	for i := 1; i < len(told); i++ {
+		require.Greater(t, told[i], told[i-1])
+	}
+	require.LessOrEqual(t, c.net.Queued(0), txQueuePackets)
+	require.Greater(t, eng.Fired(), fired)
 }
