@@ -360,6 +360,11 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 	} else {
 		tl = experiment.MachineTimeline(cfg.Timeline, c, 1, "LHS off")
 	}
+	var host *hostTimeline
+	if tl != nil {
+		host = &hostTimeline{Net: tl, receivers: cfg.Receivers, msgs: map[[3]int]hostMsg{}}
+		c.Observe(host)
+	}
 	lookahead, err := lhsnic.Lookahead(net)
 	if err != nil {
 		return run, err
@@ -373,6 +378,7 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 	}
 	senders := topo.Nodes() - cfg.Receivers
 	var hosts []lhsnic.Receiver
+	var wants [][]lhsnic.Want
 	var nodes []*lhsnic.Node
 	var traced *waves.Events
 	var firstMsg []waves.Marker // the traced receiver's first message (TimelineSave)
@@ -394,6 +400,7 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 				want = append(want, lhsnic.Want{Src: s, Tag: t})
 			}
 		}
+		wants = append(wants, want)
 		dc := device.Config{Model: device.Go, Bridge: device.Cgo, Entries: cfg.Entries}
 		switch kinds[r] {
 		case nicRTL, nicRTLPlugin:
@@ -472,6 +479,11 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 		return run, err
 	}
 	eng.Run(netsim.Never) // the hosts' last receives
+	if host != nil {
+		for r, h := range hosts {
+			host.record(r, wants[r], h)
+		}
+	}
 	run.WallSeconds = time.Since(wall).Seconds()
 	run.Events = eng.Fired()
 	run.EventsPerS = float64(run.Events) / run.WallSeconds
