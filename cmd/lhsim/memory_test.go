@@ -46,3 +46,28 @@ func TestMemoryLimitsKnown(t *testing.T) {
 		require.NotContains(t, e.String(), "goroutine ", c.name)
 	}
 }
+
+// --timeline-ranks naming a node the run does not have is refused by the run (before any
+// work, no file), exit 2; it was taken, and the file had none of them (issue 37, class 4).
+func TestTimelineRanksPastTheRun(t *testing.T) {
+	dir := t.TempDir()
+	goal, err := filepath.Abs("../../netsim/goal/testdata/pingpong.goal")
+	require.NoError(t, err)
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"goal", "--schedule", goal, "--topology", "crossbar:4", "--timeline-ranks", "0-5"}, "timeline ranks: node 5 is past the run's 3 nodes (0 to 2)"},
+		{[]string{"incast", "--topology", "crossbar:4", "--messages", "2", "--speed=false", "--timeline-ranks", "7"}, "timeline ranks: node 7 is past the run's 4 nodes (0 to 3)"},
+		{[]string{"traffic", "--topology", "torus:4x4", "--warmup", "200", "--measure", "1000", "--load", "0.1", "--timeline-ranks", "16"}, "node 16 is past the run's 16 nodes"},
+		{[]string{"barrier", "--topology", "crossbar:4", "--timeline-ranks", "4"}, "node 4 is past the run's 4 nodes"},
+		{[]string{"alltoall", "--torus", "4x4x4", "--sizes", "8", "--timeline-ranks", "64"}, "node 64 is past the run's 64 nodes"},
+	} {
+		file := filepath.Join(dir, c.args[0]+".json")
+		code, _, stderr := run(t, nil, append(c.args, "--timeline", file)...)
+		require.Equal(t, 2, code, "%v: %s", c.args, stderr)
+		require.Contains(t, firstLine(stderr), c.says, "%v", c.args)
+		_, err := os.Stat(file)
+		require.True(t, os.IsNotExist(err), "%v left %s", c.args, file)
+	}
+}

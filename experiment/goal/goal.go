@@ -167,6 +167,9 @@ func RunSchedule(cfg Config, s *goal.Schedule) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, &experiment.InputError{Err: err}
 	}
+	if err := cfg.Timeline.CheckNodes(len(s.Ranks)); err != nil {
+		return nil, &experiment.InputError{Err: err}
+	}
 	switch cfg.Network {
 	case "loggp":
 		opt := goal.Options{Stats: true, StdSort: cfg.StdSort}

@@ -179,6 +179,9 @@ func Run(cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.Timeline.CheckNodes(topo.Nodes()); err != nil {
+		return nil, &experiment.InputError{Err: err}
+	}
 	if cfg.Receivers < 1 || cfg.Receivers >= topo.Nodes() {
 		return nil, fmt.Errorf("incast: %d receivers on %d nodes: want at least 1 and a sender", cfg.Receivers, topo.Nodes())
 	}

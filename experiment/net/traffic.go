@@ -262,6 +262,9 @@ func trafficCheck(cfg *TrafficConfig) (fabric.Topology, *fabric.Network, fabric.
 	if err := cfg.torusLatencies(topo); err != nil {
 		return nil, nil, nil, err
 	}
+	if err := cfg.Timeline.CheckNodes(topo.Nodes()); err != nil {
+		return nil, nil, nil, err
+	}
 	// The probe (bounds, routes) is the event model's; the booksim router's own network
 	// is built per load.
 	pc := cfg.Fabric
