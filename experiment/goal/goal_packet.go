@@ -70,6 +70,9 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 	if len(s.Ranks) > topo.Nodes() {
 		return nil, fmt.Errorf("goal: %d ranks on %s (%d nodes)", len(s.Ranks), cfg.Topology, topo.Nodes())
 	}
+	if err := rtlMessageSizes(s, cfg.RTLNodes); err != nil {
+		return nil, &experiment.InputError{Err: err}
+	}
 	c, err := cluster.Build(topo, cfg.Fabric, cfg.Cluster)
 	if err != nil {
 		return nil, err
@@ -189,4 +192,26 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 		r.PerRank = append(r.PerRank, RankResult{Rank: i, DoneNs: float64(f) / 1000, Match: &res.Match[i], MaxDepth: res.Match[i].MaxDepth(), NotStarted: res.NotRun[i]})
 	}
 	return r, r.unmatched(res.Unmatched, res.NotRun)
+}
+
+// rtlMessageSizes refuses, before the run, a send larger than the LHS receive path takes
+// (gosim.MaxMessage, 1 MiB: the RTL's beat counter and the source that feeds it) to a node
+// whose receive path is the RTL; the run failed on it halfway.
+func rtlMessageSizes(s *goal.Schedule, rtlNodes []int) error {
+	if len(rtlNodes) == 0 {
+		return nil
+	}
+	rtl := make(map[uint32]bool, len(rtlNodes))
+	for _, n := range rtlNodes {
+		rtl[uint32(n)] = true
+	}
+	for r, rk := range s.Ranks {
+		for _, op := range rk.Ops {
+			if op.Kind == goal.Send && rtl[op.Peer] && op.Size > gosim.MaxMessage {
+				return fmt.Errorf("rank %d line %d: a send of %d bytes to node %d, whose receive path is the LHS RTL (--rtl-nodes): it takes messages of at most %d bytes (1 MiB)",
+					r, op.Line, op.Size, op.Peer, gosim.MaxMessage)
+			}
+		}
+	}
+	return nil
 }

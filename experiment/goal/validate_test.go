@@ -1,11 +1,15 @@
 package goal
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
+	goalsim "github.com/lhsim/lhsim/netsim/goal"
 )
 
 // Every knob lhsim goal takes is used by the network it runs on, or refused by the config
@@ -61,4 +65,24 @@ func TestMatchersConfigRefusesRepeats(t *testing.T) {
 		require.ErrorContains(t, err, c.says, "Prepare validates")
 	}
 	require.NoError(t, MatchersConfig{Matchers: []string{"list", "bins:64", "lhs"}, Workloads: []string{"incast"}, RTLNodes: []int{0, 1}}.Validate())
+}
+
+// A send larger than the LHS receive path takes (1 MiB) to one of --rtl-nodes is refused
+// before the run, as input; one of 1 MiB runs (it failed halfway: "message longer than 1
+// MiB").
+func TestRTLNodesRefuseMessagesPastOneMiB(t *testing.T) {
+	sched := func(size int) *goalsim.Schedule {
+		s, err := goalsim.Parse(strings.NewReader(fmt.Sprintf("num_ranks 2\nrank 0 {\n  l1: send %db to 1 tag 1\n}\nrank 1 {\n  l1: recv %db from 0 tag 1\n}\n", size, size)))
+		require.NoError(t, err)
+		return s
+	}
+	cfg := DefaultConfig()
+	cfg.Topology, cfg.RTLNodes = "crossbar:2", []int{1}
+	_, err := RunSchedule(cfg, sched(1<<20+1))
+	var ie *experiment.InputError
+	require.ErrorAs(t, err, &ie)
+	require.ErrorContains(t, err, "rank 0 line 3: a send of 1048577 bytes to node 1, whose receive path is the LHS RTL (--rtl-nodes): it takes messages of at most 1048576 bytes (1 MiB)")
+	cfg.RTLNodes = nil
+	_, err = RunSchedule(cfg, sched(1<<20+1))
+	require.NoError(t, err, "the DMA receive path takes any size")
 }
