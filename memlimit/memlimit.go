@@ -198,7 +198,7 @@ func (e *Estimate) Check(l Limit) error {
 	}
 	parts := make([]string, len(e.Parts))
 	for i, p := range e.Parts {
-		parts[i] = p.What + " " + GiB(p.Bytes)
+		parts[i] = p.What + " (" + GiB(p.Bytes) + ")"
 	}
 	return fmt.Errorf("%w: %s, doubled for the collector, need about %s, and the limit is %s",
 		ErrTooBig, strings.Join(parts, " + "), GiB(e.Need()), l)

@@ -54,5 +54,5 @@ func TestEstimateCheck(t *testing.T) {
 	require.NoError(t, e.Check(Limit{4 << 30, "GOMEMLIMIT"}))
 	err := e.Check(Limit{3 << 30, "cgroup memory.max"})
 	require.ErrorIs(t, err, ErrTooBig)
-	require.EqualError(t, err, "does not fit in memory: the network 1.5 GiB + bins:65536's tables 0.5 GiB, doubled for the collector, need about 4.0 GiB, and the limit is 3.0 GiB (cgroup memory.max)")
+	require.EqualError(t, err, "does not fit in memory: the network (1.5 GiB) + bins:65536's tables (0.5 GiB), doubled for the collector, need about 4.0 GiB, and the limit is 3.0 GiB (cgroup memory.max)")
 }

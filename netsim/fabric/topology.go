@@ -452,7 +452,7 @@ func MemoryLimit() int64 { return memlimit.Current().Bytes }
 func Estimate(topo Topology, cfg Config) *memlimit.Estimate {
 	_, ports, _ := shape(topo)
 	e := &memlimit.Estimate{}
-	e.Add(fmt.Sprintf("%v's %d nodes, %d router ports and %d VCs per port", topo, topo.Nodes(), ports, max(cfg.VCs, 1)), Footprint(topo, cfg))
+	e.Add(fmt.Sprintf("its %d nodes, %d router ports and %d VCs per port", topo.Nodes(), ports, max(cfg.VCs, 1)), Footprint(topo, cfg))
 	return e
 }
 
