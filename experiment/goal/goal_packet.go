@@ -10,6 +10,7 @@ import (
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/hw"
+	"github.com/lhsim/lhsim/memlimit"
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/goal"
@@ -71,6 +72,9 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 		return nil, fmt.Errorf("goal: %d ranks on %s (%d nodes)", len(s.Ranks), cfg.Topology, topo.Nodes())
 	}
 	if err := rtlMessageSizes(s, cfg.RTLNodes); err != nil {
+		return nil, &experiment.InputError{Err: err}
+	}
+	if err := packetFits(topo, cfg, len(s.Ranks)); err != nil {
 		return nil, &experiment.InputError{Err: err}
 	}
 	c, err := cluster.Build(topo, cfg.Fabric, cfg.Cluster)
@@ -212,6 +216,34 @@ func rtlMessageSizes(s *goal.Schedule, rtlNodes []int) error {
 					r, op.Line, op.Size, op.Peer, gosim.MaxMessage)
 			}
 		}
+	}
+	return nil
+}
+
+// MemoryUser is a part of a run that knows its share of the memory estimate: a matcher
+// (netsim/match.Spec) whose tables grow with the ranks implements it, and the run is refused
+// before it starts when the network and it together pass the process's limit.
+type MemoryUser interface {
+	// Memory is the bytes it takes on a run of ranks ranks, and what it is (for the message).
+	Memory(ranks int) (bytes int64, what string)
+}
+
+// packetFits checks the run's estimate (the network, and the matcher's share when its Spec
+// is a MemoryUser) against the process's memory limit.
+func packetFits(topo fabric.Topology, cfg Config, ranks int) error {
+	est := fabric.Estimate(topo, cfg.Fabric)
+	if cfg.Matcher != "" {
+		spec, err := match.Parse(cfg.Matcher)
+		if err != nil {
+			return err
+		}
+		if m, ok := any(spec).(MemoryUser); ok {
+			b, what := m.Memory(ranks)
+			est.Add(what, b)
+		}
+	}
+	if err := est.Check(memlimit.Current()); err != nil {
+		return fmt.Errorf("%v %w", topo, err)
 	}
 	return nil
 }

@@ -2,13 +2,16 @@ package goal
 
 import (
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/memlimit"
 	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
 	goalsim "github.com/lhsim/lhsim/netsim/goal"
 )
 
@@ -85,4 +88,31 @@ func TestRTLNodesRefuseMessagesPastOneMiB(t *testing.T) {
 	cfg.RTLNodes = nil
 	_, err = RunSchedule(cfg, sched(1<<20+1))
 	require.NoError(t, err, "the DMA receive path takes any size")
+}
+
+// A run's memory estimate is the network's and, when the matcher knows it, its share
+// (MemoryUser); the refusal lists both (the API a matcher's tables join).
+func TestPacketEstimateTakesTheMatchersShare(t *testing.T) {
+	old := debug.SetMemoryLimit(64 << 20)
+	defer debug.SetMemoryLimit(old)
+	topo, err := fabric.ParseTopology("crossbar:4")
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	require.NoError(t, packetFits(topo, cfg, 4), "a small network fits in 64 MiB")
+	var u MemoryUser = tables{}
+	b, what := u.Memory(1024)
+	est := fabric.Estimate(topo, cfg.Fabric)
+	est.Add(what, b)
+	err = est.Check(memlimit.Current())
+	require.ErrorIs(t, err, memlimit.ErrTooBig)
+	require.ErrorContains(t, err, "its 4 nodes, 4 router ports and 2 VCs per port")
+	require.ErrorContains(t, err, "+ 1024 ranks' bins (14.0 GiB)")
+	require.ErrorContains(t, err, "and the limit is 0.1 GiB (GOMEMLIMIT)")
+}
+
+// tables is a matcher's share as a MemoryUser reports it: 14 MiB a rank.
+type tables struct{}
+
+func (tables) Memory(ranks int) (int64, string) {
+	return int64(ranks) * 14 << 20, fmt.Sprintf("%d ranks' bins", ranks)
 }
