@@ -10,7 +10,7 @@ VLIBS := $(foreach t,$(VTOPS),build/verilator/$(t)/lib$(t).a)
 LINT_TOPS := $(basename $(notdir $(RTL)))
 
 .PHONY: all setup rtl test lint demo bench soak synth clean plugin generate
-.PHONY: waves regress coverage fuzz synth-check test-slurm formal edges goal-compare papers booksim-compare bench-net
+.PHONY: waves regress coverage fuzz synth-check test-slurm formal edges goal-compare qstat-compare papers booksim-compare bench-net
 all: rtl
 
 setup:
@@ -145,6 +145,12 @@ fuzz: rtl
 # SCHEDGEN2= (Schedgen2/schedgen.py); RANKS= and SIZES= choose the grid. Skips without them.
 goal-compare:
 	bash scripts/goal-compare.sh
+
+# lhsim goal --qstat's six files against LogGOPSim's --qstat, byte for byte, on the schedules of
+# lhsim goal gen, Schedgen, Schedgen2 and random ones (docs/goal.md). Takes LOGGOPSIM, TXT2BIN,
+# SCHEDGEN (and SCHEDGEN2) as goal-compare does; skips without them.
+qstat-compare:
+	bash scripts/qstat-compare.sh
 
 clean:
 	rm -rf build verilator/zz_*_libhash.go verilator/*/zz_*_libhash.go
