@@ -155,8 +155,8 @@ func truncate(s string) string {
 	return s
 }
 
-// split gives the arguments one string per layout letter (a V's counts for a V).
-func split(name, layout string, args []string) ([]string, error) {
+// lapSplit gives the arguments one string per layout letter (a V's counts for a V).
+func lapSplit(name, layout string, args []string) ([]string, error) {
 	want := len(layout) + strings.Count(layout, "V")
 	if len(args) != want {
 		return nil, fmt.Errorf("%d arguments, liballprof prints %d for %s", len(args), want, name)
@@ -204,10 +204,10 @@ func (rd *lapReader) call(r int, name string, args []string) (Call, error) {
 		}
 		return c, nil
 	}
-	a, err := split(name, layout, args)
+	a, err := lapSplit(name, layout, args)
 	if err != nil {
 		return c, err
 	}
-	d := decoder{rd: rd, r: r, a: a, layout: layout}
+	d := lapDecoder{rd: rd, r: r, a: a, layout: layout}
 	return d.decode(c)
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-type decoder struct {
+type lapDecoder struct {
 	rd     *lapReader
 	r      int
 	a      []string
@@ -15,46 +15,46 @@ type decoder struct {
 	err    error
 }
 
-func (d *decoder) fail(err error) {
+func (d *lapDecoder) fail(err error) {
 	if d.err == nil && err != nil {
 		d.err = err
 	}
 }
 
-func (d *decoder) num(i int) uint64 {
+func (d *lapDecoder) num(i int) uint64 {
 	v, err := count(d.a[i])
 	d.fail(err)
 	return v
 }
 
-func (d *decoder) addr(i int) uint64 {
+func (d *lapDecoder) addr(i int) uint64 {
 	v, err := address(d.a[i])
 	d.fail(err)
 	return v
 }
 
 // bytes is count field i times the size of datatype field j.
-func (d *decoder) bytes(i, j int) uint64 {
+func (d *lapDecoder) bytes(i, j int) uint64 {
 	n := d.num(i)
 	s, err := typeSize(d.a[j])
 	d.fail(err)
 	return n * s
 }
 
-func (d *decoder) peer(i int) int32 {
+func (d *lapDecoder) peer(i int) int32 {
 	v, err := d.rd.peer(d.a[i])
 	d.fail(err)
 	return v
 }
 
-func (d *decoder) tag(i int) int32 {
+func (d *lapDecoder) tag(i int) int32 {
 	v, err := tagOf(d.a[i])
 	d.fail(err)
 	return v
 }
 
 // counts are count list i times the size of datatype j.
-func (d *decoder) counts(i, j int) []uint64 {
+func (d *lapDecoder) counts(i, j int) []uint64 {
 	s, err := typeSize(d.a[j])
 	d.fail(err)
 	var out []uint64
@@ -67,7 +67,7 @@ func (d *decoder) counts(i, j int) []uint64 {
 }
 
 // newReq makes a request for the variable at address a.
-func (d *decoder) newReq(a uint64, persistent bool) uint64 {
+func (d *lapDecoder) newReq(a uint64, persistent bool) uint64 {
 	d.rd.nextReq++
 	d.rd.reqs[a] = d.rd.nextReq
 	if persistent {
@@ -80,7 +80,7 @@ func (d *decoder) newReq(a uint64, persistent bool) uint64 {
 
 // complete is the request of the variable at a, if one is outstanding; a completed
 // nonblocking request is gone (its variable becomes MPI_REQUEST_NULL), a persistent one stays.
-func (d *decoder) complete(a uint64) (uint64, bool) {
+func (d *lapDecoder) complete(a uint64) (uint64, bool) {
 	id, ok := d.rd.reqs[a]
 	if ok && !d.rd.persist[a] {
 		delete(d.rd.reqs, a)
@@ -88,7 +88,7 @@ func (d *decoder) complete(a uint64) (uint64, bool) {
 	return id, ok
 }
 
-func (d *decoder) decode(c Call) (Call, error) {
+func (d *lapDecoder) decode(c Call) (Call, error) {
 	// The communicator is the layout's C; a call on one whose members are not the world's
 	// in order cannot have its peers made world ranks.
 	if k := strings.IndexByte(d.layout, 'C'); k >= 0 {
@@ -195,7 +195,7 @@ func (d *decoder) decode(c Call) (Call, error) {
 }
 
 // coll decodes a collective (lapColls) into Size, Counts and Root.
-func (d *decoder) coll(c *Call) {
+func (d *lapDecoder) coll(c *Call) {
 	c.Kind, c.Coll = KColl, lapColls[c.Func]
 	switch c.Coll {
 	case Barrier:
