@@ -39,6 +39,7 @@ package apptrace
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -91,7 +92,7 @@ func liballprofFiles(dir string) ([]string, error) {
 		byPrefix[m[1]][r] = filepath.Join(dir, e.Name())
 	}
 	if len(byPrefix) == 0 {
-		return nil, fmt.Errorf("%s: no liballprof trace files (PREFIX-RANK.txt)", dir)
+		return nil, fmt.Errorf("no liballprof trace files (PREFIX-RANK.txt)")
 	}
 	if len(byPrefix) > 1 {
 		var names []string
@@ -99,13 +100,13 @@ func liballprofFiles(dir string) ([]string, error) {
 			names = append(names, p)
 		}
 		sort.Strings(names)
-		return nil, fmt.Errorf("%s: trace files of %d runs (%s): one run per directory", dir, len(names), strings.Join(names, ", "))
+		return nil, fmt.Errorf("trace files of %d runs (%s): one run per directory", len(names), strings.Join(names, ", "))
 	}
 	for _, m := range byPrefix {
 		files := make([]string, len(m))
 		for r, f := range m {
 			if r >= len(m) {
-				return nil, fmt.Errorf("%s: %d trace files but one of rank %d: the ranks must be 0 to %d", dir, len(m), r, len(m)-1)
+				return nil, fmt.Errorf("%d trace files but one of rank %d: the ranks must be 0 to %d", len(m), r, len(m)-1)
 			}
 			files[r] = f
 		}
@@ -134,19 +135,27 @@ func openTrace(file string) (io.Reader, func(), error) {
 func ReadLiballprof(dir string) (*Trace, error) {
 	files, err := liballprofFiles(dir)
 	if err != nil {
-		return nil, err
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, err
+		}
+		return nil, &FormatError{Path: dir, Msg: err.Error()}
 	}
 	rd := &lapReader{world: len(files), comms: map[int]map[uint64]uint64{}, order: map[int]int{}}
 	t := &Trace{Ranks: make([][]Call, len(files)), Comms: map[uint64]Comm{}, CPUIsWall: true}
 	for r, file := range files {
 		in, closeFn, err := openTrace(file)
 		if err != nil {
-			return nil, err
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				return nil, err
+			}
+			return nil, &FormatError{Path: file, Msg: err.Error()}
 		}
 		calls, err := rd.readRank(in, r)
 		closeFn()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
+			return nil, &FormatError{Path: file, Msg: err.Error()}
 		}
 		t.Ranks[r] = calls
 	}

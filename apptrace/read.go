@@ -29,8 +29,12 @@ const Magic = "LHTRACE\x01"
 // RankFile is rank r's file in a trace directory.
 func RankFile(dir string, r int) string { return filepath.Join(dir, fmt.Sprintf("rank-%d.lht", r)) }
 
-// ReadDir reads every rank's file of the trace in dir.
+// ReadDir reads every rank's file of the trace in dir (a directory of LogGOPSim's liballprof
+// traces too: ReadLiballprof).
 func ReadDir(dir string) (*Trace, error) {
+	if IsLiballprof(dir) {
+		return ReadLiballprof(dir)
+	}
 	first := RankFile(dir, 0)
 	h, calls, comms, err := readRankFile(first)
 	if err != nil {
