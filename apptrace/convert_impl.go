@@ -206,6 +206,9 @@ func (c *conv) write(w io.Writer) error {
 					line = append(line, "send "...)
 				} else {
 					line = append(line, "recv "...)
+					if op.peer == goal.Any || op.tag == AnyTag {
+						c.st.WildcardRecvs++
+					}
 				}
 				line = strconv.AppendUint(line, op.size, 10)
 				if op.kind == goal.Send {

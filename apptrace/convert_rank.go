@@ -112,10 +112,6 @@ func (rc *rankConv) p2p(kind goal.Kind, comm uint64, p, tag int32, size uint64, 
 	op := gop{kind: kind, size: size, peer: peer(p), space: sp, tag: tag}
 	if kind == goal.Send {
 		rc.c.incoming[p][srcSpace{uint32(rc.r), sp}] = true
-	} else {
-		if p == AnySource || tag == AnyTag {
-			rc.c.st.WildcardRecvs++
-		}
 	}
 	o := rc.add(op, deps)
 	if kind == goal.Recv && tag == AnyTag {

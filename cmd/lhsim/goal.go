@@ -24,11 +24,17 @@ func init() {
 	register("goal", goalSummary, runGoal)
 }
 
-const goalSummary = "run a GOAL schedule (LogGOPSim's language) in the LogGOPS model or on the simulated network; lhsim goal gen PATTERN writes one"
+const goalSummary = "run a GOAL schedule (LogGOPSim's language) in the LogGOPS model or on the simulated network; lhsim goal gen PATTERN writes one; lhsim goal record -- mpirun ... traces an MPI program, lhsim goal convert DIR turns its trace into one"
 
 func runGoal(args []string) error {
 	if len(args) > 0 && args[0] == "gen" {
 		return runGoalGen(args[1:])
+	}
+	if len(args) > 0 && args[0] == "record" {
+		return runGoalRecord(args[1:])
+	}
+	if len(args) > 0 && args[0] == "convert" {
+		return runGoalConvert(args[1:])
 	}
 	cfg := goal.Config{Network: "packet", LogGP: goalsim.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig()}
 	fs := newFlags("goal", goalSummary)

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/lhsim/lhsim/apptrace"
+)
+
+// mpiTools are the commands a test of the tracer under one MPI library needs.
+func mpiTools(t *testing.T, mpi string, fortran bool) {
+	t.Helper()
+	pkg := map[string]string{"openmpi": "openmpi-bin and libopenmpi-dev", "mpich": "mpich and libmpich-dev"}[mpi]
+	tools := []string{"mpirun." + mpi, "mpicc." + mpi}
+	if fortran {
+		tools = append(tools, "mpif90."+mpi, "gfortran")
+	}
+	for _, c := range tools {
+		if _, err := exec.LookPath(c); err != nil {
+			t.Skipf("%s is not installed (%s; bash scripts/setup.sh --mpi installs them): the tracer under %s is not tested", c, pkg, mpi)
+		}
+	}
+	tracerOnce.Do(func() {
+		out, err := exec.Command("make", "-C", "../..", "--no-print-directory", "tracer").CombinedOutput()
+		if err != nil {
+			tracerErr = string(out)
+		}
+	})
+	if tracerErr != "" {
+		t.Fatalf("make tracer: %s", tracerErr)
+	}
+}
+
+var (
+	tracerOnce sync.Once
+	tracerErr  string
+)
+
+func compile(t *testing.T, compiler, src, out string, flags ...string) {
+	t.Helper()
+	args := append(append([]string{"-O1", "-o", out, src}, flags...), "-w")
+	if b, err := exec.Command(compiler, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", compiler, src, err, b)
+	}
+}
+
+// recordConvertRun records prog on np ranks under mpi, converts the trace, and runs the schedule
+// in lhsim goal on both networks: every receive must be matched (lhsim goal exits 1 otherwise).
+func recordConvertRun(t *testing.T, mpi, prog string, np string) *apptrace.Trace {
+	t.Helper()
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace")
+	code, out, errs := run(t, nil, "goal", "record", "--build", "../../build", "--out", trace, "--", "mpirun."+mpi, "-np", np, prog)
+	if code != 0 {
+		t.Fatalf("goal record: status %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "lhsim goal record: "+trace+": "+np+" ranks") {
+		t.Errorf("goal record said %q", out)
+	}
+	tr, err := apptrace.ReadDir(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched := filepath.Join(dir, "prog.goal")
+	code, out, errs = run(t, nil, "goal", "convert", trace, "--out", sched)
+	if code != 0 {
+		t.Fatalf("goal convert: status %d\n%s\n%s", code, out, errs)
+	}
+	for _, network := range []string{"loggp", "packet"} {
+		code, out, errs = run(t, nil, "goal", "--schedule", sched, "--network", network)
+		if code != 0 {
+			t.Fatalf("goal --network %s: status %d\n%s\n%s", network, code, out, errs)
+		}
+	}
+	return tr
+}
+
+func funcs(calls []apptrace.Call) string {
+	var s []string
+	for _, c := range calls {
+		s = append(s, strings.TrimPrefix(c.Func, "MPI_"))
+	}
+	return strings.Join(s, " ")
+}
+
+// TestGoalRecordEndToEnd records the C test program (tracer/testdata/ring.c: a ring,
+// Irecv/Isend/Waitall, a probe, a cancelled wildcard receive, Allreduce, Bcast, a split
+// communicator) and the Fortran one under Open MPI and under MPICH, converts them and runs the
+// schedules. Each rank's calls are the program's, once each, under both libraries: Open MPI's
+// Fortran calls PMPI_* (the Fortran wrappers see them), MPICH's calls MPI_* (the C wrappers do).
+func TestGoalRecordEndToEnd(t *testing.T) {
+	rank1C := "Init" + strings.Repeat(" Recv Send Irecv Irecv Isend Isend Waitall", 3) +
+		" Send Irecv Cancel Wait Allreduce Bcast Comm_split Allreduce Sendrecv Barrier Comm_free Finalize"
+	rank1F := "Init" + strings.Repeat(" Recv Send Irecv Irecv Isend Isend Waitall", 3) + " Allreduce Comm_split Allreduce Comm_free Finalize"
+	for _, mpi := range []string{"openmpi", "mpich"} {
+		t.Run(mpi+"/C", func(t *testing.T) {
+			mpiTools(t, mpi, false)
+			prog := filepath.Join(t.TempDir(), "ring")
+			compile(t, "mpicc."+mpi, "../../tracer/testdata/ring.c", prog)
+			tr := recordConvertRun(t, mpi, prog, "4")
+			if got := funcs(tr.Ranks[1]); got != rank1C {
+				t.Errorf("rank 1's calls:\n%s\nwant\n%s", got, rank1C)
+			}
+			// The cancelled receive is from MPI_ANY_SOURCE: -1 in Open MPI, -2 in MPICH.
+			for _, c := range tr.Ranks[1] {
+				if c.Func == "MPI_Irecv" && c.Tag == 42 && c.Peer != apptrace.AnySource {
+					t.Errorf("the wildcard receive's source is %d", c.Peer)
+				}
+			}
+			if len(tr.Comms) != 2 {
+				t.Errorf("communicators %v, want the two halves", tr.Comms)
+			}
+		})
+		t.Run(mpi+"/Fortran", func(t *testing.T) {
+			mpiTools(t, mpi, true)
+			prog := filepath.Join(t.TempDir(), "fring")
+			compile(t, "mpif90."+mpi, "../../tracer/testdata/ring.f90", prog)
+			tr := recordConvertRun(t, mpi, prog, "4")
+			if got := funcs(tr.Ranks[1]); got != rank1F {
+				t.Errorf("rank 1's calls:\n%s\nwant\n%s", got, rank1F)
+			}
+		})
+	}
+}
+
+// TestGoalRecordFailures: a program that is not an MPI program, one that crashes midway, a
+// missing mpirun and a trace that is not whole: one line each, exit 1 for a failed run and 2
+// for a bad trace; a crashed rank leaves what it did, and it is not presented as a trace.
+func TestGoalRecordFailures(t *testing.T) {
+	mpiTools(t, "openmpi", false)
+	dir := t.TempDir()
+	code, _, errs := run(t, nil, "goal", "record", "--build", "../../build", "--out", filepath.Join(dir, "true"), "--", "mpirun.openmpi", "-np", "2", "/bin/true")
+	if code != 1 || !strings.Contains(errs, "recorded no MPI call: not an MPI program") {
+		t.Errorf("a program that is not an MPI program: status %d, %q", code, errs)
+	}
+	code, _, errs = run(t, nil, "goal", "record", "--out", filepath.Join(dir, "x"), "--", "mpirun.nowhere", "-np", "2", "/bin/true")
+	if code != 1 || !strings.Contains(errs, "install openmpi-bin") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("a missing mpirun: status %d, %q", code, errs)
+	}
+	src := filepath.Join(dir, "crash.c")
+	os.WriteFile(src, []byte(`#include <mpi.h>
+#include <signal.h>
+int main(int argc, char **argv) {
+	int rank, x = 0;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	if (rank == 1)
+		raise(SIGSEGV);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Finalize();
+	return 0;
+}
+`), 0o644)
+	prog := filepath.Join(dir, "crash")
+	compile(t, "mpicc.openmpi", src, prog)
+	out := filepath.Join(dir, "crash.trace")
+	code, _, errs = run(t, nil, "goal", "record", "--build", "../../build", "--out", out, "--", "mpirun.openmpi", "-np", "2", prog)
+	if code != 1 || !strings.Contains(errs, "what the ranks recorded is in "+out+".partial, not a trace") {
+		t.Fatalf("a crash: status %d, %q", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a crashed run left a trace directory")
+	}
+	// Each rank's file holds its calls up to the crash (rank 0 was stopped by mpirun after
+	// rank 1 crashed): Init and Allreduce. convert refuses them (exit 2).
+	for r := 0; r < 2; r++ {
+		if st, err := os.Stat(apptrace.RankFile(out+".partial", r)); err != nil || st.Size() < 100 {
+			t.Errorf("rank %d left no trace of what it did: %v", r, err)
+		}
+	}
+	code, _, errs = run(t, nil, "goal", "convert", out+".partial", "--out", filepath.Join(dir, "crash.goal"))
+	if code != 2 || !strings.Contains(errs, "ends after 2 calls without its end record") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("converting a crashed run: status %d, %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "crash.goal")); err == nil {
+		t.Error("a refused conversion left a schedule")
+	}
+}
