@@ -55,7 +55,7 @@ import (
 var liballprofFile = regexp.MustCompile(`^(.*)-([0-9]+)\.(txt|dat)(\.gz)?$`)
 
 // IsLiballprof says whether dir holds liballprof traces: a file named like one whose first
-// line is liballprof's header.
+// line is a comment (liballprof's header) or a call.
 func IsLiballprof(dir string) bool {
 	files, err := liballprofFiles(dir)
 	if err != nil || len(files) == 0 {
@@ -67,7 +67,7 @@ func IsLiballprof(dir string) bool {
 	}
 	defer closeFn()
 	line, _ := bufio.NewReader(r).ReadString('\n')
-	return strings.HasPrefix(line, "# collprof") || strings.HasPrefix(line, "# htor's PMPI Tracer")
+	return strings.HasPrefix(line, "#") || strings.HasPrefix(line, "MPI_")
 }
 
 // liballprofFiles are dir's trace files by rank: one prefix, ranks 0 to n-1.
