@@ -99,7 +99,9 @@ func (rd *lapReader) readRank(in io.Reader, r int) ([]Call, error) {
 		default:
 			start, err = µs(f[1])
 			if err == nil {
-				end, err = µs(f[len(f)-1])
+				if end, err = µs(f[len(f)-1]); err != nil {
+					err = fmt.Errorf("its last field %q is not its end time (a truncated line?)", truncate(f[len(f)-1]))
+				}
 			}
 		}
 		if err != nil {
