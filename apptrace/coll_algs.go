@@ -288,7 +288,9 @@ func (x *collCtx) allreduce(alg string, s uint64) {
 		x.reduce(tunedChoice(Reduce, x.n, s), 0, s)
 		x.bcast(tunedChoice(Bcast, x.n, s), 0, s)
 	case "ring", "segmented_ring":
-		if s < uint64(x.n) { // fewer elements than ranks: coll/base takes recursive doubling
+		// Fewer elements than ranks: coll/base takes recursive doubling. The trace has bytes,
+		// not elements: an element is taken as 4 bytes (MPI_INT, MPI_FLOAT; a double counts 2).
+		if s/4 < uint64(x.n) {
 			x.recDoubling(s)
 			return
 		}
