@@ -56,8 +56,8 @@ func rankFile(r int) []byte {
 	} else {
 		rec("MPI_Recv", 100, 0, 1, 1, 64) // any tag, any source
 	}
-	rec("MPI_Comm_split", 5, 0, 1<<32|1, 2, 0, 2)  // parent, id, members 0 and 1 (zigzag)
-	rec("MPI_Allreduce", 7, 1<<32|1, 1, 8, 0)      // comm, root -1, size, no counts
+	rec("MPI_Comm_split", 5, 0, 1<<32|1, 2, 0, 2) // parent, id, members 0 and 1 (zigzag)
+	rec("MPI_Allreduce", 7, 1<<32|1, 1, 8, 0)     // comm, root -1, size, no counts
 	rec("MPI_Put", 3)
 	rec("MPI_Finalize", 9)
 	rec("LHT_End", 0, 6)
