@@ -362,3 +362,29 @@ func TestCollectiveTagSpace(t *testing.T) {
 		t.Fatalf("an any-tag receive posted before a barrier with the same peer converted: %v", err)
 	}
 }
+
+// TestConvertDeterministic: the same trace converts to the same bytes (communicators are
+// numbered by id, not in map order).
+func TestConvertDeterministic(t *testing.T) {
+	tr := collTrace(6, Allreduce, 64)
+	for i := uint64(1); i <= 5; i++ {
+		tr.Comms[i<<32] = Comm{ID: i << 32, Members: []int32{0, 1, 2, 3, 4, 5}}
+		for r := range tr.Ranks {
+			tr.Ranks[r] = append(tr.Ranks[r], Call{Func: "MPI_Bcast", Kind: KColl, Coll: Bcast, Comm: i << 32, Size: 9 * i},
+				Call{Func: "MPI_Send", Kind: KSend, Comm: i << 32, Peer: int32((r + 1) % 6), Tag: 1, Size: 8},
+				Call{Func: "MPI_Recv", Kind: KRecv, Comm: i << 32, Peer: int32((r + 5) % 6), Tag: 1, Size: 8})
+		}
+	}
+	var first string
+	for i := 0; i < 5; i++ {
+		var b bytes.Buffer
+		if _, err := Convert(&b, tr, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = b.String()
+		} else if b.String() != first {
+			t.Fatal("two conversions of one trace differ")
+		}
+	}
+}

@@ -70,10 +70,10 @@ func recordConvertRun(t *testing.T, mpi, prog string, np string) *apptrace.Trace
 	if code != 0 {
 		t.Fatalf("goal convert: status %d\n%s\n%s", code, out, errs)
 	}
-	for _, network := range []string{"loggp", "packet"} {
-		code, out, errs = run(t, nil, "goal", "--schedule", sched, "--network", network)
+	for _, net := range [][]string{{"--network", "loggp"}, {"--network", "packet"}, {"--network", "packet", "--rtl-nodes", "0"}} {
+		code, out, errs = run(t, nil, append([]string{"goal", "--schedule", sched}, net...)...)
 		if code != 0 {
-			t.Fatalf("goal --network %s: status %d\n%s\n%s", network, code, out, errs)
+			t.Fatalf("goal %v: status %d\n%s\n%s", net, code, out, errs)
 		}
 	}
 	return tr
