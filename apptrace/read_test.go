@@ -155,3 +155,16 @@ func TestReadCorrupt(t *testing.T) {
 		t.Errorf("a directory that does not exist: %v", err)
 	}
 }
+
+// TestReadTooLarge: a trace whose estimate passes the limit is refused before it is read.
+func TestReadTooLarge(t *testing.T) {
+	dir := writeTrace(t, rankFile(0), rankFile(1))
+	_, err := ReadDirLimit(dir, 1000)
+	var fe *FormatError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "trace too large for memory") {
+		t.Fatalf("%v", err)
+	}
+	if _, err := ReadDirLimit(dir, 1<<30); err != nil {
+		t.Fatal(err)
+	}
+}
