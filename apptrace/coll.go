@@ -113,6 +113,25 @@ func (c *conv) choose(coll Coll, comm int, size uint64) string {
 	return tunedChoice(coll, comm, size)
 }
 
+// fallback is the algorithm coll/base runs when the one chosen does not apply: recursive
+// doubling for an allreduce ring with fewer elements than ranks (the trace has bytes: an
+// element is taken as 4 bytes, MPI_INT's and MPI_FLOAT's), Bruck for an allgather by recursive
+// doubling on a size that is not a power of two, a ring for a neighbour exchange on an odd one.
+// The statistics name what the schedule holds.
+func fallback(c Coll, alg string, n int, size uint64) string {
+	switch {
+	case c == Allreduce && (alg == "ring" || alg == "segmented_ring") && size/4 < uint64(n):
+		return "recursive_doubling"
+	case (c == Allgather || c == Allgatherv) && alg == "recursive_doubling" && n&(n-1) != 0:
+		return "bruck"
+	case (c == Allgather || c == Allgatherv) && alg == "neighbor" && n%2 != 0:
+		return "ring"
+	case (c == Allgather || c == Allgatherv || c == Alltoall || c == Barrier) && alg == "two_proc" && n != 2:
+		return map[Coll]string{Allgather: "ring", Allgatherv: "ring", Alltoall: "pairwise", Barrier: "recursive_doubling"}[c]
+	}
+	return alg
+}
+
 // decisionSize is the size tuned decides on (tuned_rules.go).
 func decisionSize(cl *Call, n int) uint64 {
 	switch cl.Coll {
@@ -159,7 +178,7 @@ func (rc *rankConv) collective(cl *Call) error {
 			return fmt.Errorf("%d counts at the root for a communicator of %d", len(cl.Counts), n)
 		}
 	}
-	alg := rc.c.choose(cl.Coll, n, decisionSize(cl, n))
+	alg := fallback(cl.Coll, rc.c.choose(cl.Coll, n, decisionSize(cl, n)), n, cl.Size)
 	if me == 0 {
 		rc.c.st.Collectives[cl.Coll.String()+"/"+alg]++
 	}

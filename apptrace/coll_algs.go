@@ -146,7 +146,7 @@ func (x *collCtx) bcast(alg string, root int, s uint64) {
 		blk := (s + uint64(x.n) - 1) / uint64(x.n)
 		x.scatterTree(root, uniform(x.n, blk))
 		if alg == "scatter_allgather" {
-			x.allgather("recursive_doubling", uniform(x.n, blk))
+			x.allgather(fallback(Allgather, "recursive_doubling", x.n, blk), uniform(x.n, blk))
 		} else {
 			x.allgather("ring", uniform(x.n, blk))
 		}
@@ -287,13 +287,7 @@ func (x *collCtx) allreduce(alg string, s uint64) {
 	case "nonoverlapping":
 		x.reduce(tunedChoice(Reduce, x.n, s), 0, s)
 		x.bcast(tunedChoice(Bcast, x.n, s), 0, s)
-	case "ring", "segmented_ring":
-		// Fewer elements than ranks: coll/base takes recursive doubling. The trace has bytes,
-		// not elements: an element is taken as 4 bytes (MPI_INT, MPI_FLOAT; a double counts 2).
-		if s/4 < uint64(x.n) {
-			x.recDoubling(s)
-			return
-		}
+	case "ring", "segmented_ring": // with as many elements as ranks at least (fallback)
 		b := split(s, x.n)
 		x.ring(b, true, true)
 	case "rabenseifner":

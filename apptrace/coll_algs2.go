@@ -68,16 +68,15 @@ func (x *collCtx) scatterLinear(root int, b []uint64) {
 
 func (x *collCtx) allgather(alg string, b []uint64) {
 	n := x.n
-	pow2 := n&(n-1) == 0
 	switch {
 	case alg == "linear" || alg == "default":
 		x.gatherLinear(0, b)
 		x.linearDown(0, sum(b))
-	case alg == "two_proc" && n == 2:
+	case alg == "two_proc":
 		x.send(1-x.me, b[x.me])
 		x.recv(1-x.me, b[1-x.me])
 		x.step()
-	case alg == "recursive_doubling" && pow2:
+	case alg == "recursive_doubling": // on a power of two (fallback)
 		for mask := 1; mask < n; mask <<= 1 {
 			r := x.me ^ mask
 			// Each holds the blocks of its aligned group of mask ranks.
@@ -85,7 +84,7 @@ func (x *collCtx) allgather(alg string, b []uint64) {
 			x.recv(r, x.groupSum(b, r&^(mask-1), mask))
 			x.step()
 		}
-	case alg == "neighbor" && n%2 == 0:
+	case alg == "neighbor": // on an even size (fallback)
 		// coll_base_allgather_intra_neighborexchange: one block with one neighbour, then two
 		// blocks at a time alternating sides.
 		var nb [2]int
@@ -103,7 +102,7 @@ func (x *collCtx) allgather(alg string, b []uint64) {
 			x.recv(nb[i%2], 2*mean)
 			x.step()
 		}
-	case alg == "ring" || alg == "neighbor":
+	case alg == "ring":
 		x.ring(b, false, true)
 	default: // bruck, and recursive doubling on a size that is not a power of two
 		for d := 1; d < n; d <<= 1 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -360,5 +361,72 @@ func TestCollectiveTagSpace(t *testing.T) {
 	_, err := Convert(&bytes.Buffer{}, tr, Options{})
 	if !errors.Is(err, ErrRefused) {
 		t.Fatalf("an any-tag receive posted before a barrier with the same peer converted: %v", err)
+	}
+}
+
+// TestConvertDeterministic: the same trace converts to the same bytes (communicators are
+// numbered by id, not in map order).
+func TestConvertDeterministic(t *testing.T) {
+	tr := collTrace(6, Allreduce, 64)
+	for i := uint64(1); i <= 5; i++ {
+		tr.Comms[i<<32] = Comm{ID: i << 32, Members: []int32{0, 1, 2, 3, 4, 5}}
+		for r := range tr.Ranks {
+			tr.Ranks[r] = append(tr.Ranks[r], Call{Func: "MPI_Bcast", Kind: KColl, Coll: Bcast, Comm: i << 32, Size: 9 * i},
+				Call{Func: "MPI_Send", Kind: KSend, Comm: i << 32, Peer: int32((r + 1) % 6), Tag: 1, Size: 8},
+				Call{Func: "MPI_Recv", Kind: KRecv, Comm: i << 32, Peer: int32((r + 5) % 6), Tag: 1, Size: 8})
+		}
+	}
+	var first string
+	for i := 0; i < 5; i++ {
+		var b bytes.Buffer
+		if _, err := Convert(&b, tr, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = b.String()
+		} else if b.String() != first {
+			t.Fatal("two conversions of one trace differ")
+		}
+	}
+}
+
+// BenchmarkConvert converts a 16-rank trace of a halo exchange (Irecv, Isend, Waitall) and an
+// Allreduce per step: calls/s is the conversion's speed (docs/apps.md).
+func BenchmarkConvert(b *testing.B) {
+	const n, steps = 16, 1000
+	tr := &Trace{Ranks: make([][]Call, n), Comms: map[uint64]Comm{}}
+	for r := range tr.Ranks {
+		for s := 0; s < steps; s++ {
+			l, rt := int32((r+n-1)%n), int32((r+1)%n)
+			tr.Ranks[r] = append(tr.Ranks[r],
+				Call{Func: "MPI_Irecv", Kind: KIrecv, Peer: l, Tag: 1, Size: 4096, Req: 1, CPU: 1000},
+				Call{Func: "MPI_Irecv", Kind: KIrecv, Peer: rt, Tag: 2, Size: 4096, Req: 2, CPU: 10},
+				Call{Func: "MPI_Isend", Kind: KIsend, Peer: rt, Tag: 1, Size: 4096, Req: 3, CPU: 10},
+				Call{Func: "MPI_Isend", Kind: KIsend, Peer: l, Tag: 2, Size: 4096, Req: 4, CPU: 10},
+				Call{Func: "MPI_Waitall", Kind: KComplete, Reqs: []uint64{1, 2, 3, 4}, CPU: 10},
+				Call{Func: "MPI_Allreduce", Kind: KColl, Coll: Allreduce, Size: 8, CPU: 500})
+		}
+	}
+	calls := n * steps * 6
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Convert(io.Discard, tr, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(calls)*float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+}
+
+// TestFallbackNamed: where coll/base runs another algorithm than the one chosen (an allreduce
+// ring with fewer elements than ranks, recursive doubling on 6 ranks), the statistics name
+// the one the schedule holds.
+func TestFallbackNamed(t *testing.T) {
+	_, st := convertRun(t, collTrace(8, Allreduce, 8), Options{Collectives: map[Coll]string{Allreduce: "ring"}})
+	if st.Collectives["allreduce/recursive_doubling"] != 1 {
+		t.Errorf("collectives %v", st.Collectives)
+	}
+	_, st = convertRun(t, collTrace(6, Allgather, 8), Options{Collectives: map[Coll]string{Allgather: "recursive_doubling"}})
+	if st.Collectives["allgather/bruck"] != 1 {
+		t.Errorf("collectives %v", st.Collectives)
 	}
 }

@@ -131,6 +131,33 @@ func openTrace(file string) (io.Reader, func(), error) {
 	return z, func() { z.Close(); f.Close() }, nil
 }
 
+// liballprofBytesPerCall is about the fewest bytes of text a liballprof line takes (LAMMPS's
+// take 61; a gzip-compressed file is taken as 8 times its size).
+const liballprofBytesPerCall = 40
+
+// readLiballprofLimit is ReadLiballprof refusing, before it reads, a trace whose calls would
+// take more than maxBytes (0: no bound) by MemoryEstimate.
+func readLiballprofLimit(dir string, maxBytes int64) (*Trace, error) {
+	if maxBytes > 0 {
+		files, _ := liballprofFiles(dir)
+		var text int64
+		for _, f := range files {
+			if st, err := os.Stat(f); err == nil {
+				n := st.Size()
+				if strings.HasSuffix(f, ".gz") {
+					n *= 8
+				}
+				text += n
+			}
+		}
+		// MemoryEstimate counts a call per 8 bytes of lhsim's records.
+		if est := MemoryEstimate(text / liballprofBytesPerCall * 8); est > maxBytes {
+			return nil, &FormatError{dir, fmt.Sprintf("%v: %d bytes of liballprof text take about %d MiB to read and convert, over the %d MiB available", ErrTooLarge, text, est>>20, maxBytes>>20)}
+		}
+	}
+	return ReadLiballprof(dir)
+}
+
 // ReadLiballprof reads a directory of liballprof traces, one file per rank.
 func ReadLiballprof(dir string) (*Trace, error) {
 	files, err := liballprofFiles(dir)

@@ -240,3 +240,14 @@ func TestLiballprofBadInput(t *testing.T) {
 	require.ErrorContains(t, err, "trace files of 2 runs (other, pmpi-trace-rank): one run per directory")
 	require.False(t, IsLiballprof(t.TempDir()))
 }
+
+// A trace too large for the memory given is refused before it is read.
+func TestLiballprofTooLarge(t *testing.T) {
+	_, err := ReadDirLimit(lapHello, 1<<10)
+	require.ErrorContains(t, err, "trace too large for memory: 6805 bytes of liballprof text take about")
+	var fe *FormatError
+	require.True(t, errors.As(err, &fe))
+	tr, err := ReadDirLimit(lapHello, 1<<30)
+	require.NoError(t, err)
+	require.Len(t, tr.Ranks, 4)
+}

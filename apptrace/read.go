@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 )
 
 // FormatError is a trace that is not whole: truncated, corrupt, or missing a rank.
@@ -31,9 +32,36 @@ func RankFile(dir string, r int) string { return filepath.Join(dir, fmt.Sprintf(
 
 // ReadDir reads every rank's file of the trace in dir (a directory of LogGOPSim's liballprof
 // traces too: ReadLiballprof).
-func ReadDir(dir string) (*Trace, error) {
+func ReadDir(dir string) (*Trace, error) { return ReadDirLimit(dir, 0) }
+
+// ErrTooLarge is wrapped by ReadDirLimit's error for a trace that would not fit in memory.
+var ErrTooLarge = errors.New("trace too large for memory")
+
+// MemoryEstimate is about how much memory reading and converting a trace of fileBytes bytes
+// takes: a call's record is about 8 bytes or more, and becomes a Call and two to three GOAL
+// operations while the conversion runs.
+func MemoryEstimate(fileBytes int64) int64 {
+	const perCall = int64(unsafe.Sizeof(Call{})) + 3*int64(unsafe.Sizeof(gop{})+4)
+	return fileBytes / 8 * perCall
+}
+
+// ReadDirLimit is ReadDir refusing, before it reads, a trace whose MemoryEstimate is over
+// maxBytes (0: no bound).
+func ReadDirLimit(dir string, maxBytes int64) (*Trace, error) {
 	if IsLiballprof(dir) {
-		return ReadLiballprof(dir)
+		return readLiballprofLimit(dir, maxBytes)
+	}
+	if maxBytes > 0 {
+		files, _ := filepath.Glob(filepath.Join(dir, "rank-*.lht"))
+		var total int64
+		for _, f := range files {
+			if st, err := os.Stat(f); err == nil {
+				total += st.Size()
+			}
+		}
+		if est := MemoryEstimate(total); est > maxBytes {
+			return nil, &FormatError{dir, fmt.Sprintf("%v: %d bytes of trace take about %d MiB to read and convert, over the %d MiB available", ErrTooLarge, total, est>>20, maxBytes>>20)}
+		}
 	}
 	first := RankFile(dir, 0)
 	h, calls, comms, err := readRankFile(first)

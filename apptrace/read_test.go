@@ -56,8 +56,8 @@ func rankFile(r int) []byte {
 	} else {
 		rec("MPI_Recv", 100, 0, 1, 1, 64) // any tag, any source
 	}
-	rec("MPI_Comm_split", 5, 0, 1<<32|1, 2, 0, 2)  // parent, id, members 0 and 1 (zigzag)
-	rec("MPI_Allreduce", 7, 1<<32|1, 1, 8, 0)      // comm, root -1, size, no counts
+	rec("MPI_Comm_split", 5, 0, 1<<32|1, 2, 0, 2) // parent, id, members 0 and 1 (zigzag)
+	rec("MPI_Allreduce", 7, 1<<32|1, 1, 8, 0)     // comm, root -1, size, no counts
 	rec("MPI_Put", 3)
 	rec("MPI_Finalize", 9)
 	rec("LHT_End", 0, 6)
@@ -153,5 +153,18 @@ func TestReadCorrupt(t *testing.T) {
 	}
 	if _, err := ReadDir(filepath.Join(t.TempDir(), "none")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a directory that does not exist: %v", err)
+	}
+}
+
+// TestReadTooLarge: a trace whose estimate passes the limit is refused before it is read.
+func TestReadTooLarge(t *testing.T) {
+	dir := writeTrace(t, rankFile(0), rankFile(1))
+	_, err := ReadDirLimit(dir, 1000)
+	var fe *FormatError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "trace too large for memory") {
+		t.Fatalf("%v", err)
+	}
+	if _, err := ReadDirLimit(dir, 1<<30); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lhsim/lhsim/apptrace"
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 const goalRecordSummary = "run an MPI program with lhsim's tracer in every rank and keep its trace (docs/apps.md)"
@@ -116,7 +117,7 @@ func runGoalConvert(args []string) error {
 		}
 		opt.Collectives[c] = alg
 	}
-	t, err := apptrace.ReadDir(dir)
+	t, err := apptrace.ReadDirLimit(dir, fabric.MemoryLimit())
 	if err != nil {
 		var fe *apptrace.FormatError
 		if errors.As(err, &fe) || errors.Is(err, os.ErrNotExist) {

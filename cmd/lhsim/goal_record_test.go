@@ -70,10 +70,10 @@ func recordConvertRun(t *testing.T, mpi, prog string, np string) *apptrace.Trace
 	if code != 0 {
 		t.Fatalf("goal convert: status %d\n%s\n%s", code, out, errs)
 	}
-	for _, network := range []string{"loggp", "packet"} {
-		code, out, errs = run(t, nil, "goal", "--schedule", sched, "--network", network)
+	for _, net := range [][]string{{"--network", "loggp"}, {"--network", "packet"}, {"--network", "packet", "--rtl-nodes", "0"}} {
+		code, out, errs = run(t, nil, append([]string{"goal", "--schedule", sched}, net...)...)
 		if code != 0 {
-			t.Fatalf("goal --network %s: status %d\n%s\n%s", network, code, out, errs)
+			t.Fatalf("goal %v: status %d\n%s\n%s", net, code, out, errs)
 		}
 	}
 	return tr
@@ -179,5 +179,92 @@ int main(int argc, char **argv) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "crash.goal")); err == nil {
 		t.Error("a refused conversion left a schedule")
+	}
+}
+
+// TestGoalRecordShapes records tracer/testdata/calls.c (every record shape) under both
+// libraries and checks the fields the conversion relies on: requests by value through
+// Waitsome, Testany, persistent requests, matched probes; sizes, roots and counts of the v
+// collectives; communicators from Cart_sub. The schedule runs on both networks.
+func TestGoalRecordShapes(t *testing.T) {
+	for _, mpi := range []string{"openmpi", "mpich"} {
+		t.Run(mpi, func(t *testing.T) {
+			mpiTools(t, mpi, false)
+			prog := filepath.Join(t.TempDir(), "calls")
+			compile(t, "mpicc."+mpi, "../../tracer/testdata/calls.c", prog)
+			tr := recordConvertRun(t, mpi, prog, "4")
+			for r, calls := range tr.Ranks {
+				checkShapes(t, r, calls, tr)
+			}
+		})
+	}
+}
+
+func checkShapes(t *testing.T, r int, calls []apptrace.Call, tr *apptrace.Trace) {
+	t.Helper()
+	by := map[string][]apptrace.Call{}
+	for _, c := range calls {
+		by[c.Func] = append(by[c.Func], c)
+	}
+	made := map[uint64]int{}
+	for _, c := range append(by["MPI_Irecv"][:2:2], by["MPI_Isend"][0]) {
+		made[c.Req]++
+	}
+	for _, c := range by["MPI_Waitsome"] {
+		for _, q := range c.Reqs {
+			made[q]--
+		}
+	}
+	for q, n := range made {
+		if n != 0 {
+			t.Errorf("rank %d: request %#x made and completed by Waitsome %+d times", r, q, n)
+		}
+	}
+	done := 0
+	for _, c := range by["MPI_Testany"] {
+		done += len(c.Reqs)
+	}
+	if done != 2 {
+		t.Errorf("rank %d: Testany completed %d requests, want 2", r, done)
+	}
+	si, ri := by["MPI_Send_init"], by["MPI_Recv_init"]
+	if len(si) != 1 || len(ri) != 1 || len(by["MPI_Startall"]) != 2 {
+		t.Fatalf("rank %d: persistent requests %v %v %v", r, si, ri, by["MPI_Startall"])
+	}
+	for _, c := range by["MPI_Startall"] {
+		if len(c.Reqs) != 2 || c.Reqs[0] != si[0].Req || c.Reqs[1] != ri[0].Req {
+			t.Errorf("rank %d: Startall of %v, want %#x %#x", r, c.Reqs, si[0].Req, ri[0].Req)
+		}
+	}
+	mp, mr := by["MPI_Mprobe"], by["MPI_Mrecv"]
+	if len(mp) != 1 || len(mr) != 1 || mp[0].Peer != apptrace.AnySource || mp[0].Tag != 14 || mr[0].Req != mp[0].Req || mr[0].Size != 12 {
+		t.Errorf("rank %d: Mprobe %+v, Mrecv %+v", r, mp, mr)
+	}
+	var found []apptrace.Call
+	for _, c := range by["MPI_Improbe"] {
+		if c.Flag {
+			found = append(found, c)
+		}
+	}
+	im := by["MPI_Imrecv"]
+	if len(found) != 1 || len(im) != 1 || im[0].Req != found[0].Req || im[0].Size != 20 || len(im[0].Reqs) != 1 {
+		t.Errorf("rank %d: Improbe found %+v, Imrecv %+v", r, found, im)
+	}
+	if sr := by["MPI_Sendrecv_replace"]; len(sr) != 1 || sr[0].Size != 24 || sr[0].RecvSize != 24 || sr[0].Peer != int32((r+1)%4) || sr[0].RecvPeer != int32((r+3)%4) {
+		t.Errorf("rank %d: Sendrecv_replace %+v", r, sr)
+	}
+	if g := by["MPI_Gatherv"]; len(g) != 1 || g[0].Root != 1 || (r == 1) != (len(g[0].Counts) == 4) || r == 1 && g[0].Counts[3] != 16 {
+		t.Errorf("rank %d: Gatherv %+v", r, g)
+	}
+	if a := by["MPI_Alltoallv"]; len(a) != 1 || len(a[0].Counts) != 8 {
+		t.Errorf("rank %d: Alltoallv %+v", r, a)
+	}
+	subs := by["MPI_Cart_sub"]
+	if len(subs) != 1 {
+		t.Fatalf("rank %d: Cart_sub %v", r, subs)
+	}
+	row := tr.Comms[subs[0].NewComm].Members
+	if len(row) != 2 || row[0] != int32(r&^1) || row[1] != int32(r|1) {
+		t.Errorf("rank %d: its row is %v", r, row)
 	}
 }
