@@ -65,6 +65,12 @@ func ReadDirLimit(dir string, maxBytes int64) (*Trace, error) {
 	}
 	first := RankFile(dir, 0)
 	h, calls, comms, err := readRankFile(first)
+	if errors.Is(err, os.ErrNotExist) {
+		if st, serr := os.Stat(dir); serr != nil || !st.IsDir() {
+			return nil, fmt.Errorf("%s: no such trace directory: %w", dir, os.ErrNotExist)
+		}
+		return nil, &FormatError{dir, "not a trace of lhsim goal record (no rank-0.lht)"}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -30,11 +30,8 @@ func runGoal(args []string) error {
 	if len(args) > 0 && args[0] == "gen" {
 		return runGoalGen(args[1:])
 	}
-	if len(args) > 0 && args[0] == "record" {
-		return runGoalRecord(args[1:])
-	}
-	if len(args) > 0 && args[0] == "convert" {
-		return runGoalConvert(args[1:])
+	if len(args) > 0 && (args[0] == "record" || args[0] == "convert") {
+		return goalTraceCommand(args[0], args[1:])
 	}
 	cfg := goal.Config{Network: "packet", LogGP: goalsim.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig()}
 	fs := newFlags("goal", goalSummary)

@@ -16,6 +16,18 @@ import (
 	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
+// goalTraceCommand runs lhsim goal record or convert, its errors reported under that name.
+func goalTraceCommand(name string, args []string) error {
+	run := runGoalRecord
+	if name == "convert" {
+		run = runGoalConvert
+	}
+	if err := run(args); err != nil {
+		return subcommandError{"goal " + name, err}
+	}
+	return nil
+}
+
 const goalRecordSummary = "run an MPI program with lhsim's tracer in every rank and keep its trace (docs/apps.md)"
 
 func runGoalRecord(args []string) error {
@@ -25,7 +37,7 @@ func runGoalRecord(args []string) error {
 		fs.PrintDefaults()
 	}
 	out := fs.String("out", "", "the trace directory (default PROGRAM.trace); it must not exist or be empty")
-	build := fs.String("build", "build", "where make put the tracer (build/tracer/MPI/liblhtrace.so)")
+	build := fs.String("build", "", "where make put the tracer, build/tracer/MPI/liblhtrace.so (default: the first build/ with a tracer in this folder or above it)")
 	i := slices.Index(args, "--")
 	if i < 0 {
 		if err := parse(fs, args); err != nil {
@@ -43,6 +55,9 @@ func runGoalRecord(args []string) error {
 	if *out == "" {
 		*out = filepath.Base(programOf(command)) + ".trace"
 	}
+	if *build == "" {
+		*build = findBuild()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := apptrace.Record(ctx, apptrace.RecordConfig{Out: *out, Command: command, BuildDir: *build, Stdout: os.Stdout, Stderr: os.Stderr})
@@ -52,6 +67,24 @@ func runGoalRecord(args []string) error {
 	fmt.Printf("lhsim goal record: %s: %d ranks, %d calls, %d bytes (%.1f per call), %s\n",
 		res.Dir, res.Ranks, res.Calls, res.Bytes, float64(res.Bytes)/float64(max(res.Calls, 1)), res.MPI)
 	return nil
+}
+
+// findBuild is the first build/ holding a tracer in the working folder or above it (a
+// checkout's, when lhsim runs inside it), else build.
+func findBuild() string {
+	dir, err := os.Getwd()
+	for err == nil {
+		b := filepath.Join(dir, "build")
+		if m, _ := filepath.Glob(filepath.Join(b, "tracer", "*", "liblhtrace.so")); len(m) > 0 {
+			return b
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return "build"
 }
 
 // programOf is the program in an mpirun command line: the first word after the options
