@@ -84,3 +84,23 @@ func TestPostSendDMAWaitsForTheNIC(t *testing.T) {
 	require.LessOrEqual(t, c.net.Queued(0), txQueuePackets)
 	require.Greater(t, eng.Fired(), fired)
 }
+
+// The read engine is one FIFO: a message posted behind one whose DMA waits for the NIC is
+// read after it, not at the time the first was booked to end at the DMA's full rate (which
+// read two messages at once while the first waited).
+func TestPostSendReadsInTurnWhileWaiting(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.DMABandwidth = 40
+	c := newCluster(t, "crossbar:3", cfg)
+	eng := c.Engine()
+	var big, small netsim.Time
+	require.NoError(t, c.PostSend(0, 0, 1, 4<<20, 1, func(t netsim.Time) { big = t }))
+	require.NoError(t, c.PostSend(0, 0, 2, 1024, 2, func(t netsim.Time) { small = t }))
+	eng.Run(netsim.Never)
+	require.NoError(t, c.Err())
+	require.Positive(t, big)
+	// The 4 MiB leave at the link's pace (over a millisecond), and the small message's read
+	// starts after their last read, a few packets before the last of them leaves.
+	require.Greater(t, big, netsim.Millisecond)
+	require.Greater(t, small, big-5*netsim.Microsecond, "big lands at %v, small at %v", big, small)
+}
