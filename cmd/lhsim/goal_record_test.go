@@ -123,6 +123,10 @@ func TestGoalRecordEndToEnd(t *testing.T) {
 			if got := funcs(tr.Ranks[1]); got != rank1F {
 				t.Errorf("rank 1's calls:\n%s\nwant\n%s", got, rank1F)
 			}
+			// Fortran's handles, counts and ranks as C's: 32 INTEGERs from rank 0, tag 1.
+			if c := tr.Ranks[1][3]; c.Func != "MPI_Irecv" || c.Peer != 0 || c.Tag != 1 || c.Size != 128 || c.Req == 0 {
+				t.Errorf("rank 1's first Irecv: %+v", c)
+			}
 		})
 	}
 }
