@@ -63,6 +63,9 @@ func readRecords(rd *reader, h header) ([]Call, []Comm, error) {
 	}
 }
 
+// interComm is the communicator id the tracer writes for an intercommunicator.
+const interComm = math.MaxUint64
+
 func zig(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
 // decode fills c from a record's fields and returns the communicator it makes, if any.
@@ -91,6 +94,15 @@ func decode(c *Call, fi funcInfo, f []uint64, size int) (*Comm, error) {
 		return int32(t), nil
 	}
 	var err error
+	switch fi.dec {
+	case decP2P, decP2PReq, decProbe, decSendrecv, decColl:
+		if f[0] == interComm {
+			// The tracer's id for an intercommunicator (or one it could not read): its
+			// peers are not world ranks, and the conversion lists the call as unknown.
+			c.Kind, c.Func = KOther, c.Func+" on an intercommunicator"
+			return nil, nil
+		}
+	}
 	switch fi.dec {
 	case decP2P, decP2PReq, decProbe:
 		c.Comm = f[0]

@@ -168,3 +168,35 @@ func TestReadTooLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReadInterComm: a call on an intercommunicator (the tracer's id ~0, peers not world
+// ranks) is read as a call the conversion does not know, not as a corrupt trace.
+func TestReadInterComm(t *testing.T) {
+	e := &enc{b: []byte(Magic)}
+	e.u(1)
+	e.u(0)
+	e.u(1)
+	e.str("Test MPI 1.0")
+	e.u(uint64(len(testFuncs)))
+	for _, f := range testFuncs {
+		e.str(f)
+	}
+	e.u(fid("MPI_Send"))
+	e.u(0)
+	e.u(4)
+	e.u(^uint64(0))
+	e.i(3)
+	e.i(-3)
+	e.u(8)
+	e.u(fid("LHT_End"))
+	e.u(0)
+	e.u(1)
+	e.u(1)
+	tr, err := ReadDir(writeTrace(t, e.b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := tr.Ranks[0][0]; c.Kind != KOther || c.Func != "MPI_Send on an intercommunicator" {
+		t.Fatalf("%+v", c)
+	}
+}
