@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,6 +305,13 @@ static void at_exit(void)
 		flush();
 }
 
+/* A child the rank forks (and that does not exec) must not write the parent's records again. */
+static void in_child(void)
+{
+	lht.fd = -1;
+	lht.on = 0;
+}
+
 static void start(int fid)
 {
 	const char *dir = getenv("LHSIM_TRACE_DIR");
@@ -338,6 +346,7 @@ static void start(int fid)
 		sigaction(fatal[i], &sa, &old_actions[i]);
 	}
 	atexit(at_exit);
+	pthread_atfork(NULL, NULL, in_child);
 	lht.on = 1;
 	lht_exit();
 }
