@@ -11,7 +11,7 @@ LINT_TOPS := $(basename $(notdir $(RTL)))
 
 .PHONY: all setup rtl test lint demo bench soak synth clean plugin generate
 .PHONY: tracer tracer-if-mpi
-.PHONY: waves regress coverage fuzz synth-check test-slurm formal edges goal-compare papers booksim-compare bench-net
+.PHONY: waves regress coverage fuzz synth-check test-slurm formal edges goal-compare qstat-compare liballprof-compare papers booksim-compare bench-net
 all: rtl tracer-if-mpi
 
 setup:
@@ -174,6 +174,18 @@ fuzz: rtl
 # SCHEDGEN2= (Schedgen2/schedgen.py); RANKS= and SIZES= choose the grid. Skips without them.
 goal-compare:
 	bash scripts/goal-compare.sh
+
+# lhsim goal --qstat's six files against LogGOPSim's --qstat, byte for byte, on the schedules of
+# lhsim goal gen, Schedgen, Schedgen2 and random ones (docs/goal.md). Takes LOGGOPSIM, TXT2BIN,
+# SCHEDGEN (and SCHEDGEN2) as goal-compare does; skips without them.
+qstat-compare:
+	bash scripts/qstat-compare.sh
+
+# lhsim goal convert beside Schedgen's conversion of liballprof traces (docs/apps.md, "LogGOPSim's
+# traces"): LOGGOPSIM, TXT2BIN, SCHEDGEN (and ATLAHS_SCHEDGEN) as goal-compare takes them, TRACES
+# the trace directories; skips without them.
+liballprof-compare:
+	bash scripts/liballprof-compare.sh $(TRACES)
 
 clean:
 	rm -rf build verilator/zz_*_libhash.go verilator/*/zz_*_libhash.go

@@ -30,7 +30,8 @@ const Magic = "LHTRACE\x01"
 // RankFile is rank r's file in a trace directory.
 func RankFile(dir string, r int) string { return filepath.Join(dir, fmt.Sprintf("rank-%d.lht", r)) }
 
-// ReadDir reads every rank's file of the trace in dir.
+// ReadDir reads every rank's file of the trace in dir (a directory of LogGOPSim's liballprof
+// traces too: ReadLiballprof).
 func ReadDir(dir string) (*Trace, error) { return ReadDirLimit(dir, 0) }
 
 // ErrTooLarge is wrapped by ReadDirLimit's error for a trace that would not fit in memory.
@@ -47,6 +48,9 @@ func MemoryEstimate(fileBytes int64) int64 {
 // ReadDirLimit is ReadDir refusing, before it reads, a trace whose MemoryEstimate is over
 // maxBytes (0: no bound).
 func ReadDirLimit(dir string, maxBytes int64) (*Trace, error) {
+	if IsLiballprof(dir) {
+		return readLiballprofLimit(dir, maxBytes)
+	}
 	if maxBytes > 0 {
 		files, _ := filepath.Glob(filepath.Join(dir, "rank-*.lht"))
 		var total int64

@@ -56,6 +56,7 @@ func runGoal(args []string) error {
 	mrtl := fs.String("matcher-rtl-nodes", "", "packet: nodes whose matcher runs as RTL beside its Go model, checked against it (lhs; alpu:N and lhs+alpu:N, N up to 128)")
 	var mem uint64
 	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (0: GOMEMLIMIT, else the memory available, as for the network)")
+	fs.StringVar(&cfg.QStat, "qstat", "", "write LogGOPSim's six --qstat files PREFIX-rq-max.data, -uq-max, -rq-hit, -uq-hit, -rq-miss, -uq-miss (docs/goal.md)")
 	out := addOutputFlags(fs)
 	plot := addPlotFlag(fs, "draw each rank's matching statistics (queue lengths, search depths) to this file (.svg or .png)")
 	tl := addTimelineFlags(fs)
@@ -116,6 +117,9 @@ func runGoal(args []string) error {
 		}
 	} else if *traceFile != "" {
 		return badUsage(fs, errMsg("--trace-file names the waveform of --trace NODE; give one"))
+	}
+	if err := goal.CheckQStat(cfg.QStat, cfg.Schedule); err != nil {
+		return badUsage(fs, err)
 	}
 	cfg.MaxBytes = mem << 20
 	if mem == 0 {
