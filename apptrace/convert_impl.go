@@ -94,6 +94,7 @@ func convert(w io.Writer, t *Trace, opt Options) (Stats, error) {
 		c.ranks[r] = rc.ops
 		c.st.Calls += len(calls)
 	}
+	c.st.Calls += t.Folded
 	c.countCrossSpace()
 	var refuse []string
 	if len(c.st.Unknown) > 0 && !opt.Approximate {

@@ -79,8 +79,9 @@ static void flush(void)
 
 void lht_begin(int fid, uint64_t cpu, uint64_t nfields)
 {
-	/* Every field is a varint of at most 10 bytes; with function, cpu and count. */
-	size_t need = 10 * ((size_t)nfields + 3);
+	/* Every field is a varint of at most 10 bytes; with function, cpu and count, and the
+	 * polls' record that may come first. */
+	size_t need = 10 * ((size_t)nfields + 3) + 40;
 	if ((size_t)(lht.p - buf_base) + need > buf_cap) {
 		flush();
 		if (need > buf_cap) { /* one huge record (a Waitall of 100,000 requests): once */
@@ -93,6 +94,14 @@ void lht_begin(int fid, uint64_t cpu, uint64_t nfields)
 				lht.p = lht.committed = b;
 			}
 		}
+	}
+	if (lht.polls > 0) {
+		lht_u(LHT_F_POLLS);
+		lht_u(0);
+		lht_u(1);
+		lht_u(lht.polls);
+		lht.polls = 0;
+		lht_end();
 	}
 	lht_u((uint64_t)fid);
 	lht_u(cpu);
