@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lhsim/lhsim/checkpoint"
+	"github.com/lhsim/lhsim/memlimit"
 	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
@@ -37,9 +38,9 @@ func IsInput(err error) bool {
 	return errors.As(err, &ie) || errors.Is(err, checkpoint.ErrFormat) || errors.Is(err, fabric.ErrTooBig)
 }
 
-// MemoryLimit is the memory a run may take: fabric.MemoryLimit's, which the network
-// estimates are held to.
-func MemoryLimit() int64 { return fabric.MemoryLimit() }
+// MemoryLimit is the memory a run may take, and which limit it is (memlimit: ulimit -v, the
+// cgroup, GOMEMLIMIT or the memory available), which the network estimates are held to.
+func MemoryLimit() memlimit.Limit { return memlimit.Current() }
 
 // CheckTopology reads a topology the user gave as flag and refuses, before any work, a
 // network the run cannot use: fewer than minNodes nodes (a barrier or an incast needs two),
@@ -56,4 +57,18 @@ func CheckTopology(flag, s string, fc fabric.Config, minNodes int) (fabric.Topol
 		return nil, Refuse("--%s: %w", flag, err)
 	}
 	return topo, nil
+}
+
+// Repeated says which entries of a list the user gave twice (a node in --rtl-nodes, a
+// matcher in --matchers): each names one thing, so a second mention is a mistake, not a
+// second run. name is the list's name in the message.
+func Repeated[T comparable](name string, list []T) error {
+	seen := make(map[T]bool, len(list))
+	for _, v := range list {
+		if seen[v] {
+			return fmt.Errorf("%s: %v is named twice", name, v)
+		}
+		seen[v] = true
+	}
+	return nil
 }

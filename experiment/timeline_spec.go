@@ -30,11 +30,11 @@ func (s TimelineSpec) Options() (timeline.Options, error) {
 		o.OnCap = func(at netsim.Time) { s.OnCap(at.Microseconds()) }
 	}
 	if s.Ranks != "" {
-		keep, err := parseRanks(s.Ranks)
+		keep, upTo, err := parseRanks(s.Ranks)
 		if err != nil {
 			return o, Refuse("--timeline-ranks %q: %w", s.Ranks, err)
 		}
-		o.Ranks = keep
+		o.Ranks, o.RanksUpTo = keep, upTo
 	}
 	if s.Window != "" {
 		from, to, ok := strings.Cut(s.Window, ":")
@@ -78,8 +78,8 @@ func parseUS(s string) (netsim.Time, error) {
 	return netsim.Time(v*float64(netsim.Microsecond) + 0.5), nil
 }
 
-// parseRanks reads a list of ranks and ranges: 0-3,17.
-func parseRanks(s string) (func(int) bool, error) {
+// parseRanks reads a list of ranks and ranges: 0-3,17; upTo is one past the highest.
+func parseRanks(s string) (keep func(int) bool, upTo int, err error) {
 	type span struct{ lo, hi int64 }
 	var spans []span
 	for _, f := range strings.Split(s, ",") {
@@ -87,15 +87,16 @@ func parseRanks(s string) (func(int) bool, error) {
 		lo, hi, isRange := strings.Cut(f, "-")
 		a, err := strconv.ParseInt(lo, 10, 64)
 		if err != nil || a < 0 || a > 1<<30 {
-			return nil, fmt.Errorf("%q: want 0 to %d", f, 1<<30)
+			return nil, 0, fmt.Errorf("%q: want 0 to %d", f, 1<<30)
 		}
 		b := a
 		if isRange {
 			if b, err = strconv.ParseInt(hi, 10, 64); err != nil || b < a || b > 1<<30 {
-				return nil, fmt.Errorf("%q: want %d to %d", f, a, 1<<30)
+				return nil, 0, fmt.Errorf("%q: want %d to %d", f, a, 1<<30)
 			}
 		}
 		spans = append(spans, span{a, b})
+		upTo = max(upTo, int(b)+1)
 	}
 	return func(r int) bool {
 		for _, sp := range spans {
@@ -104,5 +105,5 @@ func parseRanks(s string) (func(int) bool, error) {
 			}
 		}
 		return false
-	}, nil
+	}, upTo, nil
 }

@@ -18,16 +18,18 @@ import (
 // lhsim goal runs a schedule; its subcommands (gen, ...) are each a command of their own in
 // goalCommands: a new one is its flags and one call, added there.
 func init() {
-	register(&command{name: "goal", summary: "run a GOAL schedule (LogGOPSim's language) in the LogGOPS model or on the simulated network; lhsim goal gen PATTERN writes one",
+	register(&command{name: "goal", summary: "run a GOAL schedule (LogGOPSim's language) in the LogGOPS model or on the simulated network; lhsim goal gen PATTERN writes one; lhsim goal record -- mpirun ... traces an MPI program, lhsim goal convert DIR turns its trace into one",
 		flags: goalFlags, subs: goalCommands})
 }
 
 var goalCommands = []*command{
 	{name: "goal gen", summary: "write a GOAL schedule of one of Schedgen's patterns", args: " PATTERN", flags: goalGenFlags},
+	{name: "goal record", summary: "run an MPI program with lhsim's tracer in every rank and keep its trace (docs/apps.md)", args: " -- mpirun -np N PROGRAM ARGS...", tail: true, flags: goalRecordFlags},
+	{name: "goal convert", summary: "turn a trace of lhsim goal record into a GOAL schedule (docs/apps.md: what each call becomes)", args: " DIR", flags: goalConvertFlags},
 }
 
 func goalFlags(r *runner) func() error {
-	cfg := goal.Default()
+	cfg := goal.DefaultConfig()
 	fs := r.fs
 	schedule := r.inFile("schedule", "the schedule file, in GOAL (docs/goal.md)")
 	fs.StringVar(&cfg.Network, "network", cfg.Network, "loggp (LogGOPSim's LogGOPS model) or packet (the simulated fabric)")
@@ -48,12 +50,16 @@ func goalFlags(r *runner) func() error {
 	traceFile := r.regularFile("trace-file", "the waveform's file (default build/waves/goal-nodeNODE.fst)")
 	nodesVar(fs, &cfg.MatcherRTLNodes, "matcher-rtl-nodes", false, "packet: nodes whose matcher runs as RTL beside its Go model, checked against it (lhs; alpu:N and lhs+alpu:N, N up to 128)")
 	var mem uint64
-	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (0: GOMEMLIMIT, else the memory available, as for the network)")
+	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (0: the process's memory limit: ulimit -v, its cgroup, GOMEMLIMIT or the memory available, as for the network)")
+	qstat := r.outFile("qstat", "write LogGOPSim's six --qstat files PREFIX-rq-max.data, -uq-max, -rq-hit, -uq-hit, -rq-miss, -uq-miss (docs/goal.md)")
 	r.outputs()
 	r.plotFlag("draw each rank's matching statistics (queue lengths, search depths) to this file (.svg or .png)")
 	r.timeline()
 	return func() (err error) {
-		cfg.Schedule = *schedule
+		cfg.Schedule, cfg.QStat = *schedule, *qstat
+		if cfg.Schedule == "" {
+			return r.usage("--schedule FILE is required")
+		}
 		if trace >= 0 {
 			cfg.TraceNode, cfg.Trace = trace, defaultWaveform(*traceFile, "goal", trace)
 		} else if *traceFile != "" {
@@ -64,10 +70,13 @@ func goalFlags(r *runner) func() error {
 		}
 		cfg.MaxBytes = mem << 20
 		if mem == 0 {
-			cfg.MaxBytes = uint64(experiment.MemoryLimit())
+			cfg.MaxBytes = uint64(experiment.MemoryLimit().Bytes)
 		}
 		if err := r.check(cfg.Validate()); err != nil {
 			return err
+		}
+		if err := goal.CheckQStat(cfg.QStat, cfg.Schedule); err != nil {
+			return r.badUsage(err)
 		}
 		if err := makeFolder(cfg.Trace); err != nil {
 			return err

@@ -19,7 +19,7 @@ func matchersFlags(r *runner) func() error {
 	workloads := fs.String("workloads", strings.Join(cfg.Workloads, ","), "workloads, comma-separated: lhsim goal gen patterns, or fig6 (the LHS paper's micro-benchmark with lhsim search's set-up, for list and lhs) (docs/matchers.md; \"\" with --schedule: that alone)")
 	schedule := r.inFile("schedule", "also run this GOAL schedule")
 	matchers := fs.String("matchers", strings.Join(cfg.Matchers, ","), "matchers, comma-separated: "+goal.MatcherUsage)
-	fs.StringVar(&cfg.Reports, "reports", cfg.Reports, "the area flow's checked-in Yosys reports, relative to the repository root")
+	fs.StringVar(&cfg.Reports, "reports", "", "a folder of Yosys reports with a summary.json (make synth; default: the checked-in synth-reports/, built into lhsim)")
 	nodesVar(fs, &cfg.RTLNodes, "rtl-nodes", false, "nodes whose matcher runs as Verilated RTL beside its model, checked against it (the LHS receive path of lhs and lhs+alpu:N; the ALPU of alpu:N and lhs+alpu:N, N up to 128; comma-separated)")
 	r.outputs()
 	r.plotFlag("draw matching time against queue length per matcher to this file (.svg or .png)")

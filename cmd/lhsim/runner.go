@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/lhsim/lhsim/experiment"
@@ -24,6 +25,7 @@ type command struct {
 	name    string // "barrier", "ib run"
 	summary string
 	args    string // what the usage line shows after the flags' place ("PATTERN"), if anything
+	tail    bool   // takes a command line after -- (goal record)
 	flags   func(r *runner) func() error
 	subs    []*command // the subcommands of a command that is only their group (ib)
 }
@@ -51,6 +53,7 @@ type runner struct {
 	bar     *progress
 	counted *experiment.Progress // what the bar shows (progress)
 	arg     string               // the argument before the flags, on a command whose usage shows one
+	tail    []string             // what follows --, on a command that takes it (nil: no --)
 }
 
 func newRunner(c *command) *runner {
@@ -158,6 +161,9 @@ func (r *runner) parse(args []string) error {
 	// number flag says what is wrong with the value as typed (numbers.go).
 	if r.cmd.args != "" && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		r.arg, args = args[0], args[1:]
+	}
+	if i := slices.Index(args, "--"); r.cmd.tail && i >= 0 {
+		args, r.tail = args[:i], args[i+1:]
 	}
 	r.fs.SetOutput(io.Discard)
 	if err := r.fs.Parse(args); err != nil {

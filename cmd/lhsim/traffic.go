@@ -71,7 +71,7 @@ func trafficFlags(r *runner) func() error {
 				k.Delays[name] = *v
 			}
 		}
-		if cfg.Fabric, err = k.Fabric(); err != nil {
+		if err := k.Apply(&cfg); err != nil {
 			return r.check(err)
 		}
 		if err := r.check(cfg.Validate()); err != nil {

@@ -4,20 +4,9 @@ import (
 	"io"
 
 	"github.com/lhsim/lhsim/experiment"
-	"github.com/lhsim/lhsim/netsim"
-	"github.com/lhsim/lhsim/netsim/cluster"
-	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/goal"
 	"github.com/lhsim/lhsim/netsim/match"
 )
-
-// Default is lhsim goal's configuration: the packet network (the default fabric, nodes with
-// a 1 µs node latency) and LogGOPSim's own defaults for the LogGOPS model.
-func Default() Config {
-	c := Config{Network: "packet", LogGP: goal.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig()}
-	c.Cluster.NodeLatency = netsim.Microsecond
-	return c
-}
 
 // Patterns are the patterns goal gen writes (Schedgen's).
 func Patterns() []string { return goal.Patterns() }

@@ -33,8 +33,27 @@ type TrafficKnobs struct {
 	EjectFlits   int
 }
 
-// Fabric is the fabric configuration the knobs give, checked (fabric.Config.Validate).
-func (k TrafficKnobs) Fabric() (fabric.Config, error) {
+// Apply sets cfg's fabric to the one the knobs give, checked (fabric.Config.Validate), and
+// its torus latencies (TrafficConfig.TorusLatency, checked against the topology by the run).
+func (k TrafficKnobs) Apply(cfg *TrafficConfig) error {
+	c, err := k.fabric()
+	cfg.Fabric = c
+	if err != nil || k.TorusLatency == "" {
+		return err
+	}
+	cfg.TorusLatency = []netsim.Time{}
+	for _, s := range strings.Split(k.TorusLatency, ",") {
+		d, err := fabric.ParseDelay(s, c.ClockPeriod)
+		if err != nil {
+			return experiment.Refuse("--torus-latency: %w", err)
+		}
+		cfg.TorusLatency = append(cfg.TorusLatency, d)
+	}
+	return nil
+}
+
+// fabric is the fabric configuration the knobs but the torus latencies give.
+func (k TrafficKnobs) fabric() (fabric.Config, error) {
 	var c fabric.Config
 	switch k.Preset {
 	case "nsim":
@@ -79,16 +98,6 @@ func (k TrafficKnobs) Fabric() (fabric.Config, error) {
 			*field = d
 		}
 	}
-	if k.TorusLatency != "" {
-		c.TorusLinkLatency = nil
-		for _, s := range strings.Split(k.TorusLatency, ",") {
-			d, err := fabric.ParseDelay(s, c.ClockPeriod)
-			if err != nil {
-				return c, experiment.Refuse("--torus-latency: %w", err)
-			}
-			c.TorusLinkLatency = append(c.TorusLinkLatency, d)
-		}
-	}
 	setInt(&c.VCs, k.VCs)
 	setInt(&c.BufferFlits, k.BufferFlits)
 	setInt(&c.EjectBufferFlits, k.EjectFlits)
@@ -116,6 +125,6 @@ func (cfg TrafficConfig) Validate() error {
 	if err != nil {
 		return experiment.Refuse("--pattern: %w", err)
 	}
-	_, _, _, err = trafficCheck(cfg) // the rest RunTraffic refuses: a deadlock, loads, the window
+	_, _, _, err = trafficCheck(&cfg) // the rest RunTraffic refuses: a deadlock, loads, the window
 	return experiment.Input(err)
 }

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/lhsim/lhsim/apptrace"
+	"github.com/lhsim/lhsim/experiment"
+)
+
+func goalRecordFlags(r *runner) func() error {
+	out := r.outFile("out", "the trace directory (default PROGRAM.trace); it must not exist or be empty")
+	build := r.fs.String("build", "", "where make put the tracer, build/tracer/MPI/liblhtrace.so (default: the first build/ with a tracer in this folder or above it)")
+	return func() error {
+		command := r.tail
+		if command == nil {
+			return r.usage("the MPI command is required after --: lhsim goal record -- mpirun -np N PROGRAM ARGS...")
+		}
+		if len(command) < 2 {
+			return r.usage("want -- mpirun -np N PROGRAM ARGS... after --")
+		}
+		if *out == "" {
+			*out = filepath.Base(programOf(command)) + ".trace"
+		}
+		if *build == "" {
+			*build = findBuild()
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		res, err := apptrace.Record(ctx, apptrace.RecordConfig{Out: *out, Command: command, BuildDir: *build, Stdout: os.Stdout, Stderr: os.Stderr})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("lhsim goal record: %s: %d ranks, %d calls, %d bytes (%.1f per call), %s\n",
+			res.Dir, res.Ranks, res.Calls, res.Bytes, float64(res.Bytes)/float64(max(res.Calls, 1)), res.MPI)
+		return nil
+	}
+}
+
+// findBuild is the first build/ holding a tracer in the working folder or above it (a
+// checkout's, when lhsim runs inside it), else build.
+func findBuild() string {
+	dir, err := os.Getwd()
+	for err == nil {
+		b := filepath.Join(dir, "build")
+		if m, _ := filepath.Glob(filepath.Join(b, "tracer", "*", "liblhtrace.so")); len(m) > 0 {
+			return b
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return "build"
+}
+
+// programOf is the program in an mpirun command line: the first word after the options
+// (an option of Open MPI's or MPICH's that takes a value takes the word after it).
+func programOf(cmd []string) string {
+	withValue := map[string]bool{"-np": true, "-n": true, "-c": true, "--np": true, "-x": true, "-genv": true,
+		"-env": true, "--map-by": true, "--bind-to": true, "--host": true, "-host": true, "-H": true,
+		"--hostfile": true, "-hostfile": true, "-f": true, "-ppn": true, "--mca": true, "-mca": true}
+	for i := 1; i < len(cmd); i++ {
+		a := cmd[i]
+		switch {
+		case a == "-genv" || a == "--mca" || a == "-mca":
+			i += 2
+		case withValue[a]:
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return "mpi"
+}
+
+func goalConvertFlags(r *runner) func() error {
+	fs := r.fs
+	out := r.outFile("out", "the schedule file to write")
+	approx := fs.Bool("approximate", false, "convert what cannot be converted faithfully, as docs/apps.md says: drop unknown MPI calls, keep any-tag receives that could take another communicator's message")
+	colls := fs.String("collectives", "", "algorithm per collective, as allreduce=ring,bcast=binomial (default: Open MPI 4.1's tuned choice)")
+	scale := 1.0
+	floatVar(fs, &scale, "compute-scale", 1e-9, 1e9, "multiply the computation between calls by this")
+	jsonOut := r.outFile("json", "also write the conversion's statistics as JSON to this file")
+	return func() error {
+		dir := r.arg
+		if dir == "" {
+			return r.usage("the trace directory DIR is required")
+		}
+		if *out == "" {
+			return r.usage("--out FILE.goal is required")
+		}
+		opt := apptrace.Options{Approximate: *approx, ComputeScale: scale, Collectives: map[apptrace.Coll]string{}}
+		for _, kv := range splitList(*colls) {
+			name, alg, ok := strings.Cut(kv, "=")
+			c, known := apptrace.ParseColl(name)
+			if !ok || !known {
+				return r.usage("--collectives %q: want COLLECTIVE=ALGORITHM, as allreduce=ring", kv)
+			}
+			opt.Collectives[c] = alg
+		}
+		t, err := apptrace.ReadDirLimit(dir, experiment.MemoryLimit().Bytes)
+		if err != nil {
+			var fe *apptrace.FormatError
+			if errors.As(err, &fe) || errors.Is(err, os.ErrNotExist) {
+				return &experiment.InputError{Err: err}
+			}
+			return err
+		}
+		var st apptrace.Stats
+		err = writeFile("", *out, func(file string) error {
+			f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+			if err != nil {
+				return err
+			}
+			st, err = apptrace.Convert(f, t, opt)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			return err
+		})
+		if err != nil {
+			if errors.Is(err, apptrace.ErrRefused) || !errors.Is(err, os.ErrPermission) {
+				return &experiment.InputError{Err: err}
+			}
+			return err
+		}
+		fmt.Printf("lhsim goal convert: %s: %d ranks, %d calls, %d operations, %d wildcard receives, %d communicators, %d cancelled, collectives: %s\n",
+			*out, st.Ranks, st.Calls, st.Ops, st.WildcardRecvs, st.Comms, st.Cancelled, collList(st.Collectives))
+		if st.CrossSpace > 0 || len(st.Unknown) > 0 { // taken with --approximate
+			fmt.Printf("lhsim goal convert: approximated: %d any-tag receives that could take another tag space's message; unknown calls dropped: %s\n",
+				st.CrossSpace, collList(st.Unknown))
+		}
+		if *jsonOut != "" {
+			return writeResult(false, jsonOut, st, func(io.Writer) error { return nil })
+		}
+		return nil
+	}
+}
+
+func collList(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b []string
+	for _, k := range keys {
+		b = append(b, fmt.Sprintf("%s x%d", k, m[k]))
+	}
+	return strings.Join(b, ", ")
+}
