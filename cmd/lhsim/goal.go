@@ -51,7 +51,7 @@ func goalFlags(r *runner) func() error {
 	nodesVar(fs, &cfg.MatcherRTLNodes, "matcher-rtl-nodes", false, "packet: nodes whose matcher runs as RTL beside its Go model, checked against it (lhs; alpu:N and lhs+alpu:N, N up to 128)")
 	var mem uint64
 	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (0: the process's memory limit: ulimit -v, its cgroup, GOMEMLIMIT or the memory available, as for the network)")
-	qstat := r.outFile("qstat", "write LogGOPSim's six --qstat files PREFIX-rq-max.data, -uq-max, -rq-hit, -uq-hit, -rq-miss, -uq-miss (docs/goal.md)")
+	qstat := fs.String("qstat", "", "write LogGOPSim's six --qstat files PREFIX-rq-max.data, -uq-max, -rq-hit, -uq-hit, -rq-miss, -uq-miss (docs/goal.md)")
 	r.outputs()
 	r.plotFlag("draw each rank's matching statistics (queue lengths, search depths) to this file (.svg or .png)")
 	r.timeline()

@@ -106,17 +106,11 @@ func (cfg Config) Validate() error {
 		if _, err := match.Parse(cfg.Matcher); err != nil {
 			return experiment.Refuse("--matcher: %w", err)
 		}
-		if cfg.Network != "packet" {
-			return experiment.Refuse("--matcher is for the packet network")
-		}
 	}
 	if len(cfg.MatcherRTLNodes) > 0 {
 		if spec, _ := match.Parse(cfg.Matcher); !spec.RTL() {
 			return experiment.Refuse("--matcher-rtl-nodes runs as RTL %s, not --matcher %q", match.RTLUsage, cfg.Matcher)
 		}
-	}
-	if len(cfg.RTLNodes) > 0 && cfg.Network != "packet" {
-		return experiment.Refuse("--rtl-nodes puts RTL on the packet network; --network loggp has no nodes")
 	}
 	if cfg.Trace != "" && !slices.Contains(cfg.RTLNodes, cfg.TraceNode) {
 		return experiment.Refuse("--trace %d: not one of --rtl-nodes (only an RTL receive path has a waveform)", cfg.TraceNode)
