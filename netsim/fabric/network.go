@@ -101,8 +101,8 @@ type Network struct {
 	parts *netsim.Parts // nil: one engine
 	key   uint64        // the network's key space
 	topo  Topology
-	cfg  Config
-	v    int // VCs
+	cfg   Config
+	v     int // VCs
 
 	portBase []int32 // first global port of each router
 	in       []inPort
