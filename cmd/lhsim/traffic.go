@@ -59,6 +59,7 @@ func runTraffic(args []string) error {
 	out := addOutputFlags(fs)
 	plotOut := addPlotFlag(fs, "draw throughput and latency against load to this .svg or .png file")
 	sl := addSweepFlags(fs)
+	threads := addThreadsFlag(fs)
 	tl := addTimelineFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -174,6 +175,12 @@ func runTraffic(args []string) error {
 	if cfg.Timeline, err = tl.open(); err != nil {
 		return err
 	}
+	cfg.Threads = splitThreads(fs, threads, len(cfg.Loads), func(t int) (int, string) {
+		c := cfg
+		c.Threads = t
+		return net.TrafficThreads(c)
+	})
+	cfg.Windows = func(load float64, ws netsim.WindowStats) { windowsLine("traffic", fmt.Sprintf("load %g", load), ws) }
 	var pr *progress
 	if !sl.Enabled && sl.Task == "" {
 		// Warm-up and measurement cycles of every load (the drain's length is not known

@@ -48,7 +48,52 @@ type TrafficConfig struct {
 	// and measurement; the booksim router's at the end of each load): it may be called
 	// from several parts at once.
 	Progress func(cycles int64) `json:"-"`
-	machine  int
+	// Threads is how many threads each load's run takes (the event model's router: its
+	// network cut into as many parts, fabric.NewParts); the results are the same for any.
+	// 0 or 1: one. TrafficThreads says how many a configuration really gets.
+	Threads int `json:"-"`
+	// Windows, when set, is told of each parallel run's windows (netsim.WindowStats).
+	Windows func(load float64, ws netsim.WindowStats) `json:"-"`
+	machine int
+}
+
+// TrafficThreads is how many threads a load of cfg runs on, and why that is fewer than
+// cfg.Threads when it is: the booksim router and a timeline run on one, a topology splits
+// into at most fabric.MaxParts parts, and a network whose cut links take no time has no
+// lookahead.
+func TrafficThreads(cfg TrafficConfig) (int, string) {
+	t := max(cfg.Threads, 1)
+	if t == 1 {
+		return 1, ""
+	}
+	topo, err := fabric.ParseTopology(cfg.Topology)
+	switch {
+	case err != nil:
+		return 1, ""
+	case cfg.Fabric.Router == fabric.BookSimIQ:
+		return 1, "the booksim router runs on one thread (its cycle-by-cycle model is not split into parts)"
+	case cfg.Timeline != nil:
+		return 1, "a timeline records the run on one thread"
+	}
+	if m := fabric.MaxParts(topo, cfg.Fabric); t > m {
+		why := fmt.Sprintf("%v splits into at most %d parts", topo, m)
+		if m == 1 {
+			return 1, why
+		}
+		t = m
+		return t, why
+	}
+	if la := fabric.LookaheadOf(topo, cfg.Fabric, t); la <= 0 {
+		return 1, fmt.Sprintf("no lookahead: the links cut between parts of %v take no time", topo)
+	}
+	return t, ""
+}
+
+// runner is a serial engine or the parts of a parallel one.
+type runner interface {
+	Run(until netsim.Time) uint64
+	Fired() uint64
+	Now() netsim.Time
 }
 
 // DefaultTraffic is uniform random 4-flit packets on an 8x8x8 torus with NSIM-ACE's
@@ -407,10 +452,26 @@ func (l *lone) Receive(now netsim.Time, p *fabric.Packet) {
 // trafficPoint runs one offered load.
 func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cfg TrafficConfig, load float64) (TrafficRow, uint64, uint64, netsim.Time, error) {
 	row := TrafficRow{Topology: topo.String(), Pattern: pat.String(), PacketFlits: cfg.PacketFlits, Offered: load, OfferedGBps: fc.GBps(load)}
-	eng := &netsim.Engine{}
-	n, err := fabric.New(eng, topo, fc)
-	if err != nil {
-		return row, 0, 0, 0, err
+	var eng runner
+	var n *fabric.Network
+	var err error
+	if threads, _ := TrafficThreads(cfg); threads > 1 {
+		var ps *netsim.Parts
+		if n, ps, err = fabric.NewParts(topo, fc, threads); err != nil {
+			return row, 0, 0, 0, err
+		}
+		defer ps.Close()
+		if cfg.Windows != nil {
+			defer func() { cfg.Windows(load, ps.Stats()) }()
+		}
+		eng = ps
+	}
+	if eng == nil {
+		e := &netsim.Engine{}
+		if n, err = fabric.New(e, topo, fc); err != nil {
+			return row, 0, 0, 0, err
+		}
+		eng = e
 	}
 	syn, err := fabric.NewSynthetic(n, fabric.SyntheticConfig{Pattern: pat, Load: load, PacketFlits: cfg.PacketFlits, Seed: cfg.Seed})
 	if err != nil {

@@ -100,6 +100,7 @@ type Network struct {
 	rpart []int32
 	parts *netsim.Parts // nil: one engine
 	key   uint64        // the network's key space
+	bySeq bool          // OrderByScheduling
 	topo  Topology
 	cfg   Config
 	v     int // VCs
@@ -325,6 +326,19 @@ func (n *Network) vcq(key int) *ring {
 		return &n.vcqx[key]
 	}
 	return &n.in[key>>n.vshift].vcs[key&n.vmask]
+}
+
+// OrderByScheduling makes the network's events run, among those of their instant, in the
+// order they were scheduled (netsim.Engine.At), as they did before events had keys: for a
+// system whose own events are ordered so and whose outcome relies on the fabric's taking
+// their turn among them (ib's checkpoint restarts a network afresh and expects its HCAs to
+// go on bit for bit, which holds in that order and not in the keyed one). Such a network
+// runs on one part only.
+func (n *Network) OrderByScheduling() {
+	if len(n.engs) > 1 {
+		panic("fabric: OrderByScheduling on a network of several parts")
+	}
+	n.bySeq = true
 }
 
 // Engine is the engine the network runs on (part 0's, on parts).

@@ -102,6 +102,9 @@ func NewParts(topo Topology, cfg Config, parts int) (*Network, *netsim.Parts, er
 	if la <= 0 {
 		return nil, nil, fmt.Errorf("%w: no lookahead between the parts of %v (a cut link takes no time): run it on one part", ErrBadConfig, topo)
 	}
+	if la != LookaheadOf(topo, cfg, parts) {
+		panic(fmt.Sprintf("fabric: the lookahead of %v on %d parts is %v, and LookaheadOf says %v", topo, parts, la, LookaheadOf(topo, cfg, parts)))
+	}
 	ps.SetLookahead(la)
 	return n, ps, nil
 }
@@ -124,6 +127,37 @@ func (n *Network) Lookahead() netsim.Time {
 		}
 		if n.partOf(op.owner) != n.partOf(n.in[op.down].router) {
 			la = min(la, op.latency+f)
+		}
+	}
+	return la
+}
+
+// LookaheadOf is the lookahead of topo with cfg on parts parts (Network.Lookahead) without
+// building the network; Never on one part, 0 when cfg or parts are not valid.
+func LookaheadOf(topo Topology, cfg Config, parts int) netsim.Time {
+	if parts == 1 {
+		return netsim.Never
+	}
+	if cfg.Validate() != nil || parts < 1 || parts > MaxParts(topo, cfg) {
+		return 0
+	}
+	var g graph
+	if topo.build(&cfg, &g) != nil {
+		return 0
+	}
+	rp := partition(topo, &cfg, len(g.ports), parts)
+	sw := cfg.FlitTime(cfg.SwitchBandwidth)
+	f := netsim.Never
+	for _, l := range g.links {
+		f = min(f, max(sw, cfg.FlitTime(l.gbps)))
+	}
+	for _, a := range g.nodes {
+		f = min(f, cfg.FlitTime(a.gbps), max(sw, cfg.FlitTime(a.gbps)))
+	}
+	la := netsim.Never
+	for _, l := range g.links {
+		if rp[l.fromRouter] != rp[l.toRouter] {
+			la = min(la, l.latency+f)
 		}
 	}
 	return la

@@ -77,6 +77,10 @@ func creditOf(arg int64) (vc int, flits int32) {
 // at schedules the network's own event arg at t on part's engine, from the part running
 // (its key is the argument: every event of the network says what it is).
 func (n *Network) at(from, to int, t netsim.Time, h netsim.Handler, arg int64) {
+	if n.bySeq {
+		n.eng.At(t, h, arg)
+		return
+	}
 	n.engs[from].Post(to, t, n.key|uint64(arg), h, arg)
 }
 
@@ -240,7 +244,10 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 		} else {
 			rank = uint64(uint32(i-li-1))<<8 | uint64((key-i*n.v-lv-1+2*n.v)%n.v)
 		}
-		if best < 0 || rank < bestRank || rank == bestRank && p.seq < bp.seq {
+		// Ties (oldest-first: injected at the same time) go to the lower source, then to
+		// the source's own order: not to a count over the whole network, which would depend
+		// on what it carried before (a network restarted from a checkpoint starts afresh).
+		if best < 0 || rank < bestRank || rank == bestRank && (p.Src < bp.Src || p.Src == bp.Src && p.seq < bp.seq) {
 			best, bestIdx, bestVC, bp, bestRank = key, idx, w, p, rank
 		}
 	}

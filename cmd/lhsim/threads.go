@@ -1,0 +1,73 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/lhsim/lhsim/netsim"
+)
+
+// --threads: one run's network cut into parts, each on its own thread (netsim.Parts); the
+// output is the same for any number. With --jobs, jobs x threads stay within the cores: a
+// sweep of P parts takes min(P, cores) jobs and the cores left as threads, a single run every
+// core; a line on stderr says how they were split.
+
+// addThreadsFlag defines --threads on fs; 0 (the flag not given) leaves the split to
+// splitThreads.
+func addThreadsFlag(fs *flag.FlagSet) *int {
+	t := 0
+	numVar(fs, "threads", "", "threads each run takes, its network cut into as many parts (default: the cores --jobs leaves; a single run takes every core); the output is the same for any",
+		func(s string) error {
+			v, err := parseInt(s, 1, 4096)
+			if err == nil {
+				t = int(v)
+			}
+			return err
+		})
+	return &t
+}
+
+// splitThreads is how many threads each of a sweep's runs takes (parts of them at once, at
+// most --jobs): --threads if given (and --jobs, if not given, lowered to the cores it leaves),
+// else the cores the jobs leave. fit says how many threads a run of the sweep really gets
+// and why fewer (a topology's parts, a router that runs on one). It prints the split line.
+func splitThreads(fs *flag.FlagSet, threads *int, parts int, fit func(int) (int, string)) int {
+	cores := runtime.NumCPU()
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	jobs := 1
+	if f := fs.Lookup("jobs"); f != nil {
+		if *threads > 0 && !set["jobs"] {
+			_ = fs.Set("jobs", strconv.Itoa(max(1, cores / *threads)))
+		}
+		jobs = min(jobsOf(fs), max(parts, 1))
+	}
+	t := *threads
+	if t == 0 {
+		t = max(1, cores/jobs)
+	}
+	got, why := fit(t)
+	line := fmt.Sprintf("lhsim %s: %d cores: %d job(s) at once x %d thread(s) each", fs.Name(), cores, jobs, got)
+	if got < t {
+		line += fmt.Sprintf(" (%d asked: %s)", t, why)
+	}
+	fmt.Fprintln(os.Stderr, line)
+	return got
+}
+
+// windowsLine prints a parallel run's windows on stderr.
+func windowsLine(command, what string, ws netsim.WindowStats) {
+	if ws.Windows == 0 {
+		return
+	}
+	wait := 0.0
+	if all := ws.Wait + ws.Busy; all > 0 {
+		wait = 100 * float64(ws.Wait) / float64(all)
+	}
+	fmt.Fprintf(os.Stderr, "lhsim %s: %s: %d threads, %d windows of %v, %.0f events a window, threads waited %.0f%% of their time (%v)\n",
+		command, what, ws.Parts, ws.Windows, ws.Lookahead, float64(ws.Events)/float64(ws.Windows), wait, ws.Wait.Round(time.Millisecond))
+}
