@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/lhsim/lhsim/netsim"
@@ -34,8 +35,10 @@ func addThreadsFlag(fs *flag.FlagSet) *int {
 // splitThreads is how many threads each of a sweep's runs takes (parts of them at once, at
 // most --jobs): --threads if given (and --jobs, if not given, lowered to the cores it leaves),
 // else the cores the jobs leave. fit says how many threads a run of the sweep really gets
-// and why fewer (a topology's parts, a router that runs on one). It prints the split line.
-func splitThreads(fs *flag.FlagSet, threads *int, parts int, fit func(int) (int, string)) int {
+// and why fewer (a topology's parts, a router that runs on one). The split line and the
+// windows' lines go to lines, printed when the run has succeeded (bad input gets its one
+// line alone).
+func splitThreads(fs *flag.FlagSet, threads *int, parts int, fit func(int) (int, string), lines *stderrLines) int {
 	cores := runtime.NumCPU()
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -55,19 +58,42 @@ func splitThreads(fs *flag.FlagSet, threads *int, parts int, fit func(int) (int,
 	if got < t {
 		line += fmt.Sprintf(" (%d asked: %s)", t, why)
 	}
-	fmt.Fprintln(os.Stderr, line)
+	lines.add(line)
 	return got
 }
 
-// windowsLine prints a parallel run's windows on stderr.
-func windowsLine(command, what string, ws netsim.WindowStats) {
+// stderrLines are lines for stderr, gathered from a run's parts (at once) and printed at its
+// end.
+type stderrLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *stderrLines) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, s)
+}
+
+// print writes the lines, in the order they came.
+func (l *stderrLines) print() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.lines {
+		fmt.Fprintln(os.Stderr, s)
+	}
+	l.lines = nil
+}
+
+// windowsLine is a parallel run's windows, for stderr.
+func windowsLine(command, what string, ws netsim.WindowStats) string {
 	if ws.Windows == 0 {
-		return
+		return ""
 	}
 	wait := 0.0
 	if all := ws.Wait + ws.Busy; all > 0 {
 		wait = 100 * float64(ws.Wait) / float64(all)
 	}
-	fmt.Fprintf(os.Stderr, "lhsim %s: %s: %d threads, %d windows of %v, %.0f events a window, threads waited %.0f%% of their time (%v)\n",
+	return fmt.Sprintf("lhsim %s: %s: %d threads, %d windows of %v, %.0f events a window, threads waited %.0f%% of their time (%v)",
 		command, what, ws.Parts, ws.Windows, ws.Lookahead, float64(ws.Events)/float64(ws.Windows), wait, ws.Wait.Round(time.Millisecond))
 }

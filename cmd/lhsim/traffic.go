@@ -175,12 +175,17 @@ func runTraffic(args []string) error {
 	if cfg.Timeline, err = tl.open(); err != nil {
 		return err
 	}
+	var lines stderrLines
 	cfg.Threads = splitThreads(fs, threads, len(cfg.Loads), func(t int) (int, string) {
 		c := cfg
 		c.Threads = t
 		return net.TrafficThreads(c)
-	})
-	cfg.Windows = func(load float64, ws netsim.WindowStats) { windowsLine("traffic", fmt.Sprintf("load %g", load), ws) }
+	}, &lines)
+	cfg.Windows = func(load float64, ws netsim.WindowStats) {
+		if s := windowsLine("traffic", fmt.Sprintf("load %g", load), ws); s != "" {
+			lines.add(s)
+		}
+	}
 	var pr *progress
 	if !sl.Enabled && sl.Task == "" {
 		// Warm-up and measurement cycles of every load (the drain's length is not known
@@ -215,6 +220,7 @@ func runTraffic(args []string) error {
 		}
 		return err
 	}
+	lines.print()
 	return report(out, plotOut, res)
 }
 

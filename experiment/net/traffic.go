@@ -54,6 +54,7 @@ type TrafficConfig struct {
 	Threads int `json:"-"`
 	// Windows, when set, is told of each parallel run's windows (netsim.WindowStats).
 	Windows func(load float64, ws netsim.WindowStats) `json:"-"`
+
 	machine int
 }
 
