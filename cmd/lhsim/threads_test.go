@@ -14,8 +14,8 @@ import (
 // split is said on stderr.
 func TestThreadsSameOutput(t *testing.T) {
 	for _, args := range [][]string{
-		{"traffic", "--topology", "torus:4x4x6", "--load", "0.1,0.4,0.9", "--all-loads"},
-		{"traffic", "--topology", "fattree:4x3", "--load", "0.2,0.8", "--packet-flits", "1", "--arbiter", "oldest-first"},
+		{"traffic", "--topology", "torus:4x4x6", "--load", "0.1,0.4,0.9", "--all-loads", "--warmup", "500", "--measure", "1000", "--drain", "1000"},
+		{"traffic", "--topology", "fattree:4x3", "--load", "0.2,0.8", "--packet-flits", "1", "--arbiter", "oldest-first", "--warmup", "500", "--measure", "1000", "--drain", "1000"},
 		{"traffic", "--topology", "torus:4x4", "--load", "0.2", "--preset", "seed002"},
 		{"traffic", "--topology", "torus:4x4", "--load", "0.2", "--preset", "booksim"},
 	} {
