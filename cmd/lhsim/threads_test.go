@@ -19,7 +19,11 @@ func TestThreadsSameOutput(t *testing.T) {
 		{"traffic", "--topology", "torus:4x4", "--load", "0.2", "--preset", "seed002"},
 		{"traffic", "--topology", "torus:4x4", "--load", "0.2", "--preset", "booksim"},
 	} {
-		for _, format := range [][]string{nil, {"--json"}} {
+		formats := [][]string{{"--json"}}
+		if args[2] == "torus:4x4x6" { // the table is made of the same result: once is enough
+			formats = append(formats, nil)
+		}
+		for _, format := range formats {
 			a := append(append([]string{}, args...), format...)
 			var outs []string
 			for _, threads := range []string{"1", "2", "3"} {
