@@ -2,9 +2,15 @@
 package netsim
 
 // netsim is the discrete-event engine the network of NICs runs on: simulated time in
-// integer picoseconds, one event queue ordered by (time, sequence number), so that events at
-// the same time run in the order they were scheduled and a run is the same bit for bit every
-// time. Components schedule events for themselves; no goroutine runs per event or component.
+// integer picoseconds, one event queue ordered by (time, key), so that a run is the same bit
+// for bit every time. An event's key says what the event is: a component that schedules with
+// AtKey gives a key made of its key space (NewKeySpace) and what the event does there (its
+// kind and port), so that events at the same time run in an order that depends on nothing
+// but the events themselves, not on which queue or thread they were scheduled from (Parts,
+// the parallel engine, relies on it). Events scheduled with At take the engine's sequence
+// number as their key, after every keyed event at that time: they run in the order they were
+// scheduled, as before keys existed. Components schedule events for themselves; no goroutine
+// runs per event or component.
 //
 // Programs run on it as processes (Proc: a coroutine or a Stepper) of a Machine, which stops
 // on the first failure and reports a hang one way. Subpackages build on it: fabric (links,
@@ -86,13 +92,20 @@ func (f Func) Fire(now Time, arg int64) { f(now, arg) }
 
 type event struct {
 	at  Time
-	seq uint64
+	key uint64 // AtKey's key, or seqKey | the engine's sequence number (At)
 	h   Handler
 	arg int64
 }
 
+// seqKey marks the key of an event scheduled with At: after every keyed event of its time.
+const seqKey = 1 << 63
+
+// KeySpaceBits is how many low bits of a key are the component's own (AtKey): above them,
+// the key space NewKeySpace gives it.
+const KeySpaceBits = 56
+
 func (a *event) before(b *event) bool {
-	return a.at < b.at || a.at == b.at && a.seq < b.seq
+	return a.at < b.at || a.at == b.at && a.key < b.key
 }
 
 // The queue is a calendar (Brown, CACM 1988) over a window of calBuckets buckets of
@@ -101,10 +114,10 @@ func (a *event) before(b *event) bool {
 // (some 33,000 on a 4,096-node torus at load 0.05, nearly all within the next microsecond) are
 // written and read in order, instead of sitting in a heap whose every pop walks its height. A
 // bucket's events are kept in chunks of calChunk from one arena, so that memory follows the
-// events pending and not the fullest each bucket ever was. A bucket is sorted on (at, seq)
+// events pending and not the fullest each bucket ever was. A bucket is sorted on (at, key)
 // when it becomes the current one; an event scheduled into the current bucket (or before it)
 // goes to a small heap beside it, and the next event is the lesser of the two heads. So the
-// order is exactly the heap's, (time, sequence), and a run is the same bit for bit
+// order is exactly the heap's, (time, key), and a run is the same bit for bit
 // (TestEngineCalendarOrder).
 const (
 	calShift   = 8 // 256 ps per bucket, a 1 µs window
@@ -122,22 +135,31 @@ type chunk struct {
 
 // Engine runs events in time order. The zero value is ready to use.
 type Engine struct {
-	cur   []event  // the current bucket, sorted on (at, seq); cur[ci:] still to run
-	ci    int      //
-	hot   []event  // 4-ary min-heap: events scheduled at or before the current bucket once it was sorted
-	head  []int32  // bucket b%calBuckets: its first chunk (-1: empty), for curB < b < curB+calBuckets
-	tail  []int32  // and its last
-	arena []chunk  // the buckets' chunks
-	free  int32    // the first unused chunk (-1: none), linked by next
-	bits  []uint64 // the non-empty buckets
-	inCal int      // events in the buckets
-	curB  int64    // the current bucket: at>>calShift of the events in cur (and hot's at most that)
-	far   []event  // 4-ary min-heap on (at, seq): events from the window's end on
-	n     int      // events pending
-	now   Time
-	seq   uint64
-	fired uint64
-	stop  bool
+	cur    []event  // the current bucket, sorted on (at, seq); cur[ci:] still to run
+	ci     int      //
+	hot    []event  // 4-ary min-heap: events scheduled at or before the current bucket once it was sorted
+	head   []int32  // bucket b%calBuckets: its first chunk (-1: empty), for curB < b < curB+calBuckets
+	tail   []int32  // and its last
+	arena  []chunk  // the buckets' chunks
+	free   int32    // the first unused chunk (-1: none), linked by next
+	bits   []uint64 // the non-empty buckets
+	inCal  int      // events in the buckets
+	curB   int64    // the current bucket: at>>calShift of the events in cur (and hot's at most that)
+	far    []event  // 4-ary min-heap on (at, key): events from the window's end on
+	n      int      // events pending
+	now    Time
+	seq    uint64
+	fired  uint64
+	stop   bool
+	spaces uint64 // key spaces given out (NewKeySpace)
+
+	// In a Parts (nil: a serial engine): its number, the end of the window running (events
+	// for another part must come at or after it) and, per part, the events posted to it.
+	parts  *Parts
+	part   int
+	winEnd Time
+	out    [][]event    // the outboxes being written: one of outs
+	outs   [2][][]event // per window parity, per part
 }
 
 // Now is the time of the event running (or of the last one run).
@@ -156,9 +178,59 @@ func (e *Engine) At(at Time, h Handler, arg int64) {
 		panic(fmt.Sprintf("netsim: event scheduled at %v, before now (%v)", at, e.now))
 	}
 	e.seq++
+	e.insert(event{at: at, key: seqKey | e.seq, h: h, arg: arg})
+}
+
+// AtKey schedules h.Fire(at, arg) with key: the caller's key space (NewKeySpace) or'd with
+// what the event is within it (less than 1<<KeySpaceBits). Two events pending at the same time
+// with the same key must be the same event (handler and argument): the order between them is
+// then all that is left undecided, and it cannot matter.
+func (e *Engine) AtKey(at Time, key uint64, h Handler, arg int64) {
+	if at < e.now {
+		panic(fmt.Sprintf("netsim: event scheduled at %v, before now (%v)", at, e.now))
+	}
+	if key&seqKey != 0 {
+		panic(fmt.Sprintf("netsim: key %#x is not a key space's", key))
+	}
+	e.insert(event{at: at, key: key, h: h, arg: arg})
+}
+
+// NewKeySpace gives a component its own key space for AtKey: a key for each of its events is
+// the space or'd with a number below 1<<KeySpaceBits. The engines of one Parts share their
+// spaces, so that a component has the same keys on every part.
+func (e *Engine) NewKeySpace() uint64 {
+	c := &e.spaces
+	if e.parts != nil {
+		c = &e.parts.spaces
+	}
+	*c++
+	if *c >= 1<<(63-KeySpaceBits) {
+		panic("netsim: too many key spaces on one engine")
+	}
+	return *c << KeySpaceBits
+}
+
+// Post schedules a keyed event for part (AtKey on that part's engine): on a serial engine, or
+// for its own part, at once; for another part, at the end of the window running, which at
+// must not precede (the lookahead the Parts were made with guarantees it).
+func (e *Engine) Post(part int, at Time, key uint64, h Handler, arg int64) {
+	if e.parts == nil || part == e.part {
+		e.AtKey(at, key, h, arg)
+		return
+	}
+	if at < e.winEnd {
+		panic(fmt.Sprintf("netsim: part %d posted an event for part %d at %v, inside the window that ends at %v (the lookahead is too long)", e.part, part, at, e.winEnd))
+	}
+	if key&seqKey != 0 {
+		panic(fmt.Sprintf("netsim: key %#x is not a key space's", key))
+	}
+	e.out[part] = append(e.out[part], event{at: at, key: key, h: h, arg: arg})
+}
+
+// insert queues ev (at no earlier than now).
+func (e *Engine) insert(ev event) {
 	e.n++
-	ev := event{at: at, seq: e.seq, h: h, arg: arg}
-	switch b := int64(at) >> calShift; {
+	switch b := int64(ev.at) >> calShift; {
 	case b <= e.curB:
 		e.hot = append(e.hot, ev)
 		heapUp(e.hot, len(e.hot)-1)
@@ -321,7 +393,7 @@ func (e *Engine) NextAt() Time {
 	return t
 }
 
-// sortEvents sorts a bucket on (at, seq): insertion sort for a short one, else the library's.
+// sortEvents sorts a bucket on (at, key): insertion sort for a short one, else the library's.
 func sortEvents(q []event) {
 	if len(q) <= 12 {
 		for i := 1; i < len(q); i++ {
@@ -337,16 +409,16 @@ func sortEvents(q []event) {
 			return -1
 		case a.at > b.at:
 			return 1
-		case a.seq < b.seq:
+		case a.key < b.key:
 			return -1
-		case a.seq > b.seq:
+		case a.key > b.key:
 			return 1
 		}
 		return 0
 	})
 }
 
-// heapUp and heapDown keep a 4-ary min-heap on (at, seq): shallower than a binary one, fewer
+// heapUp and heapDown keep a 4-ary min-heap on (at, key): shallower than a binary one, fewer
 // cache misses.
 func heapUp(q []event, i int) {
 	for i > 0 {

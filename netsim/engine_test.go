@@ -68,7 +68,7 @@ type refQueue struct {
 
 func (r *refQueue) at(at Time, arg int64) {
 	r.seq++
-	r.q = append(r.q, event{at: at, seq: r.seq, arg: arg})
+	r.q = append(r.q, event{at: at, key: seqKey | r.seq, arg: arg})
 }
 
 func (r *refQueue) pop(until Time) (event, bool) {

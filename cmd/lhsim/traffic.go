@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/lhsim/lhsim/experiment/net"
+	"github.com/lhsim/lhsim/netsim"
 )
 
 func init() {
@@ -49,6 +51,7 @@ func trafficFlags(r *runner) func() error {
 	r.outputs()
 	r.plotFlag("draw throughput and latency against load to this .svg or .png file")
 	r.sweep()
+	threads := r.threadsFlag()
 	r.timeline()
 	return func() (err error) {
 		if k.Preset == "booksim" {
@@ -80,8 +83,22 @@ func trafficFlags(r *runner) func() error {
 		if cfg.Timeline, err = r.openTimeline(); err != nil {
 			return err
 		}
+		var lines stderrLines
+		cfg.Threads = r.splitThreads(*threads, len(cfg.Loads), func(t int) (int, string) {
+			c := cfg
+			c.Threads = t
+			return net.TrafficThreads(c)
+		}, &lines)
+		cfg.Windows = func(load float64, ws netsim.WindowStats) {
+			if s := windowsLine("traffic", fmt.Sprintf("load %g", load), ws); s != "" {
+				lines.add(s)
+			}
+		}
 		cfg.Progress = r.progress("traffic", "cycles")
 		res, err := runSweep(r, cfg, net.RunTraffic)
+		if err == nil && res != nil {
+			lines.print()
+		}
 		return report(r, res, err)
 	}
 }

@@ -53,7 +53,14 @@ type TrafficConfig struct {
 	// and measurement; the booksim router's at the end of each load): it may be called
 	// from several parts at once.
 	Progress *experiment.Progress `json:"-"`
-	machine  int
+	// Threads is how many threads each load's run takes (the event model's router: its
+	// network cut into as many parts, fabric.NewParts); the results are the same for any.
+	// 0 or 1: one. TrafficThreads says how many a configuration really gets.
+	Threads int `json:"-"`
+	// Windows, when set, is told of each parallel run's windows (netsim.WindowStats).
+	Windows func(load float64, ws netsim.WindowStats) `json:"-"`
+
+	machine int
 }
 
 // DefaultTraffic is uniform random 4-flit packets on an 8x8x8 torus with NSIM-ACE's
@@ -296,96 +303,14 @@ func trafficCheck(cfg *TrafficConfig) (fabric.Topology, *fabric.Network, fabric.
 	return topo, probe, pat, nil
 }
 
-// zeroLoad sends lone packets over the pattern's pairs (uniform: node 0 to every other
-// node; a permutation: every node to its partner), far enough apart that none meets
-// another, and compares each latency with the closed form.
-func zeroLoad(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flits int, res *TrafficResult) error {
-	eng := &netsim.Engine{}
-	n, err := fabric.New(eng, topo, fc)
-	if err != nil {
-		return err
-	}
-	var pairs [][2]int
-	if perm, ok := pat.(fabric.Permutation); ok {
-		for s := range topo.Nodes() {
-			pairs = append(pairs, [2]int{s, perm.Perm(s)})
-		}
-	} else {
-		for d := 1; d < topo.Nodes(); d++ {
-			pairs = append(pairs, [2]int{0, d})
-		}
-	}
-	bytes := flits * fc.FlitBytes
-	want := make([]netsim.Time, len(pairs))
-	var gap netsim.Time
-	for i, pr := range pairs {
-		if want[i], err = n.ZeroLoadLatency(pr[0], pr[1], bytes); err != nil {
-			return err
-		}
-		gap = max(gap, want[i])
-	}
-	gap += 10 * fc.ClockPeriod // the last credits are home before the next packet starts
-	got := make([]netsim.Time, len(pairs))
-	routers := make([]int, len(pairs))
-	col := &lone{net: n, got: got, routers: routers}
-	for i := range topo.Nodes() {
-		if err := n.Attach(i, col); err != nil {
-			return err
-		}
-	}
-	for i, pr := range pairs {
-		if err := n.Inject(netsim.Time(i)*gap, &fabric.Packet{Src: pr[0], Dst: pr[1], Bytes: bytes, ID: uint64(i)}); err != nil {
-			return err
-		}
-	}
-	eng.Run(netsim.Never)
-	var sumWant, sumGot netsim.Time
-	res.ZeroLoadExact = true
-	by := map[int]*ZeroLoadRow{}
-	for i := range pairs {
-		sumWant += want[i]
-		sumGot += got[i]
-		r := by[routers[i]]
-		if r == nil {
-			r = &ZeroLoadRow{Routers: routers[i], Exact: true}
-			by[routers[i]] = r
-		}
-		r.Pairs++
-		r.ClosedNs += want[i].Nanoseconds()
-		r.SimNs += got[i].Nanoseconds()
-		if got[i] != want[i] {
-			res.ZeroLoadExact, r.Exact = false, false
-		}
-	}
-	res.ZeroLoadByRouters = zeroLoadRows(by)
-	k := float64(len(pairs))
-	res.ZeroLoadPairs = len(pairs)
-	res.ZeroLoadNs = sumWant.Nanoseconds() / k
-	res.ZeroLoadSimNs = sumGot.Nanoseconds() / k
-	res.ZeroLoadCycles = float64(sumWant) / k / float64(fc.ClockPeriod)
-	return nil
-}
-
-type lone struct {
-	net     *fabric.Network
-	got     []netsim.Time
-	routers []int
-}
-
-func (l *lone) Receive(now netsim.Time, p *fabric.Packet) {
-	l.got[p.ID] = p.Latency()
-	l.routers[p.ID] = int(p.Hops)
-	_ = l.net.Consumed(now, p.Dst, p)
-}
-
 // trafficPoint runs one offered load.
 func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cfg TrafficConfig, load float64) (TrafficRow, uint64, uint64, netsim.Time, error) {
 	row := TrafficRow{Topology: topo.String(), Pattern: pat.String(), PacketFlits: cfg.PacketFlits, Offered: load, OfferedGBps: fc.GBps(load)}
-	eng := &netsim.Engine{}
-	n, err := fabric.New(eng, topo, fc)
+	n, eng, done, err := trafficNet(topo, fc, cfg, load)
 	if err != nil {
 		return row, 0, 0, 0, err
 	}
+	defer done()
 	syn, err := fabric.NewSynthetic(n, fabric.SyntheticConfig{Pattern: pat, Load: load, PacketFlits: cfg.PacketFlits, Seed: cfg.Seed})
 	if err != nil {
 		return row, 0, 0, 0, err
@@ -475,59 +400,6 @@ func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cf
 	return row, fired, hops, end, nil
 }
 
-// zeroLoadIQ sends lone packets through the booksim router over the pattern's pairs (as
-// zeroLoad does) and compares each latency with the closed form fabric.IQZeroLoad.
-func zeroLoadIQ(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flits int, res *TrafficResult) error {
-	n, err := fabric.NewIQ(topo, fc, res.Seed)
-	if err != nil {
-		return err
-	}
-	var pairs [][2]int
-	if perm, ok := pat.(fabric.Permutation); ok {
-		for s := range topo.Nodes() {
-			pairs = append(pairs, [2]int{s, perm.Perm(s)})
-		}
-	} else {
-		for d := range topo.Nodes() {
-			pairs = append(pairs, [2]int{0, d})
-		}
-	}
-	by := map[int]*ZeroLoadRow{}
-	var sumWant, sumGot float64
-	res.ZeroLoadExact = true
-	c := fc.ClockPeriod.Nanoseconds()
-	for _, pr := range pairs {
-		got, routers, err := n.Lone(pr[0], pr[1], flits)
-		if err != nil {
-			return err
-		}
-		want, err := n.ZeroLoad(pr[0], pr[1], flits)
-		if err != nil {
-			return err
-		}
-		r := by[routers]
-		if r == nil {
-			r = &ZeroLoadRow{Routers: routers, Exact: true}
-			by[routers] = r
-		}
-		r.Pairs++
-		r.ClosedNs += float64(want) * c
-		r.SimNs += float64(got) * c
-		sumWant += float64(want)
-		sumGot += float64(got)
-		if got != want {
-			res.ZeroLoadExact, r.Exact = false, false
-		}
-	}
-	res.ZeroLoadByRouters = zeroLoadRows(by)
-	k := float64(len(pairs))
-	res.ZeroLoadPairs = len(pairs)
-	res.ZeroLoadCycles = sumWant / k
-	res.ZeroLoadNs = sumWant / k * c
-	res.ZeroLoadSimNs = sumGot / k * c
-	return nil
-}
-
 // trafficPointIQ runs one offered load on the booksim router, measured as BookSim2
 // measures it; a load is saturated when BookSim2 would call the run unstable (or it
 // deadlocked).
@@ -560,17 +432,4 @@ func trafficPointIQ(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, 
 	}
 	row.Events = uint64(r.Cycles)
 	return row, uint64(r.Cycles), uint64(r.FlitHops), netsim.Time(r.Cycles) * fc.ClockPeriod, nil
-}
-
-// zeroLoadRows turns the sums of by (routers crossed → row) into averages, by router count.
-func zeroLoadRows(by map[int]*ZeroLoadRow) []ZeroLoadRow {
-	var rows []ZeroLoadRow
-	for h := 0; len(rows) < len(by); h++ {
-		if r := by[h]; r != nil {
-			r.ClosedNs /= float64(r.Pairs)
-			r.SimNs /= float64(r.Pairs)
-			rows = append(rows, *r)
-		}
-	}
-	return rows
 }

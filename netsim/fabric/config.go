@@ -19,7 +19,8 @@ const (
 	// the one granted last), and the virtual channels of an input take turns among
 	// themselves, as a separable allocator's input and output arbiters would.
 	RoundRobin Arbiter = iota
-	// OldestFirst grants the packet injected earliest (ties: injected first).
+	// OldestFirst grants the packet injected earliest (ties: the lower source, then the
+	// source's first injected).
 	OldestFirst
 )
 

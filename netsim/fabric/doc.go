@@ -37,11 +37,14 @@
 // ZeroLoadLatency gives the closed form a lone packet's latency obeys.
 //
 // Every event is one of the Network's own (netsim.Handler with the kind and port packed in
-// the argument), so a hop allocates nothing; events at equal times run in the order they
-// were scheduled, so a run is the same bit for bit every time. In the steady state a packet
-// costs one event per router: credits are counted when a sender next looks at them, an
-// output or input is woken only when a packet waits for it, and the packets landing at an
-// input share one chain of events.
+// the argument; a landing packet is its own handler), so a hop allocates nothing; each is
+// keyed by what it is (netsim.Engine.AtKey: the kind and port), so events at equal times run
+// in an order that depends only on them, and a run is the same bit for bit every time and on
+// any number of parts (NewParts). In the steady state a packet costs two events per router:
+// its landing, and the credits it leaves behind reaching the upstream router (an event, so
+// that routers touch each other's state only through events); a node's own link counts its
+// credits when the node next looks at them; an output or input is woken only when a packet
+// waits for it.
 //
 // # Also here
 //

@@ -57,15 +57,15 @@ type inPort struct {
 	busyUntil netsim.Time // the crossbar input is streaming a packet out until then
 	wakeAt    netsim.Time // a wake-up is scheduled then (noWake: none)
 	upLatency netsim.Time // the upstream output's link latency (the credits' way back)
-	upWaits   bool        // the upstream output has a packet waiting (it wants credits' arrivals)
-	// The packets on the link to it whose head has not yet been through the pipeline; the
-	// upstream output's credit counters for its VCs; its VCs' buffers. The last two are
-	// inline when there are no more than inlineVCs (else in Network.ovcx and vcqx). So a
-	// packet sent over a link touches the sender's record and the receiver's, a packet
-	// landing or leaving only its input's.
-	landing timedRing
-	cred    [inlineVCs]outVC
-	vcs     [inlineVCs]ring
+	// upWaits: the upstream output, a node's injection port, has a packet waiting (it wants
+	// credits' arrivals). A router's output is told of credits by an event (evCredit).
+	upWaits bool
+	// The upstream output's credit counters for its VCs and its VCs' buffers, inline when
+	// there are no more than inlineVCs (else in Network.ovcx and vcqx). The credit counters
+	// are the upstream output's: only its events touch them (a router's), or only its
+	// node's and this router's (an injection link, never cut between parts).
+	cred [inlineVCs]outVC
+	vcs  [inlineVCs]ring
 }
 
 // inlineVCs is how many VCs a port keeps inside its own record (the default's 2).
@@ -79,23 +79,31 @@ const noWake netsim.Time = -1
 
 // Event kinds, in the low bits of an event's arg; the rest is a port or node number.
 const (
-	evReady   = iota // the first packet landing at an input has been through the pipeline: in
+	evReady   = iota // a packet landing at an input has been through the pipeline: in (the packet is the handler)
 	evOutWake        // an output may be able to send (free again, credits back, injection due): out
 	evInWake         // a crossbar input has finished streaming a packet out: in
 	evDeliver        // a tail reaches a node: node
-	kindBits  = 2
+	evCredit         // credits reach a router's output: the input they come from, with VC and flits (creditArg)
+	kindBits  = 3
 	kindMask  = 1<<kindBits - 1
 	noPort    = 1<<31 - 1
 )
 
-// Network is the fabric: the routers, links and buffers of one topology on one engine, and
-// every packet inside it. It is driven only by engine events and by the calls below; it
-// starts no goroutine.
+// Network is the fabric: the routers, links and buffers of one topology on one engine (or
+// on the parts of a netsim.Parts: NewParts), and every packet inside it. It is driven only
+// by engine events and by the calls below; it starts no goroutine.
 type Network struct {
-	eng  *netsim.Engine
-	topo Topology
-	cfg  Config
-	v    int // VCs
+	eng  *netsim.Engine   // part 0's
+	engs []*netsim.Engine // part -> its engine
+	// rpart is router -> part (nil: one part). Events between routers of different parts
+	// are posted (netsim.Engine.Post): a landing packet and credits given back.
+	rpart []int32
+	parts *netsim.Parts // nil: one engine
+	key   uint64        // the network's key space
+	bySeq bool          // OrderByScheduling
+	topo  Topology
+	cfg   Config
+	v     int // VCs
 
 	// leftWait[node] are called, one per packet that leaves node's injection queue, in the
 	// order they were given (OnLeave): NIC DMAs waiting for room in its transmit queue.
@@ -116,9 +124,9 @@ type Network struct {
 	arrive  []ring  // node's ejection link: packets whose tails are on the way, in order
 	lastInj []netsim.Time
 	eps     []Endpoint
+	nseq    []uint32 // node -> packets it has injected (Packet.Seq)
 
-	seq   uint64
-	stats Stats
+	stats []Stats // part -> what its routers and nodes did
 
 	linkFlits []uint64 // out port -> flits sent on its link, when CountLinks asked for it
 	tracer    Tracer
@@ -137,7 +145,12 @@ type Tracer interface {
 
 // Trace makes the network tell t of every packet from now on (nil: none, the default; a
 // network without one pays a nil test per event).
-func (n *Network) Trace(t Tracer) { n.tracer = t }
+func (n *Network) Trace(t Tracer) {
+	if len(n.engs) > 1 && t != nil {
+		panic("fabric: a tracer on a network of several parts (it would be called from all at once)")
+	}
+	n.tracer = t
+}
 
 // CountLinks makes the network count the flits each link carries from now on (LinkFlits,
 // Busiest); off by default, it costs nothing then.
@@ -202,7 +215,7 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 	if err := topo.build(&cfg, &g); err != nil {
 		return nil, err
 	}
-	n := &Network{eng: eng, topo: topo, cfg: cfg, v: cfg.VCs}
+	n := &Network{eng: eng, engs: []*netsim.Engine{eng}, topo: topo, cfg: cfg, v: cfg.VCs, key: eng.NewKeySpace(), stats: make([]Stats, 1)}
 	total := 0
 	for _, p := range g.ports {
 		n.portBase = append(n.portBase, int32(total))
@@ -224,7 +237,6 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 		n.ovcx[i].inline()
 	}
 	for i := range n.in {
-		n.in[i].landing.inline()
 		for vc := range n.v {
 			n.vcq(i*n.v + vc).inline()
 			n.in[i].cred[min(vc, inlineVCs-1)].inline()
@@ -268,6 +280,7 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 	}
 	n.nic, n.arrive = make([]ring, nodes), make([]ring, nodes)
 	n.lastInj, n.eps = make([]netsim.Time, nodes), make([]Endpoint, nodes)
+	n.nseq = make([]uint32, nodes)
 	for node, a := range g.nodes {
 		p := int(n.portBase[a.router]) + a.port
 		inj := total + node
@@ -319,8 +332,43 @@ func (n *Network) vcq(key int) *ring {
 	return &n.in[key>>n.vshift].vcs[key&n.vmask]
 }
 
-// Engine is the engine the network runs on.
+// OrderByScheduling makes the network's events run, among those of their instant, in the
+// order they were scheduled (netsim.Engine.At), as they did before events had keys: for a
+// system whose own events are ordered so and whose outcome relies on the fabric's taking
+// their turn among them (ib's checkpoint restarts a network afresh and expects its HCAs to
+// go on bit for bit, which holds in that order and not in the keyed one). Such a network
+// runs on one part only.
+func (n *Network) OrderByScheduling() {
+	if len(n.engs) > 1 {
+		panic("fabric: OrderByScheduling on a network of several parts")
+	}
+	n.bySeq = true
+}
+
+// Engine is the engine the network runs on (part 0's, on parts).
 func (n *Network) Engine() *netsim.Engine { return n.eng }
+
+// partOf is router r's part.
+func (n *Network) partOf(r int32) int {
+	if n.rpart == nil {
+		return 0
+	}
+	return int(n.rpart[r])
+}
+
+// nodePart is node's part (its router's).
+func (n *Network) nodePart(node int) int { return n.partOf(n.in[n.nodeIn[node]].router) }
+
+// outPart is output o's part (its router's, or its node's).
+func (n *Network) outPart(o int) int {
+	if w := n.out[o].owner; w >= 0 {
+		return n.partOf(w)
+	}
+	return n.nodePart(o - len(n.in))
+}
+
+// NodeEngine is the engine node's events run on (Engine, but on parts its part's).
+func (n *Network) NodeEngine(node int) *netsim.Engine { return n.engs[n.nodePart(node)] }
 
 // Topology is the network's topology.
 func (n *Network) Topology() Topology { return n.topo }
@@ -332,10 +380,23 @@ func (n *Network) Config() Config { return n.cfg }
 func (n *Network) Nodes() int { return len(n.nic) }
 
 // Stats is what the network has done so far.
-func (n *Network) Stats() Stats { return n.stats }
+func (n *Network) Stats() Stats {
+	var s Stats
+	for _, p := range n.stats {
+		s.Injected += p.Injected
+		s.Delivered += p.Delivered
+		s.Consumed += p.Consumed
+		s.Flits += p.Flits
+		s.FlitHops += p.FlitHops
+	}
+	return s
+}
 
 // InFlight is the number of packets injected and not yet delivered.
-func (n *Network) InFlight() int { return int(n.stats.Injected - n.stats.Delivered) }
+func (n *Network) InFlight() int {
+	s := n.Stats()
+	return int(s.Injected - s.Delivered)
+}
 
 // Queued is the number of packets waiting in node's injection queue (not yet on its link).
 func (n *Network) Queued(node int) int { return int(n.nic[node].n) }
@@ -383,25 +444,28 @@ func (n *Network) Inject(now netsim.Time, p *Packet) error {
 	case p.Bytes > n.cfg.maxPacketFlits()*n.cfg.FlitBytes:
 		return fmt.Errorf("inject packet %d: %d bytes: %w (a packet must fit a %d-flit buffer whole; split it)",
 			p.ID, p.Bytes, ErrBadSize, n.cfg.maxPacketFlits())
-	case now < n.eng.Now():
-		return fmt.Errorf("inject packet %d at %v: %w (the engine is at %v)", p.ID, now, ErrBadTime, n.eng.Now())
+	case now < n.NodeEngine(p.Src).Now():
+		return fmt.Errorf("inject packet %d at %v: %w (the engine is at %v)", p.ID, now, ErrBadTime, n.NodeEngine(p.Src).Now())
 	case now < n.lastInj[p.Src]:
 		return fmt.Errorf("inject packet %d at %v: %w (node %d injected at %v)", p.ID, now, ErrBadTime, p.Src, n.lastInj[p.Src])
 	}
-	n.seq++
-	p.seq = n.seq
+	// The number is the source's own count, so that it is the same whichever part of a
+	// netsim.Parts the node runs on: oldest-first's tie-break and the timeline's flows.
+	p.seq = uint64(n.nseq[p.Src])*uint64(len(n.nic)) + uint64(p.Src) + 1
+	n.nseq[p.Src]++
+	p.net = n
 	p.Flits = int32(n.cfg.Flits(p.Bytes))
 	p.InjectedAt, p.ArrivedAt = now, 0
 	p.Hops, p.VC, p.zeroLoad = 0, 0, 0
 	p.dim, p.class, p.requested = -1, 0, false
 	p.state = stQueued
 	n.lastInj[p.Src] = now
-	n.stats.Injected++
+	n.stats[n.nodePart(p.Src)].Injected++
 	q := &n.nic[p.Src]
 	q.push(p)
 	if q.n == 1 {
 		n.waits(len(n.in)+p.Src, true)
-		n.tryInject(p.Src, n.eng.Now())
+		n.tryInject(p.Src, n.NodeEngine(p.Src).Now())
 	}
 	if n.tracer != nil {
 		n.tracer.Injected(now, p) // (after Left, when it left at once)
@@ -420,11 +484,12 @@ func (n *Network) Consumed(now netsim.Time, node int, p *Packet) error {
 		return fmt.Errorf("consumed at node %d: %w", node, ErrNotHeld)
 	}
 	p.state = stFree
-	n.stats.Consumed++
+	n.stats[n.nodePart(node)].Consumed++
+	now = max(now, n.NodeEngine(node).Now())
 	if n.tracer != nil {
-		n.tracer.Consumed(max(now, n.eng.Now()), p)
+		n.tracer.Consumed(now, p)
 	}
 	o := int(n.nodeOut[node])
-	n.giveBack(o, n.ovc(o, 0), p.Flits, max(now, n.eng.Now())+n.out[o].latency)
+	n.giveBack(o, n.ovc(o, 0), p.Flits, now+n.out[o].latency)
 	return nil
 }

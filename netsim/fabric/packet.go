@@ -36,7 +36,8 @@ type Packet struct {
 
 	InjectedAt netsim.Time // when Inject queued it at the source
 	ArrivedAt  netsim.Time // when its tail reached the destination's ejection buffer
-	seq        uint64      // injection order, the oldest-first tie-break
+	seq        uint64      // the source's injection order, the oldest-first tie-break
+	net        *Network    // the network it was last injected into (Fire)
 }
 
 // Where a packet is.
@@ -51,8 +52,9 @@ const (
 // yet given back with Consumed).
 func (p *Packet) Delivered() bool { return p.state == stDelivered }
 
-// Seq is p's number in its network's injection order (from 1), fixed from Inject until it
-// is injected again.
+// Seq is p's number among its network's packets (from 1): its source's count of packets
+// injected before it, times the nodes, plus its source, plus 1. It is fixed from Inject until
+// it is injected again, and the same whatever part of a netsim.Parts its source runs on.
 func (p *Packet) Seq() uint64 { return p.seq }
 
 // Latency is the time from injection to the tail's arrival (valid once delivered).

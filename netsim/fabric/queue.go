@@ -44,49 +44,6 @@ func (q *ring) pop() *Packet {
 	return p
 }
 
-// timedRing is a FIFO of packets with the time each is due, so that the next one's event
-// can be scheduled without touching the packet. Like ring, a power of two, and inline
-// while it fits its small array.
-type timedRing struct {
-	buf   []timed
-	head  int32
-	n     int32
-	small [2]timed
-}
-
-func (q *timedRing) inline() { q.buf = q.small[:] }
-
-type timed struct {
-	at netsim.Time
-	p  *Packet
-	vc int
-}
-
-func (q *timedRing) push(at netsim.Time, p *Packet, vc int) {
-	if int(q.n) == len(q.buf) {
-		nb := make([]timed, max(4, 2*len(q.buf)))
-		for i := range q.n {
-			nb[i] = q.buf[(q.head+i)&int32(len(q.buf)-1)]
-		}
-		q.buf, q.head = nb, 0
-	}
-	q.buf[(q.head+q.n)&int32(len(q.buf)-1)] = timed{at, p, vc}
-	q.n++
-}
-
-// pop removes the first packet and returns it and its VC with the time the next one is
-// due (if any).
-func (q *timedRing) pop() (*Packet, int, netsim.Time) {
-	t := q.buf[q.head]
-	q.buf[q.head].p = nil
-	q.head = (q.head + 1) & int32(len(q.buf)-1)
-	q.n--
-	if q.n == 0 {
-		return t.p, t.vc, netsim.Never
-	}
-	return t.p, t.vc, q.buf[q.head].at
-}
-
 // credit is buffer space on its way back upstream: flits that arrive at the sender at at.
 type credit struct {
 	at    netsim.Time

@@ -13,19 +13,14 @@ import (
 func (n *Network) Fire(now netsim.Time, arg int64) {
 	x := int(arg >> kindBits)
 	switch arg & kindMask {
-	case evReady:
-		// Packets land at an input in the order they left the upstream port, each one
-		// pipeline after its head: one event at a time per input keeps the queue short.
-		// A landed packet joins its VC's buffer queue; the first in the queue asks for
-		// its output.
-		p, vc, next := n.in[x].landing.pop()
-		if next != netsim.Never {
-			n.eng.At(next, n, evReady|int64(x)<<kindBits)
-		}
-		key := x*n.v + vc
-		q := n.vcq(key)
-		if q.push(p); q.n == 1 {
-			n.request(key, p, now)
+	case evCredit:
+		// Credits from input x's VC reach the output feeding it: counted, and the output
+		// tried if a packet waits for it.
+		x = int(arg >> creditInShift)
+		vc, flits := creditOf(arg)
+		n.upCred(x, vc).free += flits
+		if o := int(n.in[x].upstream); len(n.out[o].reqs) > 0 {
+			n.tryOutput(o, now)
 		}
 	case evOutWake:
 		op := &n.out[x]
@@ -52,6 +47,43 @@ func (n *Network) Fire(now netsim.Time, arg int64) {
 	}
 }
 
+// Fire lands p, its head through input x's pipeline (a netsim.Handler: the event that
+// carries a packet over a link, so that a link between parts passes it as an event): it
+// joins its VC's buffer queue, and the first in the queue asks for its output.
+func (p *Packet) Fire(now netsim.Time, arg int64) {
+	n := p.net
+	key := int(arg>>kindBits)*n.v + int(p.VC)
+	q := n.vcq(key)
+	if q.push(p); q.n == 1 {
+		n.request(key, p, now)
+	}
+}
+
+// Credit events' argument: the kind, the VC, the flits and the input they leave.
+const (
+	creditVCShift    = kindBits
+	creditFlitsShift = creditVCShift + 6 // maxVCs is 64
+	creditInShift    = creditFlitsShift + 21
+)
+
+func creditArg(i, vc int, flits int32) int64 {
+	return evCredit | int64(vc)<<creditVCShift | int64(flits)<<creditFlitsShift | int64(i)<<creditInShift
+}
+
+func creditOf(arg int64) (vc int, flits int32) {
+	return int(arg>>creditVCShift) & (maxVCs - 1), int32(arg>>creditFlitsShift) & (1<<21 - 1)
+}
+
+// at schedules the network's own event arg at t on part's engine, from the part running
+// (its key is the argument: every event of the network says what it is).
+func (n *Network) at(from, to int, t netsim.Time, h netsim.Handler, arg int64) {
+	if n.bySeq {
+		n.eng.At(t, h, arg)
+		return
+	}
+	n.engs[from].Post(to, t, n.key|uint64(arg), h, arg)
+}
+
 // wakeOut makes sure output o is tried again at t (or earlier: an earlier try that still
 // cannot send asks again for what it then waits for).
 func (n *Network) wakeOut(o int, t netsim.Time) {
@@ -60,7 +92,8 @@ func (n *Network) wakeOut(o int, t netsim.Time) {
 		return
 	}
 	op.wakeAt = t
-	n.eng.At(t, n, evOutWake|int64(o)<<kindBits)
+	p := n.outPart(o)
+	n.at(p, p, t, n, evOutWake|int64(o)<<kindBits)
 }
 
 // wakeIn makes sure the waiting VCs of input i are tried again when it is free at t.
@@ -70,7 +103,8 @@ func (n *Network) wakeIn(i int, t netsim.Time) {
 		return
 	}
 	ip.wakeAt = t
-	n.eng.At(t, n, evInWake|int64(i)<<kindBits)
+	p := n.partOf(ip.router)
+	n.at(p, p, t, n, evInWake|int64(i)<<kindBits)
 }
 
 // giveBack sends flits of buffer space back to output o's VC q (ovc(o, vc)), arriving at
@@ -87,12 +121,17 @@ func (n *Network) giveBack(o int, q *outVC, flits int32, at netsim.Time) {
 }
 
 // giveBackIn is giveBack from input i's VC vc to its upstream output, the packet's tail
-// leaving at end, with no look at the output's own record unless it waits. The credits that
-// have arrived by now are counted first (as avail would count them when the output next
-// looks), so that the FIFO holds only those still on the way: one, mostly, which stays
-// inside the record.
+// leaving at end. To a router's output the credits go as an event at their arrival (the
+// router may be another part's); to a node's injection port (the same part) they go into its
+// FIFO, with no look at the port's own record unless it waits. The credits that have arrived
+// by now are counted first (as avail would count them when the port next looks), so that the
+// FIFO holds only those still on the way: one, mostly, which stays inside the record.
 func (n *Network) giveBackIn(i, vc int, flits int32, end, now netsim.Time) {
 	ip := &n.in[i]
+	if up := n.out[ip.upstream].owner; up >= 0 {
+		n.at(n.partOf(ip.router), n.partOf(up), end+ip.upLatency, n, creditArg(i, vc, flits))
+		return
+	}
 	q := n.upCred(i, vc)
 	avail(q, now)
 	at := end + ip.upLatency
@@ -134,9 +173,7 @@ func (n *Network) request(key int, p *Packet, now netsim.Time) {
 		p.vcLo, p.vcHi = uint8(class*h), uint8(class*h+h)
 	}
 	p.requested = true
-	if n.out[o].reqs = append(n.out[o].reqs, int32(key)); len(n.out[o].reqs) == 1 {
-		n.waits(o, true)
-	}
+	n.out[o].reqs = append(n.out[o].reqs, int32(key))
 	n.tryOutput(o, now)
 }
 
@@ -164,7 +201,8 @@ func (n *Network) pickVC(o int, p *Packet, now netsim.Time) int {
 		if next != netsim.Never {
 			n.wakeOut(o, next)
 		}
-		// else: credits come back later, and giveBack wakes o then (it has a waiter).
+		// else: credits come back later, and their event (a router's output) or giveBack (a
+		// node's port, which has a waiter) tries o then.
 	}
 	return best
 }
@@ -206,7 +244,10 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 		} else {
 			rank = uint64(uint32(i-li-1))<<8 | uint64((key-i*n.v-lv-1+2*n.v)%n.v)
 		}
-		if best < 0 || rank < bestRank || rank == bestRank && p.seq < bp.seq {
+		// Ties (oldest-first: injected at the same time) go to the lower source, then to
+		// the source's own order: not to a count over the whole network, which would depend
+		// on what it carried before (a network restarted from a checkpoint starts afresh).
+		if best < 0 || rank < bestRank || rank == bestRank && (p.Src < bp.Src || p.Src == bp.Src && p.seq < bp.seq) {
 			best, bestIdx, bestVC, bp, bestRank = key, idx, w, p, rank
 		}
 	}
@@ -215,9 +256,7 @@ func (n *Network) tryOutput(o int, now netsim.Time) {
 	}
 	last := len(op.reqs) - 1
 	op.reqs[bestIdx] = op.reqs[last]
-	if op.reqs = op.reqs[:last]; last == 0 {
-		n.waits(o, false)
-	}
+	op.reqs = op.reqs[:last]
 	op.rr = int32(best)
 	q := n.vcq(best)
 	q.pop()
@@ -284,7 +323,8 @@ func (n *Network) send(o, w int, p *Packet, now netsim.Time, in int) netsim.Time
 	op.busyUntil = end
 	op.flits += uint64(p.Flits)
 	n.ovc(o, w).free -= p.Flits
-	n.stats.FlitHops += uint64(p.Flits)
+	part := n.outPart(o)
+	n.stats[part].FlitHops += uint64(p.Flits)
 	if n.linkFlits != nil {
 		n.linkFlits[o] += uint64(p.Flits)
 	}
@@ -313,29 +353,29 @@ func (n *Network) send(o, w int, p *Packet, now netsim.Time, in int) netsim.Time
 		node := int(-1 - op.down)
 		a := &n.arrive[node]
 		if a.push(p); a.n == 1 {
-			n.eng.At(p.tailAt, n, evDeliver|int64(node)<<kindBits)
+			n.at(part, part, p.tailAt, n, evDeliver|int64(node)<<kindBits)
 		}
 		return end
 	}
+	// The packet lands at the next input one pipeline after its head: an event of that
+	// input's router, which may be another part's. Packets land at an input in the order
+	// they left the upstream port, each at its own time.
 	in2 := int(op.down)
-	ready := head + n.cfg.Pipeline()
-	l := &n.in[in2].landing
-	if l.push(ready, p, w); l.n == 1 {
-		n.eng.At(ready, n, evReady|int64(in2)<<kindBits)
-	}
+	n.at(part, n.partOf(n.in[in2].router), head+n.cfg.Pipeline(), p, evReady|int64(in2)<<kindBits)
 	return end
 }
 
 func (n *Network) deliver(node int, now netsim.Time) {
 	a := &n.arrive[node]
 	p := a.pop()
+	part := n.nodePart(node)
 	if a.n > 0 {
-		n.eng.At(a.front().tailAt, n, evDeliver|int64(node)<<kindBits)
+		n.at(part, part, a.front().tailAt, n, evDeliver|int64(node)<<kindBits)
 	}
 	p.state = stDelivered
 	p.ArrivedAt = now
-	n.stats.Delivered++
-	n.stats.Flits += uint64(p.Flits)
+	n.stats[part].Delivered++
+	n.stats[part].Flits += uint64(p.Flits)
 	if n.tracer != nil {
 		n.tracer.Delivered(now, p)
 	}

@@ -23,16 +23,24 @@ type SyntheticConfig struct {
 // measures the packets created inside a window. Packets are pooled, so a long run allocates
 // only while the number in flight grows.
 type Synthetic struct {
-	net    *Network
-	cfg    SyntheticConfig
-	p      float64 // packets per cycle per node
-	rngs   []*rand.Rand
-	pool   []*Packet
-	stop   bool
-	nextID uint64
+	net  *Network
+	cfg  SyntheticConfig
+	p    float64 // packets per cycle per node
+	key  uint64  // its key space: a node's next packet is key | node
+	rngs []*rand.Rand
+	made []uint64 // node -> packets it has created (Packet.ID)
+	stop bool
 
 	from, to netsim.Time // measurement window
-	w        WindowStats
+	// Per part of the network (one, on one engine): the packets free to reuse and what the
+	// window saw, summed by Window.
+	parts []synPart
+}
+
+type synPart struct {
+	pool []*Packet
+	w    WindowStats
+	_    [64]byte // parts' counters on lines of their own
 }
 
 // WindowStats is what a measurement window saw.
@@ -66,7 +74,8 @@ func NewSynthetic(net *Network, cfg SyntheticConfig) (*Synthetic, error) {
 	if !(cfg.Load >= 0) || math.IsInf(cfg.Load, 0) {
 		return nil, fmt.Errorf("synthetic traffic: load %v must be a number >= 0", cfg.Load)
 	}
-	s := &Synthetic{net: net, cfg: cfg, p: cfg.Load / float64(cfg.PacketFlits), from: netsim.Never, to: netsim.Never}
+	s := &Synthetic{net: net, cfg: cfg, p: cfg.Load / float64(cfg.PacketFlits), from: netsim.Never, to: netsim.Never,
+		key: net.eng.NewKeySpace(), made: make([]uint64, net.Nodes()), parts: make([]synPart, len(net.engs))}
 	for i := range net.Nodes() {
 		s.rngs = append(s.rngs, rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)))
 		if err := net.Attach(i, s); err != nil {
@@ -82,8 +91,14 @@ func (s *Synthetic) Start(at netsim.Time) {
 		return
 	}
 	for i := range s.rngs {
-		s.net.eng.At(at+s.gap(i), s, int64(i))
+		s.next(i, at+s.gap(i))
 	}
+}
+
+// next schedules node's next packet at t, on its part.
+func (s *Synthetic) next(node int, t netsim.Time) {
+	pt := s.net.nodePart(node)
+	s.net.engs[pt].Post(pt, t, s.key|uint64(node), s, int64(node))
 }
 
 // Stop ends packet creation (packets already created still travel).
@@ -92,14 +107,35 @@ func (s *Synthetic) Stop() { s.stop = true }
 // Measure tags the packets created in [from, to) and counts the flits arriving then.
 func (s *Synthetic) Measure(from, to netsim.Time) {
 	s.from, s.to = from, to
-	s.w = WindowStats{Cycles: float64(to-from) / float64(s.net.cfg.ClockPeriod)}
+	for i := range s.parts {
+		s.parts[i].w = WindowStats{}
+	}
 }
 
-// Window is what the measurement window has seen so far.
-func (s *Synthetic) Window() WindowStats { return s.w }
+// Window is what the measurement window has seen so far (between runs, on parts).
+func (s *Synthetic) Window() WindowStats {
+	w := WindowStats{Cycles: float64(s.to-s.from) / float64(s.net.cfg.ClockPeriod)}
+	for i := range s.parts {
+		p := &s.parts[i].w
+		w.Created += p.Created
+		w.CreatedFl += p.CreatedFl
+		w.ArrivedFl += p.ArrivedFl
+		w.Tagged += p.Tagged
+		w.LatencySum += p.LatencySum
+		w.LatencyMax = max(w.LatencyMax, p.LatencyMax)
+		w.ZeroLoadSum += p.ZeroLoadSum
+		w.Faster += p.Faster
+		w.HopsSum += p.HopsSum
+		w.LastArrival = max(w.LastArrival, p.LastArrival)
+	}
+	return w
+}
 
-// Outstanding is the number of tagged packets not yet arrived.
-func (s *Synthetic) Outstanding() uint64 { return s.w.Created - s.w.Tagged }
+// Outstanding is the number of tagged packets not yet arrived (between runs, on parts).
+func (s *Synthetic) Outstanding() uint64 {
+	w := s.Window()
+	return w.Created - w.Tagged
+}
 
 // gap is the time to node i's next packet: Bernoulli trials once a cycle with success
 // probability p, so a geometric number of cycles (at least 1).
@@ -122,49 +158,54 @@ func (s *Synthetic) Fire(now netsim.Time, arg int64) {
 		return
 	}
 	src := int(arg)
+	sp := &s.parts[s.net.nodePart(src)]
 	var p *Packet
-	if k := len(s.pool); k > 0 {
-		p = s.pool[k-1]
-		s.pool = s.pool[:k-1]
+	if k := len(sp.pool); k > 0 {
+		p = sp.pool[k-1]
+		sp.pool = sp.pool[:k-1]
 	} else {
 		p = new(Packet)
 	}
-	s.nextID++
-	*p = Packet{Src: src, Dst: s.cfg.Pattern.Dest(src, s.rngs[src]), Bytes: s.cfg.PacketFlits * s.net.cfg.FlitBytes, ID: s.nextID}
+	// The ID is the source's own count, the same on any number of parts.
+	s.made[src]++
+	id := (s.made[src]-1)*uint64(len(s.rngs)) + uint64(src) + 1
+	*p = Packet{Src: src, Dst: s.cfg.Pattern.Dest(src, s.rngs[src]), Bytes: s.cfg.PacketFlits * s.net.cfg.FlitBytes, ID: id}
 	if now >= s.from && now < s.to {
 		p.Kind = 1 // tagged
-		s.w.Created++
-		s.w.CreatedFl += uint64(s.cfg.PacketFlits)
+		sp.w.Created++
+		sp.w.CreatedFl += uint64(s.cfg.PacketFlits)
 	}
 	if err := s.net.Inject(now, p); err != nil {
 		panic(err) // the generator made a packet the fabric refuses: a bug here
 	}
-	s.net.eng.At(now+s.gap(src), s, arg)
+	s.next(src, now+s.gap(src))
 }
 
 // Receive takes a packet at its destination (Endpoint).
 func (s *Synthetic) Receive(now netsim.Time, p *Packet) {
+	sp := &s.parts[s.net.nodePart(p.Dst)]
 	if now >= s.from && now < s.to {
-		s.w.ArrivedFl += uint64(p.Flits)
+		sp.w.ArrivedFl += uint64(p.Flits)
 	}
 	if p.Kind == 1 {
-		s.w.Tagged++
+		w := &sp.w
+		w.Tagged++
 		l := p.Latency()
-		s.w.LatencySum += l
-		s.w.LatencyMax = max(s.w.LatencyMax, l)
-		s.w.HopsSum += uint64(p.Hops)
-		s.w.LastArrival = now
+		w.LatencySum += l
+		w.LatencyMax = max(w.LatencyMax, l)
+		w.HopsSum += uint64(p.Hops)
+		w.LastArrival = max(w.LastArrival, now)
 		z, err := s.net.ZeroLoadOf(p)
 		if err != nil {
 			panic(err) // a delivered packet has a path
 		}
-		s.w.ZeroLoadSum += z
+		w.ZeroLoadSum += z
 		if l < z {
-			s.w.Faster++
+			w.Faster++
 		}
 	}
 	if err := s.net.Consumed(now, p.Dst, p); err != nil {
 		panic(err)
 	}
-	s.pool = append(s.pool, p)
+	sp.pool = append(sp.pool, p)
 }

@@ -425,7 +425,7 @@ func Footprint(topo Topology, cfg Config) int64 {
 	r, p, l := shape(topo)
 	nodes, v := int64(topo.Nodes()), int64(max(cfg.VCs, 1))
 	ports, outs := int64(p), int64(p)+nodes
-	b := ports*int64(unsafe.Sizeof(inPort{})) + // its landing queue, inlineVCs buffers and credit counters inside
+	b := ports*int64(unsafe.Sizeof(inPort{})) + // its inlineVCs buffers and credit counters inside
 		outs*int64(unsafe.Sizeof(outPort{})) +
 		int64(r)*(4+8) + // portBase, graph.ports
 		int64(l)*int64(unsafe.Sizeof(linkDef{})) +

@@ -124,6 +124,9 @@ func Build(cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ib: %w", err)
 	}
+	// The HCAs' events are ordered as scheduled, and a checkpoint's restart, which builds
+	// the network afresh, goes on bit for bit only with the fabric's taking turns among them.
+	c.net.OrderByScheduling()
 	for i := range n {
 		nd := &Node{ID: i, Mem: newMemory()}
 		nd.HCA = newHCA(c, i, nd.Mem)

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// --threads cuts each run's network into parts on as many threads, and the output is the
+// same, table and JSON, for 1, 2 and 3 (torus slabs; fat-tree subtrees; both routers, the
+// booksim one on one thread with a line saying so), but for the machine's figures; the
+// split is said on stderr.
+func TestThreadsSameOutput(t *testing.T) {
+	for _, args := range [][]string{
+		{"traffic", "--topology", "torus:4x4x6", "--load", "0.1,0.4,0.9", "--all-loads", "--warmup", "500", "--measure", "1000", "--drain", "1000"},
+		{"traffic", "--topology", "fattree:4x3", "--load", "0.2,0.8", "--packet-flits", "1", "--arbiter", "oldest-first", "--warmup", "500", "--measure", "1000", "--drain", "1000"},
+		{"traffic", "--topology", "torus:4x4", "--load", "0.2", "--preset", "seed002"},
+		{"traffic", "--topology", "torus:4x4", "--load", "0.2", "--preset", "booksim"},
+	} {
+		formats := [][]string{{"--json"}}
+		if args[2] == "torus:4x4x6" { // the table is made of the same result: once is enough
+			formats = append(formats, nil)
+		}
+		for _, format := range formats {
+			a := append(append([]string{}, args...), format...)
+			var outs []string
+			for _, threads := range []string{"1", "2", "3"} {
+				code, out, stderr := run(t, nil, append(a, "--threads", threads, "--jobs", "1")...)
+				require.Equal(t, 0, code, "%v --threads %s: %s", a, threads, stderr)
+				require.Contains(t, stderr, "lhsim traffic: ", "the split line")
+				if threads != "1" && a[len(args)-1] != "booksim" {
+					require.Contains(t, stderr, "1 job(s) at once x "+threads+" thread(s) each", a)
+					require.Contains(t, stderr, "windows of", a)
+				}
+				if a[len(args)-1] == "booksim" && threads != "1" {
+					require.Contains(t, stderr, "the booksim router runs on one thread", a)
+				}
+				outs = append(outs, out)
+			}
+			mask := func(s string) string {
+				s = machineFields.ReplaceAllString(s, "${1}${3}${5}MACHINE")
+				return tablePadding.ReplaceAllString(tableRule.ReplaceAllString(s, "─"), " │")
+			}
+			require.NotEmpty(t, machineFields.FindString(outs[0]), "%v: the machine's figures are found", a)
+			require.Equal(t, mask(outs[0]), mask(outs[1]), "%v --threads 2 against 1", a)
+			require.Equal(t, mask(outs[0]), mask(outs[2]), "%v --threads 3 against 1", a)
+		}
+	}
+}
+
+// With a timeline, a run stays on one thread (a line says so), and the file is the one a
+// run without --threads writes.
+func TestThreadsTimeline(t *testing.T) {
+	dir := t.TempDir()
+	a := []string{"traffic", "--topology", "torus:4x4", "--load", "0.2", "--warmup", "200", "--measure", "400"}
+	code, _, stderr := run(t, nil, append(a, "--timeline", filepath.Join(dir, "1.json"), "--threads", "1")...)
+	require.Equal(t, 0, code, stderr)
+	code, _, stderr = run(t, nil, append(a, "--timeline", filepath.Join(dir, "2.json"), "--threads", "2")...)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "a timeline records the run on one thread")
+	one, err := os.ReadFile(filepath.Join(dir, "1.json"))
+	require.NoError(t, err)
+	two, err := os.ReadFile(filepath.Join(dir, "2.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, one)
+	require.Equal(t, string(one), string(two))
+}
+
+// Bad --threads: 0, negative, not a number: refused, exit 2, one line naming the flag; more
+// than the topology's parts: lowered, with a line saying why.
+func TestThreadsBadInput(t *testing.T) {
+	for _, v := range []string{"0", "-2", "two", "1.5"} {
+		code, out, stderr := run(t, nil, "traffic", "--topology", "torus:4x4", "--load", "0.2", "--threads", v)
+		require.Equal(t, 2, code, "--threads %s", v)
+		require.Empty(t, out)
+		require.Contains(t, stderr, "--threads", v)
+	}
+	code, _, stderr := run(t, nil, "traffic", "--topology", "torus:4x4", "--load", "0.2", "--threads", "9")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "x 4 thread(s) each (9 asked: torus:4x4 splits into at most 4 parts)")
+	code, _, stderr = run(t, nil, "traffic", "--topology", "crossbar:8", "--load", "0.2", "--threads", "2")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "x 1 thread(s) each (2 asked: crossbar:8 splits into at most 1 parts)")
+	// No --jobs: a sweep takes the cores --threads leaves.
+	code, _, stderr = run(t, nil, "traffic", "--topology", "torus:4x4", "--load", "0.2,0.3", "--threads", "2")
+	require.Equal(t, 0, code, stderr)
+	require.Regexp(t, `cores: \d+ job\(s\) at once x 2 thread\(s\) each`, stderr)
+}

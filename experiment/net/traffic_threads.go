@@ -1,0 +1,69 @@
+package net
+
+// How many threads a load of lhsim traffic runs on (--threads), and the engine it runs on.
+
+import (
+	"fmt"
+
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
+)
+
+// TrafficThreads is how many threads a load of cfg runs on, and why that is fewer than
+// cfg.Threads when it is: the booksim router and a timeline run on one, a topology splits
+// into at most fabric.MaxParts parts, and a network whose cut links take no time has no
+// lookahead.
+func TrafficThreads(cfg TrafficConfig) (int, string) {
+	t := max(cfg.Threads, 1)
+	if t == 1 {
+		return 1, ""
+	}
+	topo, err := fabric.ParseTopology(cfg.Topology)
+	switch {
+	case err != nil:
+		return 1, ""
+	case cfg.Fabric.Router == fabric.BookSimIQ:
+		return 1, "the booksim router runs on one thread (its cycle-by-cycle model is not split into parts)"
+	case cfg.Timeline != nil:
+		return 1, "a timeline records the run on one thread"
+	}
+	if m := fabric.MaxParts(topo, cfg.Fabric); t > m {
+		why := fmt.Sprintf("%v splits into at most %d parts", topo, m)
+		if m == 1 {
+			return 1, why
+		}
+		t = m
+		return t, why
+	}
+	if la := fabric.LookaheadOf(topo, cfg.Fabric, t); la <= 0 {
+		return 1, fmt.Sprintf("no lookahead: the links cut between parts of %v take no time", topo)
+	}
+	return t, ""
+}
+
+// runner is a serial engine or the parts of a parallel one.
+type runner interface {
+	Run(until netsim.Time) uint64
+	Fired() uint64
+	Now() netsim.Time
+}
+
+// trafficNet is a load's network on one engine, or on parts (cfg.Threads), and what to call
+// when the run is over (it closes the parts and tells cfg.Windows of them).
+func trafficNet(topo fabric.Topology, fc fabric.Config, cfg TrafficConfig, load float64) (*fabric.Network, runner, func(), error) {
+	if threads, _ := TrafficThreads(cfg); threads > 1 {
+		n, ps, err := fabric.NewParts(topo, fc, threads)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return n, ps, func() {
+			ps.Close()
+			if cfg.Windows != nil {
+				cfg.Windows(load, ps.Stats())
+			}
+		}, nil
+	}
+	e := &netsim.Engine{}
+	n, err := fabric.New(e, topo, fc)
+	return n, e, func() {}, err
+}

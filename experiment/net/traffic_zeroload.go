@@ -1,0 +1,157 @@
+package net
+
+// The zero-load latencies of lhsim traffic: lone packets over the pattern's pairs against the
+// closed form, on both routers.
+
+import (
+	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
+)
+
+// zeroLoad sends lone packets over the pattern's pairs (uniform: node 0 to every other
+// node; a permutation: every node to its partner), far enough apart that none meets
+// another, and compares each latency with the closed form.
+func zeroLoad(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flits int, res *TrafficResult) error {
+	eng := &netsim.Engine{}
+	n, err := fabric.New(eng, topo, fc)
+	if err != nil {
+		return err
+	}
+	var pairs [][2]int
+	if perm, ok := pat.(fabric.Permutation); ok {
+		for s := range topo.Nodes() {
+			pairs = append(pairs, [2]int{s, perm.Perm(s)})
+		}
+	} else {
+		for d := 1; d < topo.Nodes(); d++ {
+			pairs = append(pairs, [2]int{0, d})
+		}
+	}
+	bytes := flits * fc.FlitBytes
+	want := make([]netsim.Time, len(pairs))
+	var gap netsim.Time
+	for i, pr := range pairs {
+		if want[i], err = n.ZeroLoadLatency(pr[0], pr[1], bytes); err != nil {
+			return err
+		}
+		gap = max(gap, want[i])
+	}
+	gap += 10 * fc.ClockPeriod // the last credits are home before the next packet starts
+	got := make([]netsim.Time, len(pairs))
+	routers := make([]int, len(pairs))
+	col := &lone{net: n, got: got, routers: routers}
+	for i := range topo.Nodes() {
+		if err := n.Attach(i, col); err != nil {
+			return err
+		}
+	}
+	for i, pr := range pairs {
+		if err := n.Inject(netsim.Time(i)*gap, &fabric.Packet{Src: pr[0], Dst: pr[1], Bytes: bytes, ID: uint64(i)}); err != nil {
+			return err
+		}
+	}
+	eng.Run(netsim.Never)
+	var sumWant, sumGot netsim.Time
+	res.ZeroLoadExact = true
+	by := map[int]*ZeroLoadRow{}
+	for i := range pairs {
+		sumWant += want[i]
+		sumGot += got[i]
+		r := by[routers[i]]
+		if r == nil {
+			r = &ZeroLoadRow{Routers: routers[i], Exact: true}
+			by[routers[i]] = r
+		}
+		r.Pairs++
+		r.ClosedNs += want[i].Nanoseconds()
+		r.SimNs += got[i].Nanoseconds()
+		if got[i] != want[i] {
+			res.ZeroLoadExact, r.Exact = false, false
+		}
+	}
+	res.ZeroLoadByRouters = zeroLoadRows(by)
+	k := float64(len(pairs))
+	res.ZeroLoadPairs = len(pairs)
+	res.ZeroLoadNs = sumWant.Nanoseconds() / k
+	res.ZeroLoadSimNs = sumGot.Nanoseconds() / k
+	res.ZeroLoadCycles = float64(sumWant) / k / float64(fc.ClockPeriod)
+	return nil
+}
+
+type lone struct {
+	net     *fabric.Network
+	got     []netsim.Time
+	routers []int
+}
+
+func (l *lone) Receive(now netsim.Time, p *fabric.Packet) {
+	l.got[p.ID] = p.Latency()
+	l.routers[p.ID] = int(p.Hops)
+	_ = l.net.Consumed(now, p.Dst, p)
+}
+
+// zeroLoadIQ sends lone packets through the booksim router over the pattern's pairs (as
+// zeroLoad does) and compares each latency with the closed form fabric.IQZeroLoad.
+func zeroLoadIQ(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flits int, res *TrafficResult) error {
+	n, err := fabric.NewIQ(topo, fc, res.Seed)
+	if err != nil {
+		return err
+	}
+	var pairs [][2]int
+	if perm, ok := pat.(fabric.Permutation); ok {
+		for s := range topo.Nodes() {
+			pairs = append(pairs, [2]int{s, perm.Perm(s)})
+		}
+	} else {
+		for d := range topo.Nodes() {
+			pairs = append(pairs, [2]int{0, d})
+		}
+	}
+	by := map[int]*ZeroLoadRow{}
+	var sumWant, sumGot float64
+	res.ZeroLoadExact = true
+	c := fc.ClockPeriod.Nanoseconds()
+	for _, pr := range pairs {
+		got, routers, err := n.Lone(pr[0], pr[1], flits)
+		if err != nil {
+			return err
+		}
+		want, err := n.ZeroLoad(pr[0], pr[1], flits)
+		if err != nil {
+			return err
+		}
+		r := by[routers]
+		if r == nil {
+			r = &ZeroLoadRow{Routers: routers, Exact: true}
+			by[routers] = r
+		}
+		r.Pairs++
+		r.ClosedNs += float64(want) * c
+		r.SimNs += float64(got) * c
+		sumWant += float64(want)
+		sumGot += float64(got)
+		if got != want {
+			res.ZeroLoadExact, r.Exact = false, false
+		}
+	}
+	res.ZeroLoadByRouters = zeroLoadRows(by)
+	k := float64(len(pairs))
+	res.ZeroLoadPairs = len(pairs)
+	res.ZeroLoadCycles = sumWant / k
+	res.ZeroLoadNs = sumWant / k * c
+	res.ZeroLoadSimNs = sumGot / k * c
+	return nil
+}
+
+// zeroLoadRows turns the sums of by (routers crossed → row) into averages, by router count.
+func zeroLoadRows(by map[int]*ZeroLoadRow) []ZeroLoadRow {
+	var rows []ZeroLoadRow
+	for h := 0; len(rows) < len(by); h++ {
+		if r := by[h]; r != nil {
+			r.ClosedNs /= float64(r.Pairs)
+			r.SimNs /= float64(r.Pairs)
+			rows = append(rows, *r)
+		}
+	}
+	return rows
+}

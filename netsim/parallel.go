@@ -1,0 +1,229 @@
+package netsim
+
+// Parts is the parallel engine: one Engine per part of a model, each run by its own goroutine
+// locked to an OS thread, in conservative windows (Chandy and Misra's null-message-free
+// variant: a global window as long as the lookahead). The lookahead is the least time in
+// which anything one part does can reach another (in the fabric, the latency of the cut
+// links); every part runs the events of [T, T+lookahead) at once, T the earliest pending
+// event of any part, and the events one part posts for another (Engine.Post, at T+lookahead
+// or later) are handed over when the window ends. Nothing is rolled back.
+//
+// The order is the serial engine's: every event a part posts to another is keyed (AtKey),
+// and keys say what an event is, not where it was scheduled; within a window each part runs
+// its events in (time, key) order, and no event of another part can come before the window's
+// end. So a model whose parts touch each other's state only through posted events runs the
+// same events in the same order on any number of parts (TestPartsSameOrder).
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Parts is the engines of the parts of one model and the windows they run in.
+type Parts struct {
+	engines   []*Engine
+	lookahead Time
+	spaces    uint64
+	now       Time
+
+	start []chan window // a worker's next window
+	done  chan partDone
+	quit  sync.Once
+
+	stats WindowStats
+}
+
+type window struct {
+	last Time   // its last instant
+	n    uint64 // its number
+}
+
+type partDone struct {
+	part int
+	next Time          // the earliest event the part holds or posted
+	busy time.Duration // how long its window took it
+}
+
+// WindowStats is what the windows of a Parts run were: how many, how many events they ran,
+// and how long the threads waited for the slowest part of each.
+type WindowStats struct {
+	Parts     int
+	Lookahead Time
+	Windows   uint64
+	Events    uint64
+	// Wait is the sum over windows and parts of the time a part had finished its window and
+	// waited for the others (wall time, all threads).
+	Wait time.Duration
+	// Busy is the sum over windows and parts of the time a part ran its window's events.
+	Busy time.Duration
+}
+
+// NewParts makes n engines that run in windows of lookahead (n >= 1; lookahead > 0 unless
+// n is 1).
+func NewParts(n int, lookahead Time) (*Parts, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("netsim: %d parts: want at least 1", n)
+	}
+	if n > 1 && lookahead <= 0 {
+		return nil, fmt.Errorf("netsim: %d parts with a lookahead of %v: parts must be at least one picosecond apart", n, lookahead)
+	}
+	ps := &Parts{lookahead: lookahead}
+	for i := range n {
+		e := &Engine{parts: ps, part: i}
+		e.outs[0], e.outs[1] = make([][]event, n), make([][]event, n)
+		e.out = e.outs[1] // as if posted in the window before the first
+		ps.engines = append(ps.engines, e)
+	}
+	ps.stats.Parts, ps.stats.Lookahead = n, lookahead
+	return ps, nil
+}
+
+// Engine is part i's engine.
+func (ps *Parts) Engine(i int) *Engine { return ps.engines[i] }
+
+// Len is the number of parts.
+func (ps *Parts) Len() int { return len(ps.engines) }
+
+// Now is the latest time any part has run to (a part's own now is its engine's).
+func (ps *Parts) Now() Time { return ps.now }
+
+// Fired is the number of events the parts have run.
+func (ps *Parts) Fired() uint64 {
+	var n uint64
+	for _, e := range ps.engines {
+		n += e.fired
+	}
+	return n
+}
+
+// Stats is the windows run so far.
+func (ps *Parts) Stats() WindowStats { return ps.stats }
+
+// NextAt is the earliest pending event of any part, or Never (between runs).
+func (ps *Parts) NextAt() Time {
+	t := Never
+	for _, e := range ps.engines {
+		t = min(t, e.NextAt(), posted(e.outs[0]), posted(e.outs[1]))
+	}
+	return t
+}
+
+// posted is the earliest event of the outboxes out.
+func posted(out [][]event) Time {
+	t := Never
+	for _, q := range out {
+		for i := range q {
+			t = min(t, q[i].at)
+		}
+	}
+	return t
+}
+
+// takeIn queues the events the other parts posted to e in the window before (or before the
+// first), then makes every part post into its other set of outboxes: while e reads one set,
+// the others already write the other.
+func (e *Engine) takeIn(w uint64) {
+	for _, o := range e.parts.engines {
+		q := o.outs[(w+1)%2][e.part]
+		for i := range q {
+			e.insert(q[i])
+			q[i] = event{}
+		}
+		o.outs[(w+1)%2][e.part] = q[:0]
+	}
+	e.out = e.outs[w%2]
+}
+
+// Run runs the parts' events until none is left or the next is after until, window by
+// window; it returns the number of events run. A single part runs as a serial engine.
+func (ps *Parts) Run(until Time) uint64 {
+	before := ps.Fired()
+	if len(ps.engines) == 1 {
+		e := ps.engines[0]
+		e.winEnd = Never
+		e.Run(until)
+		ps.now = max(ps.now, e.now)
+		ps.stats.Events += e.fired - before
+		return e.fired - before
+	}
+	ps.startWorkers()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	next := ps.NextAt()
+	for next != Never && next <= until {
+		end := next + ps.lookahead
+		last := min(end-1, until)
+		for _, e := range ps.engines {
+			e.winEnd = end
+		}
+		t0 := time.Now()
+		for i := 1; i < len(ps.engines); i++ {
+			ps.start[i] <- window{last, ps.stats.Windows}
+		}
+		d0 := ps.window(0, last, ps.stats.Windows)
+		busy := []time.Duration{d0.busy}
+		next = d0.next
+		for i := 1; i < len(ps.engines); i++ {
+			d := <-ps.done
+			busy = append(busy, d.busy)
+			next = min(next, d.next)
+		}
+		wall := time.Since(t0)
+		for _, b := range busy {
+			ps.stats.Busy += b
+			ps.stats.Wait += max(0, wall-b)
+		}
+		ps.stats.Windows++
+		ps.now = max(ps.now, last)
+	}
+	ps.now = min(ps.now, until)
+	n := ps.Fired() - before
+	ps.stats.Events += n
+	return n
+}
+
+// window runs part i's window w up to last and says what it holds next.
+func (ps *Parts) window(i int, last Time, w uint64) partDone {
+	t0 := time.Now()
+	e := ps.engines[i]
+	e.takeIn(w)
+	e.Run(last)
+	// (Only this window's outboxes: the last window's are being taken in by their parts.)
+	return partDone{part: i, next: min(e.NextAt(), posted(e.out)), busy: time.Since(t0)}
+}
+
+// startWorkers starts a goroutine, locked to its own OS thread, for every part but the
+// first (which the caller's goroutine runs), once.
+func (ps *Parts) startWorkers() {
+	if ps.start != nil {
+		return
+	}
+	ps.done = make(chan partDone, len(ps.engines))
+	ps.start = make([]chan window, len(ps.engines))
+	for i := 1; i < len(ps.engines); i++ {
+		ps.start[i] = make(chan window)
+		go func(i int) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			for w := range ps.start[i] {
+				ps.done <- ps.window(i, w.last, w.n)
+			}
+		}(i)
+	}
+}
+
+// Close ends the workers (a Parts that has run must be closed, or its threads stay).
+func (ps *Parts) Close() {
+	ps.quit.Do(func() {
+		for i := 1; i < len(ps.start); i++ {
+			close(ps.start[i])
+		}
+	})
+}
+
+// SetLookahead sets the windows' length (before the first Run).
+func (ps *Parts) SetLookahead(t Time) {
+	ps.lookahead, ps.stats.Lookahead = t, t
+}
