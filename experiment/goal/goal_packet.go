@@ -141,6 +141,9 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 				return nil, fmt.Errorf("goal: matcher RTL on node %d: the schedule has ranks 0 to %d", n, len(s.Ranks)-1)
 			}
 		}
+		if m := spec.Memory(len(s.Ranks), s.NumOps); cfg.MaxBytes > 0 && uint64(m) > cfg.MaxBytes {
+			return nil, fmt.Errorf("goal: matcher %s: %d ranks and %d operations may take %d MiB, over the %d MiB available", spec, len(s.Ranks), s.NumOps, m>>20, cfg.MaxBytes>>20)
+		}
 		if set, err = match.NewSet(spec, MatchConfig(spec, cfg.MatcherRTLNodes, len(s.Ranks))); err != nil {
 			return nil, err
 		}

@@ -5,27 +5,15 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/lhsim/lhsim/drivers/mpi"
 	"github.com/lhsim/lhsim/experiment/rx"
 	"github.com/lhsim/lhsim/gosim/hostcpu"
 	"github.com/lhsim/lhsim/netsim/match"
 )
 
-// MatchCosts are the software lists' instructions, from the paper's search loop as compiled
-// (SearchLoopO0, counted from its disassembly by TestSearchLoopCounts): an entry examined costs
-// what an entry in front of the target costs the loop, a search the rest of the loop's call.
-// Two counts no source gives are assumptions (docs/matchers.md): an append costs a search
-// call's instructions (PerCall: take a free entry, fill in the envelope, link it), and the
-// hash of bins:K ten instructions (two multiplies, a shift, a modulo and the bin's address).
-func MatchCosts() match.Costs {
-	l := rx.SearchLoopO0
-	return match.Costs{
-		EntryInstr: l.PerMessage[rx.SearchFields-1],
-		EntryBytes: 16, // the MPI envelope the loop compares (mpi.EnvelopeBytes)
-		CallInstr:  l.PerCall - l.PerMessage[rx.SearchFields-1],
-		PushInstr:  l.PerCall,
-		HashInstr:  10,
-	}
-}
+// MatchCosts are the software lists' instructions: match.LoopCosts of the paper's search
+// loop as compiled (mpi.SearchLoopO0).
+func MatchCosts() match.Costs { return match.LoopCosts(mpi.SearchLoopO0) }
 
 // MatchConfig is the matchers' configuration for a schedule of ranks ranks: the LHS paper's
 // host and the 100 MHz FPGA clock; for lhs and lhs+alpu:N, the receive path of lhsim search's
@@ -36,10 +24,8 @@ func MatchConfig(spec match.Spec, rtlNodes []int, ranks int) match.Config {
 		NIC: rx.DefaultSearch().MatchNIC(LHSMatchEntries, ranks)}
 }
 
-// LHSMatchEntries is the LH buffer of the lhs matcher: 512 entries, the largest with a
-// checked-in Yosys report (synth-reports: lhs_rx ENTRIES=512). On RTL nodes the receive path
-// is the RTL build's, of match.LHSRTLEntries.
-const LHSMatchEntries = 512
+// LHSMatchEntries is the LH buffer of the lhs matcher (match.LHSEntries).
+const LHSMatchEntries = match.LHSEntries
 
 // MatchPoint is the mean matching time of the steps that searched a queue of Min to Max
 // entries.
@@ -55,15 +41,18 @@ type MatchSummary struct {
 	Matcher string `json:"matcher"`
 	// Steps are the matching steps: each arrival's search of the posted queue, each
 	// receive's search of the unexpected queue.
-	Steps         int          `json:"steps"`
-	MeanNs        float64      `json:"mean_ns"`
-	P99Ns         float64      `json:"p99_ns"`
-	MaxPosted     int          `json:"max_posted"`
-	MaxUnexpected int          `json:"max_unexpected"`
-	Fallbacks     int          `json:"software_fallbacks"`
-	Refills       int          `json:"back_to_hardware"`
-	RTLChecked    int          `json:"rtl_checked_ops,omitempty"`
-	ByQueue       []MatchPoint `json:"by_queue_length"`
+	Steps         int     `json:"steps"`
+	MeanNs        float64 `json:"mean_ns"`
+	P99Ns         float64 `json:"p99_ns"`
+	MaxPosted     int     `json:"max_posted"`
+	MaxUnexpected int     `json:"max_unexpected"`
+	Fallbacks     int     `json:"software_fallbacks"`
+	Refills       int     `json:"back_to_hardware"`
+	RTLChecked    int     `json:"rtl_checked_ops,omitempty"`
+	// Examined are the entries the searches examined, for a matcher whose depths are
+	// positions in the queue but whose searches walk other entries (bins:K's bins).
+	Examined *int         `json:"entries_examined,omitempty"`
+	ByQueue  []MatchPoint `json:"by_queue_length"`
 }
 
 func summarizeMatch(set *match.Set) *MatchSummary {
@@ -92,6 +81,13 @@ func summarizeMatch(set *match.Set) *MatchSummary {
 			p.Steps++
 			p.MeanNs += float64(ps) / 1000
 		}
+	}
+	if set.Walks() {
+		n := 0
+		for _, st := range set.Stats() {
+			n += st.Examined
+		}
+		s.Examined = &n
 	}
 	s.Steps = len(all)
 	if s.Steps == 0 {

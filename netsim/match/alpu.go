@@ -168,3 +168,26 @@ func (q *alpuQueue) Entries() []goal.Entry {
 	}
 	return append(out, plain(q.sw.entries())...)
 }
+
+// alpuKind is alpu:N: an ALPU of N cells per queue, on RTL nodes (N up to RTLCells) the
+// Verilated rtl/alpu.v beside each.
+var alpuKind = Kind{Name: "alpu", Params: []Param{{Name: "N", Min: 1, Max: MaxCells}},
+	RTL: func(s Spec) bool { return s.Arg(0) <= RTLCells },
+	New: func(b *build) (goal.Queue, goal.Queue, error) {
+		n := b.spec.Arg(0)
+		p := newALPUQueue(b.u, b.u.cpu, &b.set.cfg.Costs, n, postedBase, "posted")
+		q := newALPUQueue(b.u, b.u.cpu, &b.set.cfg.Costs, n, unexpectedBase, "unexpected")
+		if b.rtl {
+			if err := b.u.attachRTL(p, q); err != nil {
+				return nil, nil, err
+			}
+		}
+		return p, q, nil
+	},
+	// Two ALPUs of N cells: the posted and the unexpected queue's.
+	Area: func(s Spec) []AreaTerm { return []AreaTerm{alpuArea(s.Arg(0), 2)} },
+}
+
+func alpuArea(cells, count int) AreaTerm {
+	return AreaTerm{Top: "alpu", Params: []AreaParam{{Name: "CELLS", Value: cells}}, Count: count}
+}

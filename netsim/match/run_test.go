@@ -226,7 +226,7 @@ func TestLHSRTLDisagreementStops(t *testing.T) {
 func TestALPURTLDisagreementStops(t *testing.T) {
 	cfg := testConfig()
 	cfg.RTLNodes = []int{3}
-	set, err := NewSet(Spec{Kind: "alpu", N: 8}, cfg)
+	set, err := NewSet(Spec{Kind: "alpu", Args: []int{8}}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
