@@ -256,6 +256,13 @@ assign idle = state_reg == S_IDLE;
 assign count = count_reg;
 assign free_count = free_cnt_reg + (ENTRIES[CNT_W-1:0] - fresh_reg);
 
+// the bins' heads and tails the logic reads (asynchronous reads of the distributed RAM)
+wire [AW-1:0] ins_tail = bin_tail_mem[ins_bin];
+wire [AW-1:0] req_head = bin_head_mem[req_bin];
+wire [AW-1:0] key_tail = bin_tail_mem[key_bin_reg];
+wire [AW-1:0] best_head = bin_head_mem[best_bin_reg];
+wire [AW-1:0] best_tail = bin_tail_mem[best_bin_reg];
+
 // start_wild: the bin walk is over; walk the wildcard list, or end
 reg start_wild_go;
 // take_this: the entry out of the RAM is the walk's best so far
@@ -331,8 +338,8 @@ always @* begin
                     wild_valid_next = 1'b1;
                 end else begin
                     if (bin_valid_reg[ins_bin]) begin
-                        bnext_we = 1'b1; bnext_wa = bin_tail_mem[ins_bin]; bnext_wd = cur_next;
-                        bprev_we = 1'b1; bprev_wa = cur_next; bprev_wd = bin_tail_mem[ins_bin];
+                        bnext_we = 1'b1; bnext_wa = ins_tail; bnext_wd = cur_next;
+                        bprev_we = 1'b1; bprev_wa = cur_next; bprev_wd = ins_tail;
                     end else begin
                         bh_we = 1'b1; bh_addr = ins_bin; bh_data = cur_next;
                     end
@@ -365,8 +372,8 @@ always @* begin
                     end
                 end else if (bin_valid_reg[req_bin]) begin
                     phase_next = P_BIN;
-                    cur_next = bin_head_mem[req_bin];
-                    rd_en = 1'b1; rd_addr = bin_head_mem[req_bin];
+                    cur_next = req_head;
+                    rd_en = 1'b1; rd_addr = req_head;
                     wait_next = RD_LAT[LAT_W-1:0] - 1'b1;
                 end else begin
                     start_wild_go = 1'b1;
@@ -395,7 +402,7 @@ always @* begin
                         if (e_match) begin
                             best_next = 1'b1;
                             start_wild_go = 1'b1;
-                        end else if (cur_reg == bin_tail_mem[key_bin_reg]) begin
+                        end else if (cur_reg == key_tail) begin
                             start_wild_go = 1'b1;
                         end else begin
                             cur_next = bnext_q;
@@ -465,11 +472,11 @@ always @* begin
                     bprev_we = 1'b1; bprev_wa = best_bnext_reg; bprev_wd = best_bprev_reg;
                 end
             end else begin
-                if (best_idx_reg == bin_head_mem[best_bin_reg] && best_idx_reg == bin_tail_mem[best_bin_reg]) begin
+                if (best_idx_reg == best_head && best_idx_reg == best_tail) begin
                     bin_valid_next[best_bin_reg] = 1'b0;
-                end else if (best_idx_reg == bin_head_mem[best_bin_reg]) begin
+                end else if (best_idx_reg == best_head) begin
                     bh_we = 1'b1; bh_addr = best_bin_reg; bh_data = best_bnext_reg;
-                end else if (best_idx_reg == bin_tail_mem[best_bin_reg]) begin
+                end else if (best_idx_reg == best_tail) begin
                     bt_we = 1'b1; bt_addr = best_bin_reg; bt_data = best_bprev_reg;
                 end else begin
                     bnext_we = 1'b1; bnext_wa = best_bprev_reg; bnext_wd = best_bnext_reg;
