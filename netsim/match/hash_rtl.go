@@ -18,6 +18,7 @@ type hashPair struct {
 	m   *HashModel
 	rtl *hashmatch.Model
 	err error
+	ops int // operations run on the RTL beside the model
 }
 
 func newHashPair(p HashParams, rtl bool) (*hashPair, error) {
@@ -72,6 +73,9 @@ func (h *hashPair) hashOpLimit() int { return h.m.p.Entries*h.m.p.ReadLat + 16 }
 // insert drives one insert until accepted and the matcher is ready again; it returns the
 // cycles from the accept to ready (the insert's occupancy) and whether it was refused.
 func (h *hashPair) insert(src, tag, ctx, handle uint32, srcAny, tagAny bool) (cycles int, refused bool, err error) {
+	if h.rtl != nil {
+		h.ops++
+	}
 	p := HashPins{InsValid: 1, InsSrc: src, InsTag: tag, InsCtx: uint8(ctx), InsHandle: uint16(handle), InsSrcAny: b01(srcAny), InsTagAny: b01(tagAny), RspReady: 1}
 	limit := h.hashOpLimit()
 	for i := 0; ; i++ {
@@ -101,6 +105,9 @@ func (h *hashPair) insert(src, tag, ctx, handle uint32, srcAny, tagAny bool) (cy
 // search drives one request; it returns the response and the cycles from the accept to the
 // response (the cycle it is valid in counted).
 func (h *hashPair) search(src, tag, ctx uint32, srcAny, tagAny bool) (rsp HashPins, cycles int, err error) {
+	if h.rtl != nil {
+		h.ops++
+	}
 	p := HashPins{ReqValid: 1, ReqSrc: src, ReqTag: tag, ReqCtx: uint8(ctx), ReqSrcAny: b01(srcAny), ReqTagAny: b01(tagAny), RspReady: 1}
 	limit := h.hashOpLimit()
 	for i := 0; ; i++ {

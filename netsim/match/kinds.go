@@ -17,6 +17,7 @@ var Kinds = []*Kind{
 	&alpuKind,
 	&lhsKind,
 	&hybridKind,
+	&hashKind,
 }
 
 // Kind is one kind of matcher: its name, its parameters, what it is built of and what it
@@ -35,6 +36,11 @@ type Kind struct {
 	// records is the entry's position in the queue and the entries examined are counted
 	// apart (Stats.Examined).
 	Walks bool
+	// Fields are the source and tag bits its hardware holds (nil: any uint32); a schedule
+	// whose ranks or tags do not fit is refused before the run (Spec.CheckFields).
+	Fields func(Spec) (srcBits, tagBits int)
+	// Check refuses sizes the hardware cannot be built with beyond Params' ranges (nil: none).
+	Check func(Spec) error
 	// RTL says whether a Spec of this kind runs as Verilated RTL on chosen nodes (nil: never).
 	RTL func(Spec) bool
 	// New makes one rank's posted and unexpected queues.
@@ -50,6 +56,7 @@ type Kind struct {
 type Param struct {
 	Name     string // as the usage writes it: K, N
 	Min, Max int
+	Pow2     bool // a power of two (the RTL's addressing)
 }
 
 // AreaTerm is Count copies of one synthesized design (package area's top and parameters) in
@@ -138,6 +145,24 @@ func (s Spec) Area() []AreaTerm {
 	return nil
 }
 
+// CheckFields refuses, before a run, a schedule whose ranks (sources) or tags do not fit
+// the matcher's hardware fields: maxSrc is the highest rank, maxTag the highest tag and line
+// its line.
+func (s Spec) CheckFields(maxSrc, maxTag uint32, line int) error {
+	k := s.k()
+	if k == nil || k.Fields == nil {
+		return nil
+	}
+	sb, tb := k.Fields(s)
+	if uint64(maxSrc) >= 1<<sb {
+		return fmt.Errorf("matcher %s: rank %d does not fit its %d-bit source", s, maxSrc, sb)
+	}
+	if uint64(maxTag) >= 1<<tb {
+		return fmt.Errorf("matcher %s: tag %d (line %d) does not fit its %d-bit tag", s, maxTag, line, tb)
+	}
+	return nil
+}
+
 // Memory is what a run's matchers take in bytes beyond the schedule's own state, for ranks
 // ranks and ops operations: NICBytes a rank for the LHS receive path, and whatever the kind
 // allocates as entries arrive (bins:K's bins).
@@ -175,7 +200,11 @@ func usage() string {
 		var ranges []string
 		for _, p := range k.Params {
 			s += ":" + p.Name
-			ranges = append(ranges, fmt.Sprintf("%s from %d to %d", p.Name, p.Min, p.Max))
+			r := fmt.Sprintf("%s from %d to %d", p.Name, p.Min, p.Max)
+			if p.Pow2 {
+				r = fmt.Sprintf("%s a power of two from %d to %d", p.Name, p.Min, p.Max)
+			}
+			ranges = append(ranges, r)
 		}
 		if len(ranges) > 0 {
 			s += " (" + strings.Join(ranges, ", ") + ")"
@@ -186,7 +215,7 @@ func usage() string {
 }
 
 // RTLUsage says which matchers run as RTL, for error messages and -h.
-var RTLUsage = fmt.Sprintf("lhs (the LHS receive path), alpu:N and lhs+alpu:N with N up to %d (the ALPU and, for lhs+alpu, the LHS receive path)", RTLCells)
+var RTLUsage = fmt.Sprintf("lhs (the LHS receive path), alpu:N and lhs+alpu:N with N up to %d (the ALPU and, for lhs+alpu, the LHS receive path), hash:%d:%d (hash_match as Verilated)", RTLCells, HashRTLParams.Bins, HashRTLParams.Entries)
 
 // Parse reads a matcher name; the error lists the matchers.
 func Parse(s string) (Spec, error) {
@@ -216,7 +245,15 @@ func Parse(s string) (Spec, error) {
 			}
 			return bad(fmt.Sprintf("%s from %d to %d", what, p.Min, p.Max))
 		}
+		if p.Pow2 && n&(n-1) != 0 {
+			return bad(fmt.Sprintf("%s must be a power of two", p.Name))
+		}
 		spec.Args = append(spec.Args, n)
+	}
+	if k.Check != nil {
+		if err := k.Check(spec); err != nil {
+			return bad(err.Error())
+		}
 	}
 	return spec, nil
 }

@@ -144,6 +144,9 @@ func (s *Set) RTLSteps() int {
 		for _, r := range u.rtl {
 			n += r.ops
 		}
+		for _, h := range u.hash {
+			n += h.ops
+		}
 	}
 	return n
 }
@@ -169,6 +172,9 @@ func (s *Set) Close() error {
 func (u *unit) closeRTL() {
 	for _, r := range u.rtl {
 		r.close()
+	}
+	for _, h := range u.hash {
+		h.close()
 	}
 }
 
@@ -204,8 +210,9 @@ type unit struct {
 	refills    int
 	examined   int // entries examined by searches that walk out of queue order (Kind.Walks)
 	rtl        []*alpuRTL
-	rtlOps     int       // LHS operations checked between the RTL and the Go model
-	lhs        *lhsQueue // lhs, lhs+alpu:N
+	hash       []*hashPair // hash:K:N's matchers with the RTL beside the model
+	rtlOps     int         // LHS operations checked between the RTL and the Go model
+	lhs        *lhsQueue   // lhs, lhs+alpu:N
 	st         Stats
 }
 
