@@ -87,6 +87,12 @@ type write struct {
 	data int
 }
 
+func (w write) apply(ram []int) {
+	if w.on {
+		ram[w.addr] = w.data
+	}
+}
+
 func (b *hashBank) match(e *hashEntry) bool {
 	return e.ctx == b.key.ctx && (e.srcAny || b.key.srcAny || e.src == b.key.src) &&
 		(e.tagAny || b.key.tagAny || e.tag == b.key.tag)
@@ -287,14 +293,13 @@ func (b *hashBank) cycle(c *bankIn) {
 	if entW.on {
 		b.ent[entW.addr] = entW.e
 	}
-	for _, w := range []struct {
-		w   write
-		ram []int
-	}{{bnextW, b.bnext}, {bprevW, b.bprev}, {anextW, b.anext}, {aprevW, b.aprev}, {fnextW, b.fnext}, {bhW, b.binHead}, {btW, b.binTail}} {
-		if w.w.on {
-			w.ram[w.w.addr] = w.w.data
-		}
-	}
+	bnextW.apply(b.bnext)
+	bprevW.apply(b.bprev)
+	anextW.apply(b.anext)
+	aprevW.apply(b.aprev)
+	fnextW.apply(b.fnext)
+	bhW.apply(b.binHead)
+	btW.apply(b.binTail)
 	if b.state == sIdle && !c.insGo && c.reqGo {
 		n.key, n.keyBin = c.req, c.reqBin
 	}

@@ -77,6 +77,7 @@ type HashModel struct {
 		walked int
 	}
 	cycles uint64
+	ctl    []bankIn // what the top drives into each bank this cycle
 }
 
 const (
@@ -90,7 +91,7 @@ func NewHashModel(p HashParams) (*HashModel, error) {
 	if err := p.Check(); err != nil {
 		return nil, err
 	}
-	m := &HashModel{p: p}
+	m := &HashModel{p: p, ctl: make([]bankIn, p.Banks)}
 	for range p.Banks {
 		m.banks = append(m.banks, newHashBank(&m.p, p.Entries/p.Banks))
 	}
@@ -158,7 +159,8 @@ func (m *HashModel) Cycle(p *HashPins) {
 	p.Count, p.FreeCount = uint16(count), uint16(free)
 	p.Full, p.Empty = b2u(full), b2u(count == 0)
 
-	ctl := make([]bankIn, len(m.banks))
+	ctl := m.ctl
+	clear(ctl)
 	refused := false
 	state, seq := m.state, m.seq
 	switch m.state {
