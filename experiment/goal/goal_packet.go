@@ -186,7 +186,7 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 	r := &Result{Schedule: cfg.Schedule, Network: "packet", Ranks: len(s.Ranks), Ops: s.NumOps, EndNs: float64(res.End) / 1000, Events: res.Events,
 		Params: fmt.Sprintf("%s, node latency %.3f µs, S=%d B%s%s", cfg.Topology, cfg.Cluster.NodeLatency.Microseconds(), cfg.LogGP.S, rtlNote(cfg.RTLNodes), matcherNote(cfg))}
 	if set != nil {
-		r.Matching = summarizeMatch(set)
+		r.Matching = summarizeMatch(set, uint64(res.End))
 	}
 	for i, f := range res.Finished {
 		r.PerRank = append(r.PerRank, RankResult{Rank: i, DoneNs: float64(f) / 1000, Match: &res.Match[i], MaxDepth: res.Match[i].MaxDepth(), NotStarted: res.NotRun[i]})

@@ -53,10 +53,51 @@ type MatchSummary struct {
 	// positions in the queue but whose searches walk other entries (bins:K's bins).
 	Examined *int         `json:"entries_examined,omitempty"`
 	ByQueue  []MatchPoint `json:"by_queue_length"`
+	// Policy are the hardware lists' figures under their policy, for a matcher named with it
+	// (alpu:256/onload, hash:64:1024/overflow).
+	Policy *PolicySummary `json:"policy,omitempty"`
 }
 
-func summarizeMatch(set *match.Set) *MatchSummary {
+// PolicySummary is where a run's hardware queues matched under their policy (simulated).
+type PolicySummary struct {
+	Policy string `json:"policy"`
+	// Matches are the matches on the hardware queues, HWMatches those the hardware served.
+	Matches   int     `json:"matches"`
+	HWMatches int     `json:"hardware_matches"`
+	HWShare   float64 `json:"hardware_share"`
+	// Switches are a queue's moves between hardware and software, both ways, over all queues.
+	Switches int `json:"switches"`
+	// QueueUs is the queues' time (queues x end time), SoftwareUs the part of it queues spent
+	// in software (entries behind a full list, or onloaded), HardwareUs the rest.
+	QueueUs    float64 `json:"queue_us"`
+	SoftwareUs float64 `json:"software_us"`
+	HardwareUs float64 `json:"hardware_us"`
+}
+
+// summarizeMatch sums the ranks' figures of a run that ended at endPs.
+func summarizeMatch(set *match.Set, endPs uint64) *MatchSummary {
 	s := &MatchSummary{Matcher: set.Spec.String(), RTLChecked: set.RTLSteps()}
+	if set.Spec.Policy != "" {
+		p := &PolicySummary{Policy: string(set.Spec.Policy)}
+		var sw, queues uint64
+		for _, st := range set.Stats() {
+			p.Matches += st.Matches
+			p.HWMatches += st.HWMatches
+			p.Switches += st.Switches
+			sw += st.SWPs
+			for _, since := range st.SWOpen {
+				sw += endPs - min(since, endPs)
+			}
+			queues += uint64(st.Queues)
+		}
+		if p.Matches > 0 {
+			p.HWShare = float64(p.HWMatches) / float64(p.Matches)
+		}
+		p.QueueUs = float64(queues*endPs) / 1e6
+		p.SoftwareUs = float64(sw) / 1e6
+		p.HardwareUs = p.QueueUs - p.SoftwareUs
+		s.Policy = p
+	}
 	var all []uint64
 	var sum float64
 	buckets := map[int]*MatchPoint{}

@@ -11,7 +11,7 @@ import (
 // a one-cycle block RAM read, as the study builds it), a software list behind it; on RTL nodes
 // (hash:64:1024, the Verilated build) the RTL beside the model, every cycle compared.
 var hashKind = Kind{Name: "hash", Params: []Param{{Name: "K", Min: 1, Max: 65536, Pow2: true}, {Name: "N", Min: 4, Max: 65536, Pow2: true}},
-	Walks:  true,
+	Walks: true, Policies: true,
 	Fields: func(Spec) (int, int) { return HashRTLParams.SrcBits, HashRTLParams.TagBits },
 	Check: func(s Spec) error {
 		p := hashParams(s)
@@ -89,6 +89,7 @@ type hashQueue struct {
 	free    []uint32            // handles free
 	live    []uint64            // sequence numbers in hardware, ascending (positions)
 	entries int
+	mode    mode
 }
 
 func newHashQueue(b *build, base uint64, which string) (*hashQueue, error) {
@@ -97,7 +98,9 @@ func newHashQueue(b *build, base uint64, which string) (*hashQueue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("match: node %d's %s queue: %w", b.rank, which, err)
 	}
-	q := &hashQueue{u: b.u, hw: hw, sw: b.list(base), which: which, ent: map[uint32]hashHeld{}, entries: p.Entries}
+	q := &hashQueue{u: b.u, hw: hw, sw: b.list(base), which: which, ent: map[uint32]hashHeld{}, entries: p.Entries,
+		mode: mode{u: b.u, policy: b.spec.Full()}}
+	b.u.queues++
 	for h := p.Entries - 1; h >= 0; h-- {
 		q.free = append(q.free, uint32(h))
 	}
@@ -145,14 +148,44 @@ func (q *hashQueue) Push(e goal.Entry) {
 		q.u.fail(fmt.Errorf("%s queue: source %d, tag %d (line %d) do not fit hash_match's %d-bit source and %d-bit tag", q.which, e.Src, e.Tag, e.Line, p.SrcBits, p.TagBits))
 		return
 	}
-	if q.sw.len() == 0 && len(q.free) > 0 {
+	defer q.mode.note(q.sw.len())
+	if q.sw.len() == 0 && !q.mode.onloaded && len(q.free) > 0 {
 		q.insert(e)
 		return
+	}
+	if q.mode.policy == Onload && !q.mode.onloaded && len(q.free) == 0 {
+		q.onload()
 	}
 	q.sw.push(e, 0)
 }
 
+// onload moves every entry from the hardware to the software list, oldest first: each a
+// search with both wildcards (the arrival lists' oldest entry answers), a load of its
+// response and an append.
+func (q *hashQueue) onload() {
+	q.mode.onloaded = true
+	for len(q.live) > 0 {
+		rsp, cycles, err := q.hw.search(0, 0, 0, true, true)
+		if err != nil || rsp.RspHit == 0 {
+			if err == nil {
+				err = fmt.Errorf("no entry answered with %d held", len(q.live))
+			}
+			q.fault(fmt.Sprintf("onload at cycle %d", q.hw.m.Cycles()), err)
+			return
+		}
+		q.hwCycles(cycles + 1)
+		h := uint32(rsp.RspHandle)
+		held := q.ent[h]
+		delete(q.ent, h)
+		q.free = append(q.free, h)
+		q.position(held.seq)
+		q.sw.cpu.Compute(q.sw.c.PushInstr)
+		q.sw.push(held.Entry, 0)
+	}
+}
+
 func (q *hashQueue) Take(src, tag uint32) (goal.Entry, int, bool) {
+	defer q.mode.note(q.sw.len())
 	if !q.fits(src, tag) {
 		p := &q.hw.m.p
 		q.u.fail(fmt.Errorf("%s queue: a search for source %d, tag %d does not fit hash_match's %d-bit source and %d-bit tag", q.which, src, tag, p.SrcBits, p.TagBits))
@@ -173,6 +206,7 @@ func (q *hashQueue) Take(src, tag uint32) (goal.Entry, int, bool) {
 			q.free = append(q.free, h)
 			pos := q.position(held.seq)
 			q.refill()
+			q.mode.matched(true)
 			return held.Entry, pos, true
 		}
 	}
@@ -183,6 +217,7 @@ func (q *hashQueue) Take(src, tag uint32) (goal.Entry, int, bool) {
 		return goal.Entry{}, 0, false
 	}
 	q.u.fallbacks++
+	q.mode.matched(false)
 	return q.sw.remove(i).Entry, len(q.live) + n, true
 }
 
@@ -193,9 +228,10 @@ func (q *hashQueue) position(seq uint64) int {
 	return i + 1
 }
 
-// refill moves the oldest software entries into free hardware entries.
+// refill moves the oldest software entries into free hardware entries (overflow: onload
+// leaves them in software until the queue drains).
 func (q *hashQueue) refill() {
-	for q.sw.len() > 0 && len(q.free) > 0 {
+	for q.mode.policy != Onload && q.sw.len() > 0 && len(q.free) > 0 {
 		h := &q.sw.e[q.sw.head]
 		q.sw.cpu.Load(h.addr, q.sw.c.EntryBytes)
 		q.sw.cpu.Compute(q.sw.c.PushInstr)

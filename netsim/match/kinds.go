@@ -32,6 +32,9 @@ type Kind struct {
 	// NIC kinds run the LHS receive path on every node (Config.NIC must be set; each rank
 	// takes a device, NICBytes of memory).
 	NIC bool
+	// Policies: a hardware list with software behind it; the name takes /overflow or
+	// /onload (Policy), overflow when none is given.
+	Policies bool
 	// Walks: a search walks entries out of MPI order (hash bins), so the depth the run
 	// records is the entry's position in the queue and the entries examined are counted
 	// apart (Stats.Examined).
@@ -97,8 +100,21 @@ type Spec struct {
 	Kind string
 	// Args are the sizes, in the order of the kind's Params.
 	Args []int
-	kind *Kind
+	// Policy is what the hardware list does when full, as written ("": Overflow).
+	Policy Policy
+	kind   *Kind
 }
+
+// Full is the policy the matcher follows (Overflow unless the name says).
+func (s Spec) Full() Policy {
+	if s.Policy == "" {
+		return Overflow
+	}
+	return s.Policy
+}
+
+// Policies says whether the matcher is a hardware list that takes a policy.
+func (s Spec) Policies() bool { k := s.k(); return k != nil && k.Policies }
 
 // Arg is the i-th size (0 when the kind has fewer).
 func (s Spec) Arg(i int) int {
@@ -114,6 +130,9 @@ func (s Spec) String() string {
 	for _, a := range s.Args {
 		b.WriteByte(':')
 		b.WriteString(strconv.Itoa(a))
+	}
+	if s.Policy != "" {
+		b.WriteString("/" + string(s.Policy))
 	}
 	return b.String()
 }
@@ -206,6 +225,9 @@ func usage() string {
 			}
 			ranges = append(ranges, r)
 		}
+		if k.Policies {
+			s += "[/overflow|/onload]"
+		}
 		if len(ranges) > 0 {
 			s += " (" + strings.Join(ranges, ", ") + ")"
 		}
@@ -219,7 +241,8 @@ var RTLUsage = fmt.Sprintf("lhs (the LHS receive path), alpu:N and lhs+alpu:N wi
 
 // Parse reads a matcher name; the error lists the matchers.
 func Parse(s string) (Spec, error) {
-	fields := strings.Split(s, ":")
+	name, policy, hasPolicy := strings.Cut(s, "/")
+	fields := strings.Split(name, ":")
 	bad := func(why string) (Spec, error) {
 		return Spec{}, fmt.Errorf("matcher %q: %s; matchers: %s", s, why, Usage)
 	}
@@ -236,6 +259,16 @@ func Parse(s string) (Spec, error) {
 		return bad(fmt.Sprintf("takes %d sizes", len(k.Params)))
 	}
 	spec := Spec{Kind: k.Name, kind: k}
+	if hasPolicy {
+		if !k.Policies {
+			return bad("takes no policy (a hardware list with software behind it does: alpu, lhs+alpu, hash)")
+		}
+		p, err := parsePolicy(policy)
+		if err != nil {
+			return bad(err.Error())
+		}
+		spec.Policy = p
+	}
 	for i, p := range k.Params {
 		n, err := strconv.Atoi(args[i])
 		if err != nil || n < p.Min || n > p.Max {

@@ -35,10 +35,10 @@ var lhsKind = Kind{Name: "lhs", NIC: true,
 
 // hybridKind is lhs+alpu:N: LHS for the unexpected queue, an ALPU of N cells for posted
 // receives.
-var hybridKind = Kind{Name: "lhs+alpu", Params: []Param{{Name: "N", Min: 1, Max: MaxCells}}, NIC: true,
+var hybridKind = Kind{Name: "lhs+alpu", Params: []Param{{Name: "N", Min: 1, Max: MaxCells}}, NIC: true, Policies: true,
 	RTL: func(s Spec) bool { return s.Arg(0) <= RTLCells },
 	New: func(b *build) (goal.Queue, goal.Queue, error) {
-		p := newALPUQueue(b.u, b.u.cpu, &b.set.cfg.Costs, b.spec.Arg(0), postedBase, "posted")
+		p := newALPUQueue(b.u, b.u.cpu, &b.set.cfg.Costs, b.spec.Arg(0), postedBase, "posted", b.spec.Full())
 		if b.rtl {
 			if err := b.u.attachRTL(p); err != nil {
 				return nil, nil, err

@@ -65,6 +65,15 @@ type Stats struct {
 	// Examined are the entries the searches examined, for a kind whose search walks entries
 	// out of queue order (Kind.Walks: hash bins), where a match's depth is its position.
 	Examined int
+	// For the hardware lists' policies (Spec.Policies): the matches, those the hardware
+	// served, the switches of a queue between hardware and software, and the simulated time
+	// the queues spent in software (summed over both queues; a period still open at the end
+	// counted to SWSinceLast, the start of the last one, per open queue).
+	Matches, HWMatches, Switches int
+	SWPs                         uint64
+	SWOpen                       []uint64
+	// Queues are the rank's hardware queues that follow a policy.
+	Queues int
 }
 
 // Set makes the matchers of one run and keeps their statistics.
@@ -127,6 +136,14 @@ func (s *Set) Stats() []*Stats {
 	out := make([]*Stats, len(s.units))
 	for i, u := range s.units {
 		u.st.Fallbacks, u.st.Refills, u.st.Examined = u.fallbacks, u.refills, u.examined
+		u.st.Matches, u.st.HWMatches, u.st.Switches, u.st.SWPs = u.matches, u.hwMatches, u.switches, u.swPs
+		u.st.Queues = u.queues
+		u.st.SWOpen = u.st.SWOpen[:0]
+		for m, sw := range u.open {
+			if sw {
+				u.st.SWOpen = append(u.st.SWOpen, m.since)
+			}
+		}
 		out[i] = &u.st
 	}
 	return out
@@ -209,11 +226,18 @@ type unit struct {
 	fallbacks  int
 	refills    int
 	examined   int // entries examined by searches that walk out of queue order (Kind.Walks)
-	rtl        []*alpuRTL
-	hash       []*hashPair // hash:K:N's matchers with the RTL beside the model
-	rtlOps     int         // LHS operations checked between the RTL and the Go model
-	lhs        *lhsQueue   // lhs, lhs+alpu:N
-	st         Stats
+	// The hardware queues' policies (mode): matches, those served by hardware, switches
+	// between hardware and software, time in software (closed periods), and the queues
+	// in software now.
+	matches, hwMatches, switches int
+	swPs                         uint64
+	open                         map[*mode]bool
+	queues                       int // hardware queues with a policy
+	rtl                          []*alpuRTL
+	hash                         []*hashPair // hash:K:N's matchers with the RTL beside the model
+	rtlOps                       int         // LHS operations checked between the RTL and the Go model
+	lhs                          *lhsQueue   // lhs, lhs+alpu:N
+	st                           Stats
 }
 
 func (u *unit) Posted() goal.Queue     { return u.posted }
