@@ -247,8 +247,36 @@ func (r *MatchersResult) writeCells(w io.Writer) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
+	if err := r.writePolicies(w); err != nil {
+		return err
+	}
 	if len(r.RTLNodes) > 0 {
 		fmt.Fprintf(w, "RTL beside its model on nodes %v, every operation the same (operations checked): %s\n", r.RTLNodes, strings.Join(rtl, ", "))
 	}
 	return nil
+}
+
+// writePolicies writes, for the cells whose matcher is named with its policy, where their
+// hardware queues matched: the share of matches the hardware served, the switches between
+// hardware and software, and the queues' time in each.
+func (r *MatchersResult) writePolicies(w io.Writer) error {
+	var rows [][]string
+	for _, c := range r.Cells {
+		if p := c.Matching.Policy; p != nil {
+			rows = append(rows, []string{strings.TrimSuffix(c.Workload, ".goal"), c.Matcher, fmt.Sprintf("%.1f %%", 100*p.HWShare), fmt.Sprint(p.Switches),
+				fmt.Sprintf("%.2f", p.HardwareUs), fmt.Sprintf("%.2f", p.SoftwareUs)})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "hardware lists under their policy (simulated): matches the hardware served, switches between hardware and software, the queues' time in each")
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header("workload", "matcher", "in hardware", "switches", "queue µs in hardware", "in software")
+	for _, row := range rows {
+		if err := t.Append(row); err != nil {
+			return err
+		}
+	}
+	return t.Render()
 }

@@ -99,7 +99,7 @@ func (q *alpuQueue) insert(e goal.Entry, field, mask uint64) {
 }
 
 func (q *alpuQueue) Push(e goal.Entry) {
-	defer q.mode.note(q.sw.len())
+	defer func() { q.mode.note(q.sw.len()) }()
 	if q.sw.len() == 0 && !q.mode.onloaded && len(q.hw) < q.cells {
 		if field, mask, ok := alpuField(e.Src, e.Tag); ok {
 			q.insert(e, field, mask)
@@ -134,7 +134,7 @@ func (q *alpuQueue) onload() {
 }
 
 func (q *alpuQueue) Take(src, tag uint32) (goal.Entry, int, bool) {
-	defer q.mode.note(q.sw.len())
+	defer func() { q.mode.note(q.sw.len()) }()
 	field, mask, fits := alpuField(src, tag)
 	if !fits {
 		q.u.fail(fmt.Errorf("%s queue: source %d, tag %d do not fit the ALPU's %d-bit source and %d-bit tag", q.which, src, tag, alpuSrcBits, alpuTagBits))

@@ -148,7 +148,7 @@ func (q *hashQueue) Push(e goal.Entry) {
 		q.u.fail(fmt.Errorf("%s queue: source %d, tag %d (line %d) do not fit hash_match's %d-bit source and %d-bit tag", q.which, e.Src, e.Tag, e.Line, p.SrcBits, p.TagBits))
 		return
 	}
-	defer q.mode.note(q.sw.len())
+	defer func() { q.mode.note(q.sw.len()) }()
 	if q.sw.len() == 0 && !q.mode.onloaded && len(q.free) > 0 {
 		q.insert(e)
 		return
@@ -185,7 +185,7 @@ func (q *hashQueue) onload() {
 }
 
 func (q *hashQueue) Take(src, tag uint32) (goal.Entry, int, bool) {
-	defer q.mode.note(q.sw.len())
+	defer func() { q.mode.note(q.sw.len()) }()
 	if !q.fits(src, tag) {
 		p := &q.hw.m.p
 		q.u.fail(fmt.Errorf("%s queue: a search for source %d, tag %d does not fit hash_match's %d-bit source and %d-bit tag", q.which, src, tag, p.SrcBits, p.TagBits))
