@@ -10,8 +10,9 @@ VLIBS := $(foreach t,$(VTOPS),build/verilator/$(t)/lib$(t).a)
 LINT_TOPS := $(basename $(notdir $(RTL)))
 
 .PHONY: all setup rtl test lint demo bench soak synth clean plugin generate
-.PHONY: waves regress coverage fuzz synth-check test-slurm formal edges goal-compare papers booksim-compare bench-net
-all: rtl
+.PHONY: tracer tracer-if-mpi
+.PHONY: waves regress coverage fuzz synth-check test-slurm formal edges goal-compare qstat-compare liballprof-compare papers booksim-compare bench-net
+all: rtl tracer-if-mpi
 
 setup:
 	@bash scripts/setup.sh
@@ -24,6 +25,33 @@ build/verilator/$(1)/lib$(1).a: $(RTL) $(RTL_INC) verilator/$(1)_bridge.cpp $(wi
 	@bash scripts/verilate.sh $(1)
 endef
 $(foreach t,$(VTOPS),$(eval $(call VERILATE_RULE,$(t))))
+
+# lhsim's MPI tracer (docs/apps.md): the PMPI library lhsim goal record preloads, built once per
+# MPI library installed (scripts/setup.sh --mpi installs Open MPI and MPICH); make test needs
+# neither. tracer/c/lht_wrappers.c is generated from tracer/c/calls.txt (go generate ./tracer).
+TRACER_SRC := tracer/c/lht.c tracer/c/lht_wrappers.c tracer/c/lht.h
+TRACER_CFLAGS := -O2 -fPIC -shared -Wall -Wextra
+TRACER_MPIS = $(foreach m,openmpi mpich,$(if $(shell echo '\#include <mpi.h>' | mpicc.$(m) -E - >/dev/null 2>&1 && echo y),$(m)))
+
+build/tracer/openmpi/liblhtrace.so: $(TRACER_SRC)
+	@mkdir -p $(@D)
+	@echo "tracer openmpi"
+	@# Open MPI's Fortran library calls PMPI_* itself: its entry points are the tracer's too.
+	mpicc.openmpi $(TRACER_CFLAGS) -DLHT_FORTRAN -o $@ tracer/c/lht.c tracer/c/lht_wrappers.c
+
+build/tracer/mpich/liblhtrace.so: $(TRACER_SRC)
+	@mkdir -p $(@D)
+	@echo "tracer mpich"
+	@# MPICH's Fortran bindings call MPI_*: the C wrappers see them, Fortran ones would count twice.
+	mpicc.mpich $(TRACER_CFLAGS) -o $@ tracer/c/lht.c tracer/c/lht_wrappers.c
+
+tracer:
+	@test -n "$(TRACER_MPIS)" || { echo "make tracer: neither Open MPI nor MPICH is installed (with its headers): bash scripts/setup.sh --mpi" >&2; exit 1; }
+	@$(MAKE) --no-print-directory $(foreach m,$(TRACER_MPIS),build/tracer/$(m)/liblhtrace.so)
+
+# make builds the tracer for the MPI libraries present, and says nothing when there is none.
+tracer-if-mpi:
+	@$(if $(TRACER_MPIS),$(MAKE) --no-print-directory tracer,true)
 
 # The out-of-process bridge's plugin binary (docs/plugin.md); go build decides what is stale.
 plugin: rtl
@@ -63,6 +91,7 @@ lint: rtl
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(GO) run ./hw/gen -check
+	$(GO) run ./tracer/gen -check -dir tracer/c
 	$(GO) mod tidy -diff
 	@for m in $(LINT_TOPS); do verilator --lint-only -Wall -Irtl --top-module $$m $(RTL) || exit 1; done
 	@# lhs_rx as Table 1 synthesizes it besides the default: without LHS, and with narrow counters.
@@ -148,6 +177,18 @@ fuzz: rtl
 # SCHEDGEN2= (Schedgen2/schedgen.py); RANKS= and SIZES= choose the grid. Skips without them.
 goal-compare:
 	bash scripts/goal-compare.sh
+
+# lhsim goal --qstat's six files against LogGOPSim's --qstat, byte for byte, on the schedules of
+# lhsim goal gen, Schedgen, Schedgen2 and random ones (docs/goal.md). Takes LOGGOPSIM, TXT2BIN,
+# SCHEDGEN (and SCHEDGEN2) as goal-compare does; skips without them.
+qstat-compare:
+	bash scripts/qstat-compare.sh
+
+# lhsim goal convert beside Schedgen's conversion of liballprof traces (docs/apps.md, "LogGOPSim's
+# traces"): LOGGOPSIM, TXT2BIN, SCHEDGEN (and ATLAHS_SCHEDGEN) as goal-compare takes them, TRACES
+# the trace directories; skips without them.
+liballprof-compare:
+	bash scripts/liballprof-compare.sh $(TRACES)
 
 clean:
 	rm -rf build verilator/zz_*_libhash.go verilator/*/zz_*_libhash.go

@@ -3,6 +3,17 @@
 # Idempotent and silent when everything is there.
 set -euo pipefail
 need=()
+# --mpi: also what lhsim goal record needs (docs/apps.md): Open MPI and MPICH with their headers
+# and Fortran compiler, for make tracer, and LAMMPS and HPCC to trace. make test needs none.
+if [ "${1:-}" = "--mpi" ]; then
+	command -v mpirun.openmpi >/dev/null || need+=(openmpi-bin)
+	[ -f /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] || [ -f /usr/include/x86_64-linux-gnu/openmpi/mpi.h ] || need+=(libopenmpi-dev)
+	command -v mpirun.mpich >/dev/null || need+=(mpich)
+	[ -f /usr/include/x86_64-linux-gnu/mpich/mpi.h ] || need+=(libmpich-dev)
+	command -v gfortran >/dev/null || need+=(gfortran)
+	command -v lmp >/dev/null || need+=(lammps)
+	command -v hpcc >/dev/null || need+=(hpcc)
+fi
 command -v verilator >/dev/null || need+=(verilator)
 command -v yosys >/dev/null || need+=(yosys)
 # yosys-smtbmc's solver for make formal (docs/formal.md: why cvc5, not z3 or boolector)

@@ -24,11 +24,14 @@ func init() {
 	register("goal", goalSummary, runGoal)
 }
 
-const goalSummary = "run a GOAL schedule (LogGOPSim's language) in the LogGOPS model or on the simulated network; lhsim goal gen PATTERN writes one"
+const goalSummary = "run a GOAL schedule (LogGOPSim's language) in the LogGOPS model or on the simulated network; lhsim goal gen PATTERN writes one; lhsim goal record -- mpirun ... traces an MPI program, lhsim goal convert DIR turns its trace into one"
 
 func runGoal(args []string) error {
 	if len(args) > 0 && args[0] == "gen" {
 		return runGoalGen(args[1:])
+	}
+	if len(args) > 0 && (args[0] == "record" || args[0] == "convert") {
+		return goalTraceCommand(args[0], args[1:])
 	}
 	cfg := goal.Config{Network: "packet", LogGP: goalsim.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig()}
 	fs := newFlags("goal", goalSummary)
@@ -53,6 +56,7 @@ func runGoal(args []string) error {
 	mrtl := fs.String("matcher-rtl-nodes", "", "packet: nodes whose matcher runs as RTL beside its Go model, checked against it: "+match.RTLUsage)
 	var mem uint64
 	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (0: GOMEMLIMIT, else the memory available, as for the network)")
+	fs.StringVar(&cfg.QStat, "qstat", "", "write LogGOPSim's six --qstat files PREFIX-rq-max.data, -uq-max, -rq-hit, -uq-hit, -rq-miss, -uq-miss (docs/goal.md)")
 	out := addOutputFlags(fs)
 	plot := addPlotFlag(fs, "draw each rank's matching statistics (queue lengths, search depths) to this file (.svg or .png)")
 	tl := addTimelineFlags(fs)
@@ -113,6 +117,9 @@ func runGoal(args []string) error {
 		}
 	} else if *traceFile != "" {
 		return badUsage(fs, errMsg("--trace-file names the waveform of --trace NODE; give one"))
+	}
+	if err := goal.CheckQStat(cfg.QStat, cfg.Schedule); err != nil {
+		return badUsage(fs, err)
 	}
 	cfg.MaxBytes = mem << 20
 	if mem == 0 {

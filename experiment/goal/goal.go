@@ -56,6 +56,9 @@ type Config struct {
 	Matcher string
 	// MatcherRTLNodes run the matcher's RTL beside its model (alpu:N).
 	MatcherRTLNodes []int
+	// QStat, when set, is the prefix of LogGOPSim's six --qstat files (qstat.go), written after
+	// a run that leaves nothing unmatched.
+	QStat string
 }
 
 // RankResult is one rank's end and matching statistics.
@@ -116,7 +119,7 @@ func Run(cfg Config) (*Result, error) {
 func RunSchedule(cfg Config, s *goal.Schedule) (*Result, error) {
 	switch cfg.Network {
 	case "loggp":
-		opt := goal.Options{Stats: true, StdSort: cfg.StdSort}
+		opt := goal.Options{Stats: true, StdSort: cfg.StdSort, Searches: cfg.QStat != ""}
 		if cfg.Progress != nil {
 			total := int64(s.NumOps)
 			opt.Progress = func(done int64) { cfg.Progress(done, total) }
@@ -134,7 +137,7 @@ func RunSchedule(cfg Config, s *goal.Schedule) (*Result, error) {
 			rr := RankResult{Rank: i, DoneNs: float64(f) / 1000, Match: &res.Match[i], MaxDepth: res.Match[i].MaxDepth(), NotStarted: res.NotRun[i]}
 			r.PerRank = append(r.PerRank, rr)
 		}
-		return r, r.unmatched(res.Unmatched, res.NotRun)
+		return r, writeQStat(cfg, res, r.unmatched(res.Unmatched, res.NotRun))
 	case "packet":
 		return runGoalPacket(cfg, s)
 	}

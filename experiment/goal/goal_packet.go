@@ -111,7 +111,7 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 		rtl = append(rtl, node)
 		rtlAt = append(rtlAt, n)
 	}
-	opt := goal.Options{Stats: true}
+	opt := goal.Options{Stats: true, Searches: cfg.QStat != ""}
 	if cfg.Timeline != nil {
 		net := timeline.NewNet(cfg.Timeline, c.Size())
 		net.SampleLinks(c.Network())
@@ -191,7 +191,7 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 	for i, f := range res.Finished {
 		r.PerRank = append(r.PerRank, RankResult{Rank: i, DoneNs: float64(f) / 1000, Match: &res.Match[i], MaxDepth: res.Match[i].MaxDepth(), NotStarted: res.NotRun[i]})
 	}
-	return r, r.unmatched(res.Unmatched, res.NotRun)
+	return r, writeQStat(cfg, res, r.unmatched(res.Unmatched, res.NotRun))
 }
 
 // checkMatcherFields refuses, before the run, a schedule whose ranks or tags do not fit the

@@ -460,3 +460,14 @@ func TestPacketCPUs(t *testing.T) {
 		require.Equal(t, c.end, r.End, c.text)
 	}
 }
+
+// tag 4294967295 (~0, LogGOPSim's ANY_TAG) is any tag, as txt2bin reads it; one more is refused.
+func TestParseTagAnyNumber(t *testing.T) {
+	s := parse(t, "num_ranks 2\nrank 0 {\nsend 8b to 1 tag 7\n}\nrank 1 {\nrecv 8b from 0 tag 4294967295\n}\n")
+	require.Equal(t, Any, s.Ranks[1].Ops[0].Tag)
+	r, err := RunLogGP(s, DefaultParams(), Options{})
+	require.NoError(t, err)
+	require.Empty(t, r.Unmatched, "the any-tag receive takes tag 7")
+	_, err = Parse(strings.NewReader("num_ranks 2\nrank 1 {\nrecv 8b from 0 tag 4294967296\n}\n"))
+	require.ErrorContains(t, err, "tag")
+}

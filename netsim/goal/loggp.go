@@ -33,6 +33,9 @@ type Options struct {
 	// is free.
 	NewMatcher NewMatcher
 	Stats      bool // match statistics (Result.Match)
+	// Searches logs every search of a matching queue with its depth and time
+	// (Result.Searches: LogGOPSim's --qstat files, WriteQStat).
+	Searches bool
 	// StdSort orders operations that become free together as LogGOPSim does, with
 	// libstdc++'s std::sort by type, which does not keep the written order among more than
 	// 16 of them; without it they are sorted by type in the order written. The two differ
@@ -103,6 +106,7 @@ type Result struct {
 	Unmatched []Unmatched
 	NotRun    []int // per rank, operations that never started (their dependencies never completed)
 	Match     []QueueStats
+	Searches  []SearchLog // per rank, with Options.Searches
 }
 
 // ErrTooLong is wrapped by the error of a schedule whose times may overflow simulated time.
@@ -251,10 +255,7 @@ func RunLogGP(s *Schedule, p Params, opt Options) (*Result, error) {
 		deps[r] = d
 		started[r] = make([]bool, len(ops))
 	}
-	var stats []QueueStats
-	if opt.Stats {
-		stats = make([]QueueStats, P)
-	}
+	rec := newRecorder(P, opt)
 	res := &Result{}
 
 	var nstarted int64
@@ -377,23 +378,15 @@ func RunLogGP(s *Schedule, p Params, opt Options) (*Result, error) {
 		case uint8(Recv):
 			markStarted(h, elem.offset)
 			check = append(check, h)
-			if stats != nil {
-				stats[h].UnexpectedMax = max(stats[h].UnexpectedMax, uq[h].Len())
-			}
 			n := uq[h].Len()
 			m, depth, ok := uq[h].Take(elem.target, elem.tag)
+			rec.unexpected(h, n, depth, ok, elem.time)
 			if ok {
-				if stats != nil {
-					bump(&stats[h].UnexpectedHits, depth)
-				}
 				if elem.size > S {
 					sendDone(int(m.Src), m.Op, &elem)
 				}
 				markDone(h, elem.offset)
 			} else {
-				if stats != nil {
-					bump(&stats[h].UnexpectedMisses, n)
-				}
 				rk := &s.Ranks[h]
 				rq[h].Push(Entry{Src: elem.target, Tag: elem.tag, Op: elem.offset, Line: rk.Ops[elem.offset].Line, At: elem.time})
 			}
@@ -403,24 +396,16 @@ func RunLogGP(s *Schedule, p Params, opt Options) (*Result, error) {
 			if max(nexto[co], nextgr[gr]) <= elem.time {
 				nexto[co] = elem.time + o + max((elem.size-1)*O, (elem.size-1)*G)
 				nextgr[gr] = elem.time + g + (elem.size-1)*G
-				if stats != nil {
-					stats[h].PostedMax = max(stats[h].PostedMax, rq[h].Len())
-				}
 				n := rq[h].Len()
 				m, depth, ok := rq[h].Take(elem.target, elem.tag)
+				rec.posted(h, n, depth, ok, elem.time)
 				if ok {
-					if stats != nil {
-						bump(&stats[h].PostedHits, depth)
-					}
 					if elem.size > S {
 						sendDone(int(elem.target), elem.offset, &elem)
 					}
 					markDone(h, m.Op)
 					check = append(check, h)
 				} else {
-					if stats != nil {
-						bump(&stats[h].PostedMisses, n)
-					}
 					src := int(elem.target)
 					uq[h].Push(Entry{Src: elem.target, Tag: elem.tag, Op: elem.offset, Line: s.Ranks[src].Ops[elem.offset].Line, At: elem.time})
 				}
@@ -463,7 +448,7 @@ func RunLogGP(s *Schedule, p Params, opt Options) (*Result, error) {
 			}
 		}
 	}
-	res.Match = stats
+	res.Match, res.Searches = rec.stats, rec.log
 	if res.End > maxTime {
 		return res, fmt.Errorf("goal: the run ended at %d ps, past the simulated time's range: LogGOPSim's arithmetic wrapped (a 0-byte message costs -G, docs/goal.md)", res.End)
 	}

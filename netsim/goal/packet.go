@@ -52,7 +52,8 @@ type pktRun struct {
 	S     uint64
 	nl    netsim.Time
 	ranks []pktRank
-	stats []QueueStats
+	rec   recorder
+	t0    netsim.Time // when the run began: the searches' times count from it
 	work  []pktItem
 	busy  bool
 	err   error
@@ -78,10 +79,9 @@ func RunPacket(s *Schedule, c *cluster.Cluster, S uint64, opt Options) (*Result,
 		opt.NewQueue = NewListQueue
 	}
 	r := &pktRun{s: s, c: c, eng: c.Engine(), S: S, nl: c.Config().NodeLatency, ranks: make([]pktRank, P), tr: opt.Tracer}
-	if opt.Stats {
-		r.stats = make([]QueueStats, P)
-	}
+	r.rec = newRecorder(P, opt)
 	now := r.eng.Now()
+	r.t0 = now
 	for i := range r.ranks {
 		rk := &r.ranks[i]
 		ops := s.Ranks[i].Ops
@@ -121,7 +121,7 @@ func RunPacket(s *Schedule, c *cluster.Cluster, S uint64, opt Options) (*Result,
 	if r.err != nil {
 		return nil, r.err
 	}
-	res := &Result{Finished: make([]uint64, P), NotRun: make([]int, P), Match: r.stats, Events: r.eng.Fired()}
+	res := &Result{Finished: make([]uint64, P), NotRun: make([]int, P), Match: r.rec.stats, Searches: r.rec.log, Events: r.eng.Fired()}
 	for h := range r.ranks {
 		rk := &r.ranks[h]
 		res.Finished[h] = uint64(rk.end - now)
@@ -242,14 +242,9 @@ func (r *pktRun) arrive(dst, src, sendOp uint32, now netsim.Time) {
 	so := &r.s.Ranks[src].Ops[sendOp]
 	r.begin(rk, now)
 	n := rk.posted.Len()
-	if r.stats != nil {
-		r.stats[dst].PostedMax = max(r.stats[dst].PostedMax, n)
-	}
 	m, depth, ok := rk.posted.Take(src, so.Tag)
+	r.rec.posted(int(dst), n, depth, ok, uint64(now-r.t0))
 	if !ok {
-		if r.stats != nil {
-			bump(&r.stats[dst].PostedMisses, n)
-		}
 		rk.uq.Push(Entry{Src: src, Tag: so.Tag, Op: sendOp, Line: so.Line, At: uint64(now)})
 		if r.tr != nil {
 			r.tr.Arrived(int(dst), src, sendOp, now, false)
@@ -257,9 +252,6 @@ func (r *pktRun) arrive(dst, src, sendOp uint32, now netsim.Time) {
 		}
 		r.end(rk, dst, now)
 		return
-	}
-	if r.stats != nil {
-		bump(&r.stats[dst].PostedHits, depth)
 	}
 	if r.tr != nil {
 		r.tr.Arrived(int(dst), src, sendOp, now, true)
@@ -279,23 +271,15 @@ func (r *pktRun) post(rank, op uint32) {
 	}
 	r.begin(rk, now)
 	n := rk.uq.Len()
-	if r.stats != nil {
-		r.stats[rank].UnexpectedMax = max(r.stats[rank].UnexpectedMax, n)
-	}
 	m, depth, ok := rk.uq.Take(o.Peer, o.Tag)
+	r.rec.unexpected(int(rank), n, depth, ok, uint64(now-r.t0))
 	if !ok {
-		if r.stats != nil {
-			bump(&r.stats[rank].UnexpectedMisses, n)
-		}
 		rk.posted.Push(Entry{Src: o.Peer, Tag: o.Tag, Op: op, Line: o.Line, At: uint64(now)})
 		if r.tr != nil {
 			r.tr.Queues(int(rank), now, rk.posted.Len(), rk.uq.Len())
 		}
 		r.end(rk, rank, now)
 		return
-	}
-	if r.stats != nil {
-		bump(&r.stats[rank].UnexpectedHits, depth)
 	}
 	if r.tr != nil {
 		r.tr.Queues(int(rank), now, rk.posted.Len(), rk.uq.Len())

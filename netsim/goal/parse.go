@@ -524,7 +524,9 @@ func (p *parser) op(kind string, label []byte, line, col int) error {
 			return err
 		}
 		if p.keyword("tag") {
-			t, err := p.number("the tag", math.MaxUint32-1, true)
+			// 4294967295 is ~0, LogGOPSim's ANY_TAG: txt2bin reads it as any tag, as -1
+			// (Schedgen writes it so: MPI_ANY_TAG through its uint32 tag).
+			t, err := p.number("the tag", math.MaxUint32, true)
 			if err != nil {
 				return err
 			}

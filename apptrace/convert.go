@@ -1,0 +1,46 @@
+package apptrace
+
+import (
+	"errors"
+	"io"
+)
+
+// Options are what Convert may choose.
+type Options struct {
+	// Approximate accepts what cannot be converted faithfully, as docs/apps.md says for each
+	// case: unknown calls are dropped (their computation kept), an any-tag receive that could
+	// take another communicator's (or a collective's) message stays an any-tag receive.
+	Approximate bool
+	// Collectives names an algorithm per collective ("allreduce": "ring"); the others are
+	// chosen as Open MPI 4.1's tuned component chooses (docs/apps.md).
+	Collectives map[Coll]string
+	// ComputeScale multiplies each computation before it becomes a calc (0 means 1).
+	ComputeScale float64
+}
+
+// Stats are what a conversion found, per program.
+type Stats struct {
+	Ranks, Calls, Ops   int
+	WildcardRecvs       int            // receives from AnySource or with AnyTag
+	Comms               int            // communicators, MPI_COMM_WORLD included
+	CrossSpace          int            // any-tag receives that could take a message of another tag space
+	Cancelled           int            // cancelled requests dropped
+	Collectives         map[string]int // "allreduce/recursive_doubling": count of calls (per rank)
+	Unknown             map[string]int // MPI functions the conversion does not know: calls
+	CPUNanos, CalcNanos uint64
+}
+
+// ErrRefused is wrapped by Convert's error when the trace holds what it converts only with
+// Options.Approximate (unknown calls, any-tag receives across tag spaces).
+var ErrRefused = errors.New("refused without --approximate")
+
+// Convert writes t as a GOAL schedule (LogGOPSim's txt2bin accepts it too) to w: per rank,
+// program order and request completion as requires (a nonblocking operation starts at its
+// call, what follows its completion requires it), wildcards as -1, each communicator's
+// point-to-point messages and each communicator's collectives in tag spaces of their own,
+// cancelled requests dropped, probes as the receive they announce, collectives as
+// point-to-point messages of a named algorithm, the computation before each call as calc.
+// It writes nothing when it refuses the trace.
+func Convert(w io.Writer, t *Trace, opt Options) (Stats, error) {
+	return convert(w, t, opt)
+}
