@@ -156,8 +156,8 @@ var Proofs = []Proof{
 		Asserts: []string{"hm_rsp_is_entry", "hm_rsp_matches", "hm_rsp_oldest", "hm_miss_is_right", "hm_count_is_shadow"}, Expect: Bounded, Harness: &HashMatch,
 	},
 	{
-		Name: "hash_match reachable: full and refusing, a wildcard entry older than its bin's, drained", Module: "hash_match_formal", Method: Cover, Depth: HashCoverDepth,
-		Covers: []string{"hm_cover_refused", "hm_cover_wild_older", "hm_cover_drained"}, Expect: Reached, Harness: &HashMatch,
+		Name: "hash_match reachable: full and refusing; a hit after walking two entries", Module: "hash_match_formal", Method: Cover, Depth: HashCoverDepth,
+		Covers: []string{"hm_cover_refused", "hm_cover_wild_older"}, Expect: Reached, Harness: &HashMatch,
 	},
 }
 
@@ -168,7 +168,7 @@ var Proofs = []Proof{
 const (
 	HashInductionK = 2
 	HashBMCDepth   = 8
-	HashCoverDepth = 10
+	HashCoverDepth = 11
 )
 
 // DefaultTimeout bounds one tool run of a proof.
