@@ -68,6 +68,9 @@ func scheduleKey(file string) string { return "file:" + file }
 // for RunMatchers and every part of Parts to share: a schedule that cannot be made is an
 // error before any run. When no pattern runs, Ranks becomes the schedule file's.
 func (cfg MatchersConfig) Prepare() (MatchersConfig, error) {
+	if err := cfg.Validate(); err != nil {
+		return cfg, err
+	}
 	if cfg.schedules == nil {
 		cfg.schedules = &scheduleCache{m: map[string]*cachedSchedule{}}
 	}
@@ -89,6 +92,27 @@ func (cfg MatchersConfig) Prepare() (MatchersConfig, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// Validate refuses a study that names one thing twice: each matcher, workload and RTL node
+// is one column or row of the tables, and a second mention would run it again for nothing.
+// Matchers are compared by what they are (bins:064 is bins:64).
+func (cfg MatchersConfig) Validate() error {
+	canon := make([]string, len(cfg.Matchers))
+	for i, m := range cfg.Matchers {
+		spec, err := match.Parse(m)
+		if err != nil {
+			return err
+		}
+		canon[i] = spec.String()
+	}
+	if err := experiment.Repeated("matchers", canon); err != nil {
+		return err
+	}
+	if err := experiment.Repeated("workloads", cfg.Workloads); err != nil {
+		return err
+	}
+	return experiment.Repeated("RTL nodes", cfg.RTLNodes)
 }
 
 // runs is how many runs RunMatchers makes: each fig6 matcher once, every other workload (and
@@ -169,7 +193,7 @@ func MergeMatchers(parts []*MatchersResult) (*MatchersResult, error) {
 // garbage collector; a few MiB), the run's state over the schedule's operations, 1 KiB a rank
 // squared (an all-to-all has ranks squared of them; measured, alltoall_late with list peaked
 // at 123 MB resident at 256 ranks and 1,011 MB at 1,024, the process's 30 MB included), and
-// the largest of the matchers' own (match.Spec.Memory: for lhs and lhs+alpu:N the receive
+// the largest of the matchers' own (match.Spec.Footprint: for lhs and lhs+alpu:N the receive
 // path of every rank, 1 MiB each, measured: lhs took 0.4 MB a rank more than list at 256
 // ranks; for bins:K the bins made as entries arrive, at most one per operation).
 func (cfg MatchersConfig) JobMemory() int64 {
@@ -177,7 +201,7 @@ func (cfg MatchersConfig) JobMemory() int64 {
 	var matchers int64
 	for _, m := range cfg.Matchers {
 		if spec, err := match.Parse(m); err == nil {
-			matchers = max(matchers, spec.Memory(cfg.Ranks, int(p*p)))
+			matchers = max(matchers, spec.Footprint(cfg.Ranks, int(p*p)))
 		}
 	}
 	topo, err := fabric.ParseTopology(Topology(cfg.Ranks))
