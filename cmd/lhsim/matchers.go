@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "matchers", summary: "compare message matchers (list, bins:K, alpu:N, lhs, lhs+alpu:N) on GOAL workloads on the packet network, with their area", flags: matchersFlags})
+	register(&command{name: "matchers", summary: "compare message matchers (list, bins:K, alpu:N, lhs, lhs+alpu:N, hash:K:N; with /overflow or /onload) on GOAL workloads on the packet network, with their area", flags: matchersFlags})
 }
 
 func matchersFlags(r *runner) func() error {
@@ -20,7 +20,7 @@ func matchersFlags(r *runner) func() error {
 	schedule := r.inFile("schedule", "also run this GOAL schedule")
 	matchers := fs.String("matchers", strings.Join(cfg.Matchers, ","), "matchers, comma-separated: "+goal.MatcherUsage)
 	fs.StringVar(&cfg.Reports, "reports", "", "a folder of Yosys reports with a summary.json (make synth; default: the checked-in synth-reports/, built into lhsim)")
-	nodesVar(fs, &cfg.RTLNodes, "rtl-nodes", false, "nodes whose matcher runs as Verilated RTL beside its model, checked against it (the LHS receive path of lhs and lhs+alpu:N; the ALPU of alpu:N and lhs+alpu:N, N up to 128; comma-separated)")
+	nodesVar(fs, &cfg.RTLNodes, "rtl-nodes", false, "nodes whose matcher runs as Verilated RTL beside its model, checked against it (comma-separated): "+goal.MatcherRTLUsage)
 	r.outputs()
 	r.plotFlag("draw matching time against queue length per matcher to this file (.svg or .png)")
 	pareto := r.outFile("plot-pareto", "draw area against end time, the Pareto front per workload, to this file (.svg or .png)")

@@ -155,6 +155,12 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 				return nil, experiment.Refuse("--matcher-rtl-nodes: node %d: the schedule has ranks 0 to %d", n, len(s.Ranks)-1)
 			}
 		}
+		if err := checkMatcherFields(spec, s); err != nil {
+			return nil, &experiment.InputError{Err: fmt.Errorf("goal: %w", err)}
+		}
+		if m := spec.Footprint(len(s.Ranks), s.NumOps); cfg.MaxBytes > 0 && uint64(m) > cfg.MaxBytes {
+			return nil, fmt.Errorf("goal: matcher %s: %d ranks and %d operations may take %d MiB, over the %d MiB available", spec, len(s.Ranks), s.NumOps, m>>20, cfg.MaxBytes>>20)
+		}
 		if set, err = match.NewSet(spec, MatchConfig(spec, cfg.MatcherRTLNodes, len(s.Ranks))); err != nil {
 			return nil, err
 		}
@@ -194,12 +200,26 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 	r := &Result{Schedule: cfg.Schedule, Network: "packet", Ranks: len(s.Ranks), Ops: s.NumOps, EndNs: float64(res.End) / 1000, Events: res.Events,
 		Params: fmt.Sprintf("%s, node latency %.3f µs, S=%d B%s%s", cfg.Topology, cfg.Cluster.NodeLatency.Microseconds(), cfg.LogGP.S, rtlNote(cfg.RTLNodes), matcherNote(cfg))}
 	if set != nil {
-		r.Matching = summarizeMatch(set)
+		r.Matching = summarizeMatch(set, uint64(res.End))
 	}
 	for i, f := range res.Finished {
 		r.PerRank = append(r.PerRank, RankResult{Rank: i, DoneNs: float64(f) / 1000, Match: &res.Match[i], MaxDepth: res.Match[i].MaxDepth(), NotStarted: res.NotRun[i]})
 	}
 	return r, writeQStat(cfg, res, r.unmatched(res.Unmatched, res.NotRun))
+}
+
+// checkMatcherFields refuses, before the run, a schedule whose ranks or tags do not fit the
+// matcher's hardware fields (hash:K:N's 16-bit source and tag).
+func checkMatcherFields(spec match.Spec, s *goal.Schedule) error {
+	maxTag, line := uint32(0), uint32(0)
+	for _, r := range s.Ranks {
+		for _, o := range r.Ops {
+			if (o.Kind == goal.Send || o.Kind == goal.Recv) && o.Tag != goal.Any && o.Tag >= maxTag {
+				maxTag, line = o.Tag, o.Line
+			}
+		}
+	}
+	return spec.CheckFields(uint32(len(s.Ranks)-1), maxTag, int(line))
 }
 
 // rtlMessageSizes refuses, before the run, a send larger than the LHS receive path takes
@@ -231,6 +251,9 @@ type MemoryUser interface {
 	// Memory is the bytes it takes on a run of ranks ranks, and what it is (for the message).
 	Memory(ranks int) (bytes int64, what string)
 }
+
+// Every matcher's Spec gives its share (bins:K's bins, lhs's receive paths).
+var _ MemoryUser = match.Spec{}
 
 // packetFits checks the run's estimate (the network, and the matcher's share when its Spec
 // is a MemoryUser) against the process's memory limit.
