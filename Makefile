@@ -97,6 +97,9 @@ lint: rtl
 	@# lhs_rx as Table 1 synthesizes it besides the default: without LHS, and with narrow counters.
 	@for g in "-GLHS=0" "-GENTRIES=64 -GCNT_W=7" "-GENTRIES=512 -GCNT_W=10"; do \
 		verilator --lint-only -Wall -Irtl --top-module lhs_rx $$g $(RTL) || exit 1; done
+	@# hash_match at the corners the study and the proofs build: one bank, one bin, latency 2.
+	@for g in "-GBANKS=1 -GBINS=1 -GENTRIES=4" "-GRD_LAT=2 -GBANKS=4 -GENTRIES=64 -GBINS=16" "-GENTRIES=4096 -GBINS=256"; do \
+		verilator --lint-only -Wall -Irtl --top-module hash_match $$g $(RTL) || exit 1; done
 	@mkdir -p build/iverilog && iverilog -g2005 -Wall -Irtl -o build/iverilog/lhs_top.vvp -s lhs_top $(RTL)
 	@echo "lint: clean"
 

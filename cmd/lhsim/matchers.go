@@ -28,7 +28,7 @@ func runMatchers(args []string) error {
 	fs.StringVar(&cfg.Schedule, "schedule", "", "also run this GOAL schedule")
 	matchers := fs.String("matchers", strings.Join(goal.MatchersDefault, ","), "matchers, comma-separated: "+match.Usage)
 	fs.StringVar(&cfg.Reports, "reports", cfg.Reports, "the area flow's checked-in Yosys reports, relative to the repository root")
-	rtl := fs.String("rtl-nodes", "", "nodes whose matcher runs as Verilated RTL beside its model, checked against it (the LHS receive path of lhs and lhs+alpu:N; the ALPU of alpu:N and lhs+alpu:N, N up to 128; comma-separated)")
+	rtl := fs.String("rtl-nodes", "", "nodes whose matcher runs as Verilated RTL beside its model, checked against it (comma-separated): "+match.RTLUsage)
 	out := addOutputFlags(fs)
 	qplot := addPlotFlag(fs, "draw matching time against queue length per matcher to this file (.svg or .png)")
 	pplot := &plotFlag{}

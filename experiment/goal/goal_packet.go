@@ -141,6 +141,12 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 				return nil, fmt.Errorf("goal: matcher RTL on node %d: the schedule has ranks 0 to %d", n, len(s.Ranks)-1)
 			}
 		}
+		if err := checkMatcherFields(spec, s); err != nil {
+			return nil, &experiment.InputError{Err: fmt.Errorf("goal: %w", err)}
+		}
+		if m := spec.Memory(len(s.Ranks), s.NumOps); cfg.MaxBytes > 0 && uint64(m) > cfg.MaxBytes {
+			return nil, fmt.Errorf("goal: matcher %s: %d ranks and %d operations may take %d MiB, over the %d MiB available", spec, len(s.Ranks), s.NumOps, m>>20, cfg.MaxBytes>>20)
+		}
 		if set, err = match.NewSet(spec, MatchConfig(spec, cfg.MatcherRTLNodes, len(s.Ranks))); err != nil {
 			return nil, err
 		}
@@ -180,10 +186,24 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 	r := &Result{Schedule: cfg.Schedule, Network: "packet", Ranks: len(s.Ranks), Ops: s.NumOps, EndNs: float64(res.End) / 1000, Events: res.Events,
 		Params: fmt.Sprintf("%s, node latency %.3f µs, S=%d B%s%s", cfg.Topology, cfg.Cluster.NodeLatency.Microseconds(), cfg.LogGP.S, rtlNote(cfg.RTLNodes), matcherNote(cfg))}
 	if set != nil {
-		r.Matching = summarizeMatch(set)
+		r.Matching = summarizeMatch(set, uint64(res.End))
 	}
 	for i, f := range res.Finished {
 		r.PerRank = append(r.PerRank, RankResult{Rank: i, DoneNs: float64(f) / 1000, Match: &res.Match[i], MaxDepth: res.Match[i].MaxDepth(), NotStarted: res.NotRun[i]})
 	}
 	return r, writeQStat(cfg, res, r.unmatched(res.Unmatched, res.NotRun))
+}
+
+// checkMatcherFields refuses, before the run, a schedule whose ranks or tags do not fit the
+// matcher's hardware fields (hash:K:N's 16-bit source and tag).
+func checkMatcherFields(spec match.Spec, s *goal.Schedule) error {
+	maxTag, line := uint32(0), uint32(0)
+	for _, r := range s.Ranks {
+		for _, o := range r.Ops {
+			if (o.Kind == goal.Send || o.Kind == goal.Recv) && o.Tag != goal.Any && o.Tag >= maxTag {
+				maxTag, line = o.Tag, o.Line
+			}
+		}
+	}
+	return spec.CheckFields(uint32(len(s.Ranks)-1), maxTag, int(line))
 }

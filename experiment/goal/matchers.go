@@ -5,27 +5,15 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/lhsim/lhsim/drivers/mpi"
 	"github.com/lhsim/lhsim/experiment/rx"
 	"github.com/lhsim/lhsim/gosim/hostcpu"
 	"github.com/lhsim/lhsim/netsim/match"
 )
 
-// MatchCosts are the software lists' instructions, from the paper's search loop as compiled
-// (SearchLoopO0, counted from its disassembly by TestSearchLoopCounts): an entry examined costs
-// what an entry in front of the target costs the loop, a search the rest of the loop's call.
-// Two counts no source gives are assumptions (docs/matchers.md): an append costs a search
-// call's instructions (PerCall: take a free entry, fill in the envelope, link it), and the
-// hash of bins:K ten instructions (two multiplies, a shift, a modulo and the bin's address).
-func MatchCosts() match.Costs {
-	l := rx.SearchLoopO0
-	return match.Costs{
-		EntryInstr: l.PerMessage[rx.SearchFields-1],
-		EntryBytes: 16, // the MPI envelope the loop compares (mpi.EnvelopeBytes)
-		CallInstr:  l.PerCall - l.PerMessage[rx.SearchFields-1],
-		PushInstr:  l.PerCall,
-		HashInstr:  10,
-	}
-}
+// MatchCosts are the software lists' instructions: match.LoopCosts of the paper's search
+// loop as compiled (mpi.SearchLoopO0).
+func MatchCosts() match.Costs { return match.LoopCosts(mpi.SearchLoopO0) }
 
 // MatchConfig is the matchers' configuration for a schedule of ranks ranks: the LHS paper's
 // host and the 100 MHz FPGA clock; for lhs and lhs+alpu:N, the receive path of lhsim search's
@@ -36,10 +24,8 @@ func MatchConfig(spec match.Spec, rtlNodes []int, ranks int) match.Config {
 		NIC: rx.DefaultSearch().MatchNIC(LHSMatchEntries, ranks)}
 }
 
-// LHSMatchEntries is the LH buffer of the lhs matcher: 512 entries, the largest with a
-// checked-in Yosys report (synth-reports: lhs_rx ENTRIES=512). On RTL nodes the receive path
-// is the RTL build's, of match.LHSRTLEntries.
-const LHSMatchEntries = 512
+// LHSMatchEntries is the LH buffer of the lhs matcher (match.LHSEntries).
+const LHSMatchEntries = match.LHSEntries
 
 // MatchPoint is the mean matching time of the steps that searched a queue of Min to Max
 // entries.
@@ -55,19 +41,63 @@ type MatchSummary struct {
 	Matcher string `json:"matcher"`
 	// Steps are the matching steps: each arrival's search of the posted queue, each
 	// receive's search of the unexpected queue.
-	Steps         int          `json:"steps"`
-	MeanNs        float64      `json:"mean_ns"`
-	P99Ns         float64      `json:"p99_ns"`
-	MaxPosted     int          `json:"max_posted"`
-	MaxUnexpected int          `json:"max_unexpected"`
-	Fallbacks     int          `json:"software_fallbacks"`
-	Refills       int          `json:"back_to_hardware"`
-	RTLChecked    int          `json:"rtl_checked_ops,omitempty"`
-	ByQueue       []MatchPoint `json:"by_queue_length"`
+	Steps         int     `json:"steps"`
+	MeanNs        float64 `json:"mean_ns"`
+	P99Ns         float64 `json:"p99_ns"`
+	MaxPosted     int     `json:"max_posted"`
+	MaxUnexpected int     `json:"max_unexpected"`
+	Fallbacks     int     `json:"software_fallbacks"`
+	Refills       int     `json:"back_to_hardware"`
+	RTLChecked    int     `json:"rtl_checked_ops,omitempty"`
+	// Examined are the entries the searches examined, for a matcher whose depths are
+	// positions in the queue but whose searches walk other entries (bins:K's bins).
+	Examined *int         `json:"entries_examined,omitempty"`
+	ByQueue  []MatchPoint `json:"by_queue_length"`
+	// Policy are the hardware lists' figures under their policy, for a matcher named with it
+	// (alpu:256/onload, hash:64:1024/overflow).
+	Policy *PolicySummary `json:"policy,omitempty"`
 }
 
-func summarizeMatch(set *match.Set) *MatchSummary {
+// PolicySummary is where a run's hardware queues matched under their policy (simulated).
+type PolicySummary struct {
+	Policy string `json:"policy"`
+	// Matches are the matches on the hardware queues, HWMatches those the hardware served.
+	Matches   int     `json:"matches"`
+	HWMatches int     `json:"hardware_matches"`
+	HWShare   float64 `json:"hardware_share"`
+	// Switches are a queue's moves between hardware and software, both ways, over all queues.
+	Switches int `json:"switches"`
+	// QueueUs is the queues' time (queues x end time), SoftwareUs the part of it queues spent
+	// in software (entries behind a full list, or onloaded), HardwareUs the rest.
+	QueueUs    float64 `json:"queue_us"`
+	SoftwareUs float64 `json:"software_us"`
+	HardwareUs float64 `json:"hardware_us"`
+}
+
+// summarizeMatch sums the ranks' figures of a run that ended at endPs.
+func summarizeMatch(set *match.Set, endPs uint64) *MatchSummary {
 	s := &MatchSummary{Matcher: set.Spec.String(), RTLChecked: set.RTLSteps()}
+	if set.Spec.Policy != "" {
+		p := &PolicySummary{Policy: string(set.Spec.Policy)}
+		var sw, queues uint64
+		for _, st := range set.Stats() {
+			p.Matches += st.Matches
+			p.HWMatches += st.HWMatches
+			p.Switches += st.Switches
+			sw += st.SWPs
+			for _, since := range st.SWOpen {
+				sw += endPs - min(since, endPs)
+			}
+			queues += uint64(st.Queues)
+		}
+		if p.Matches > 0 {
+			p.HWShare = float64(p.HWMatches) / float64(p.Matches)
+		}
+		p.QueueUs = float64(queues*endPs) / 1e6
+		p.SoftwareUs = float64(sw) / 1e6
+		p.HardwareUs = p.QueueUs - p.SoftwareUs
+		s.Policy = p
+	}
 	var all []uint64
 	var sum float64
 	buckets := map[int]*MatchPoint{}
@@ -92,6 +122,13 @@ func summarizeMatch(set *match.Set) *MatchSummary {
 			p.Steps++
 			p.MeanNs += float64(ps) / 1000
 		}
+	}
+	if set.Walks() {
+		n := 0
+		for _, st := range set.Stats() {
+			n += st.Examined
+		}
+		s.Examined = &n
 	}
 	s.Steps = len(all)
 	if s.Steps == 0 {

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/lhsim/lhsim/experiment"
@@ -170,19 +169,20 @@ func MergeMatchers(parts []*MatchersResult) (*MatchersResult, error) {
 // garbage collector; a few MiB), the run's state over the schedule's operations, 1 KiB a rank
 // squared (an all-to-all has ranks squared of them; measured, alltoall_late with list peaked
 // at 123 MB resident at 256 ranks and 1,011 MB at 1,024, the process's 30 MB included), and
-// for lhs and lhs+alpu:N the receive path of every rank (device, SO-DIMM, host model), 1 MiB
-// each (measured: lhs took 0.4 MB a rank more than list at 256 ranks).
+// the largest of the matchers' own (match.Spec.Memory: for lhs and lhs+alpu:N the receive
+// path of every rank, 1 MiB each, measured: lhs took 0.4 MB a rank more than list at 256
+// ranks; for bins:K the bins made as entries arrive, at most one per operation).
 func (cfg MatchersConfig) JobMemory() int64 {
-	nics := 0
+	p := int64(cfg.Ranks)
+	var matchers int64
 	for _, m := range cfg.Matchers {
-		if spec, err := match.Parse(m); err == nil && strings.HasPrefix(spec.Kind, "lhs") {
-			nics = cfg.Ranks
+		if spec, err := match.Parse(m); err == nil {
+			matchers = max(matchers, spec.Memory(cfg.Ranks, int(p*p)))
 		}
 	}
 	topo, err := fabric.ParseTopology(Topology(cfg.Ranks))
 	if err != nil {
 		return 0
 	}
-	p := int64(cfg.Ranks)
-	return 16<<20 + 2*fabric.Footprint(topo, fabric.DefaultConfig()) + p*p<<10 + int64(nics)<<20
+	return 16<<20 + 2*fabric.Footprint(topo, fabric.DefaultConfig()) + p*p<<10 + matchers
 }

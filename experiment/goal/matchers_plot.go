@@ -2,6 +2,7 @@ package goal
 
 import (
 	"fmt"
+	"github.com/lhsim/lhsim/netsim/match"
 	"sort"
 	"strings"
 
@@ -58,7 +59,8 @@ func (r *MatchersResult) WriteQueuePlot(file string) error {
 	var c experiment.Curves
 	for _, m := range names {
 		for _, xy := range pts[m] {
-			c.Add(m, !strings.HasPrefix(m, "alpu") && !strings.HasPrefix(m, "lhs"), xy.X, xy.Y)
+			spec, _ := match.Parse(m)
+			c.Add(m, spec.Software(), xy.X, xy.Y)
 		}
 	}
 	return c.Draw(p, file)

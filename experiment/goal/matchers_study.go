@@ -52,10 +52,10 @@ var MatchersWorkloads = []string{"incast", "alltoall_late", "random_bisect", "al
 // MatchersDefault are the default matchers.
 var MatchersDefault = []string{"list", "bins:64", "alpu:64", "alpu:256", "lhs", "lhs+alpu:64"}
 
-// MatcherArea is a matcher's hardware from the checked-in Yosys reports: two ALPUs (posted
-// and unexpected queue) for alpu:N; for lhs, what LHS adds to the receive path (lhs_rx with
-// 512 entries, less lhs_rx with LHS=0: Table 1's increment), on xc2vp and xc7; for
-// lhs+alpu:N, that and one ALPU.
+// MatcherArea is a matcher's hardware from the checked-in Yosys reports, on xc2vp and xc7:
+// the sum of the designs its kind names (match.Spec.Area), e.g. two ALPUs (posted and
+// unexpected queue) for alpu:N; for lhs, what LHS adds to the receive path (lhs_rx with 512
+// entries, less lhs_rx with LHS=0: Table 1's increment); for lhs+alpu:N, that and one ALPU.
 type MatcherArea struct {
 	XC2VPSlices int `json:"xc2vp_slices"`
 	XC2VPLUTs   int `json:"xc2vp_luts"`
@@ -90,39 +90,27 @@ type MatchersResult struct {
 // matcherArea reads a hardware matcher's area from the reports; nil when a report it needs
 // is not there (the table says "no report") or the matcher is software.
 func matcherArea(s area.Summary, spec match.Spec) (*MatcherArea, error) {
-	a := &MatcherArea{}
-	if strings.HasPrefix(spec.Kind, "lhs") {
-		e := area.Param{Name: "ENTRIES", Value: LHSMatchEntries}
-		for _, f := range []area.Family{area.XC2VP, area.XC7} {
-			on, ok1 := s.Find("lhs_rx", f, e)
-			off, ok2 := s.Find("lhs_rx", f, e, area.Param{Name: "LHS", Value: 0})
-			if !ok1 || !ok2 {
-				return nil, nil
-			}
-			if f == area.XC2VP {
-				a.XC2VPSlices, a.XC2VPLUTs, a.XC2VPBRAMs = on.Slices-off.Slices, on.LUTs-off.LUTs, on.BRAMs-off.BRAMs
-			} else {
-				a.XC7Slices, a.XC7LUTs, a.XC7BRAMs = on.Slices-off.Slices, on.LUTs-off.LUTs, on.BRAMs-off.BRAMs
-			}
-		}
+	terms := spec.Area()
+	if len(terms) == 0 {
+		return nil, nil
 	}
-	alpus := map[string]int{"alpu": 2, "lhs+alpu": 1}[spec.Kind]
-	if alpus > 0 {
-		p := area.Param{Name: "CELLS", Value: spec.N}
-		v, ok1 := s.Find("alpu", area.XC2VP, p)
-		k, ok2 := s.Find("alpu", area.XC7, p)
+	a := &MatcherArea{}
+	for _, t := range terms {
+		var ps []area.Param
+		for _, p := range t.Params {
+			ps = append(ps, area.Param{Name: p.Name, Value: p.Value})
+		}
+		v, ok1 := s.Find(t.Top, area.XC2VP, ps...)
+		k, ok2 := s.Find(t.Top, area.XC7, ps...)
 		if !ok1 || !ok2 {
 			return nil, nil // the table says "no report"
 		}
-		a.XC2VPSlices += alpus * v.Slices
-		a.XC2VPLUTs += alpus * v.LUTs
-		a.XC2VPBRAMs += alpus * v.BRAMs
-		a.XC7Slices += alpus * k.Slices
-		a.XC7LUTs += alpus * k.LUTs
-		a.XC7BRAMs += alpus * k.BRAMs
-	}
-	if alpus == 0 && !strings.HasPrefix(spec.Kind, "lhs") {
-		return nil, nil
+		a.XC2VPSlices += t.Count * v.Slices
+		a.XC2VPLUTs += t.Count * v.LUTs
+		a.XC2VPBRAMs += t.Count * v.BRAMs
+		a.XC7Slices += t.Count * k.Slices
+		a.XC7LUTs += t.Count * k.LUTs
+		a.XC7BRAMs += t.Count * k.BRAMs
 	}
 	return a, nil
 }
@@ -259,8 +247,36 @@ func (r *MatchersResult) writeCells(w io.Writer) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
+	if err := r.writePolicies(w); err != nil {
+		return err
+	}
 	if len(r.RTLNodes) > 0 {
 		fmt.Fprintf(w, "RTL beside its model on nodes %v, every operation the same (operations checked): %s\n", r.RTLNodes, strings.Join(rtl, ", "))
 	}
 	return nil
+}
+
+// writePolicies writes, for the cells whose matcher is named with its policy, where their
+// hardware queues matched: the share of matches the hardware served, the switches between
+// hardware and software, and the queues' time in each.
+func (r *MatchersResult) writePolicies(w io.Writer) error {
+	var rows [][]string
+	for _, c := range r.Cells {
+		if p := c.Matching.Policy; p != nil {
+			rows = append(rows, []string{strings.TrimSuffix(c.Workload, ".goal"), c.Matcher, fmt.Sprintf("%.1f %%", 100*p.HWShare), fmt.Sprint(p.Switches),
+				fmt.Sprintf("%.2f", p.HardwareUs), fmt.Sprintf("%.2f", p.SoftwareUs)})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "hardware lists under their policy (simulated): matches the hardware served, switches between hardware and software, the queues' time in each")
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header("workload", "matcher", "in hardware", "switches", "queue µs in hardware", "in software")
+	for _, row := range rows {
+		if err := t.Append(row); err != nil {
+			return err
+		}
+	}
+	return t.Render()
 }

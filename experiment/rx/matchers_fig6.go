@@ -3,6 +3,7 @@ package rx
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -34,14 +35,10 @@ type MatcherFig6 struct {
 
 // fig6NIC is the matcher's unexpected queue on the micro-benchmark's node.
 func fig6NIC(spec match.Spec, cfg SearchConfig, entries int) (*match.NIC, error) {
-	var lhs bool
-	switch spec.Kind {
-	case "list":
-	case "lhs":
-		lhs = true
-	default:
+	if !slices.Contains(Fig6Matchers, spec.String()) {
 		return nil, fmt.Errorf("matchers: %s has no set-up on the %s micro-benchmark (it has: %v)", spec, Fig6Workload, Fig6Matchers)
 	}
+	lhs := spec.NIC()
 	if !lhs {
 		entries = 1024 // the tail ring holds the messages; the LH buffer is not used
 	}
@@ -80,7 +77,7 @@ func RunMatcherFig6(m string, cfg SearchConfig) (*MatcherFig6, error) {
 	r := &MatcherFig6{Matcher: m, Depths: depths}
 	rng := newSearchRNG(cfg.Seed)
 	for _, x := range depths {
-		if spec.Kind == "lhs" {
+		if spec.NIC() {
 			if err := n.FreshHost(); err != nil {
 				return nil, err
 			}
@@ -94,7 +91,7 @@ func RunMatcherFig6(m string, cfg SearchConfig) (*MatcherFig6, error) {
 			return nil, err
 		}
 		passes := 1 // the rig searches the list once per depth
-		if spec.Kind == "lhs" {
+		if spec.NIC() {
 			passes = 2
 		}
 		for pass := 0; pass < passes; pass++ {

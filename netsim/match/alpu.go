@@ -73,10 +73,12 @@ type alpuQueue struct {
 	free  []uint16
 	rtl   *alpuRTL // nil: the model alone
 	which string   // "posted" or "unexpected", for the fault report
+	mode  mode
 }
 
-func newALPUQueue(u *unit, cpu *hostcpu.CPU, c *Costs, cells int, base uint64, which string) *alpuQueue {
-	q := &alpuQueue{u: u, cells: cells, sw: newSWList(cpu, c, base), which: which}
+func newALPUQueue(u *unit, cpu *hostcpu.CPU, c *Costs, cells int, base uint64, which string, policy Policy) *alpuQueue {
+	q := &alpuQueue{u: u, cells: cells, sw: newSWList(cpu, c, base), which: which, mode: mode{u: u, policy: policy}}
+	u.queues++
 	for p := cells - 1; p >= 0; p-- {
 		q.free = append(q.free, uint16(p))
 	}
@@ -97,7 +99,8 @@ func (q *alpuQueue) insert(e goal.Entry, field, mask uint64) {
 }
 
 func (q *alpuQueue) Push(e goal.Entry) {
-	if q.sw.len() == 0 && len(q.hw) < q.cells {
+	defer func() { q.mode.note(q.sw.len()) }()
+	if q.sw.len() == 0 && !q.mode.onloaded && len(q.hw) < q.cells {
 		if field, mask, ok := alpuField(e.Src, e.Tag); ok {
 			q.insert(e, field, mask)
 			return
@@ -106,10 +109,32 @@ func (q *alpuQueue) Push(e goal.Entry) {
 	if _, _, ok := alpuField(e.Src, e.Tag); !ok {
 		q.u.fail(fmt.Errorf("%s queue: source %d, tag %d (line %d) do not fit the ALPU's %d-bit source and %d-bit tag", q.which, e.Src, e.Tag, e.Line, alpuSrcBits, alpuTagBits))
 	}
+	if q.mode.policy == Onload && !q.mode.onloaded && len(q.hw) == q.cells {
+		q.onload()
+	}
 	q.sw.push(e, 0)
 }
 
+// onload moves every entry from the ALPU to the software list, oldest first: each a search
+// that matches anything (the oldest cell answers), a load of its response and an append.
+func (q *alpuQueue) onload() {
+	q.mode.onloaded = true
+	all := alpuSrcMask | alpuTagMask
+	for len(q.hw) > 0 {
+		q.hwCycles(ALPUSearchCycles)
+		if q.rtl != nil {
+			q.rtl.search(q, 0, all, 0, goal.Any, goal.Any)
+		}
+		e := q.hw[0]
+		q.hw = q.hw[1:]
+		q.free = append(q.free, e.ptr)
+		q.sw.cpu.Compute(q.sw.c.PushInstr)
+		q.sw.push(e.Entry, 0)
+	}
+}
+
 func (q *alpuQueue) Take(src, tag uint32) (goal.Entry, int, bool) {
+	defer func() { q.mode.note(q.sw.len()) }()
 	field, mask, fits := alpuField(src, tag)
 	if !fits {
 		q.u.fail(fmt.Errorf("%s queue: source %d, tag %d do not fit the ALPU's %d-bit source and %d-bit tag", q.which, src, tag, alpuSrcBits, alpuTagBits))
@@ -134,6 +159,7 @@ func (q *alpuQueue) Take(src, tag uint32) (goal.Entry, int, bool) {
 			q.hw = append(q.hw[:hit], q.hw[hit+1:]...)
 			q.free = append(q.free, e.ptr)
 			q.refill()
+			q.mode.matched(true)
 			return e.Entry, hit + 1, true
 		}
 	}
@@ -143,12 +169,14 @@ func (q *alpuQueue) Take(src, tag uint32) (goal.Entry, int, bool) {
 		return goal.Entry{}, 0, false
 	}
 	q.u.fallbacks++
+	q.mode.matched(false)
 	return q.sw.remove(i).Entry, len(q.hw) + n, true
 }
 
-// refill moves the oldest software entries into free cells.
+// refill moves the oldest software entries into free cells (overflow: onload leaves them in
+// software until the queue drains).
 func (q *alpuQueue) refill() {
-	for q.sw.len() > 0 && len(q.hw) < q.cells {
+	for q.mode.policy != Onload && q.sw.len() > 0 && len(q.hw) < q.cells {
 		h := &q.sw.e[q.sw.head]
 		field, mask, _ := alpuField(h.Src, h.Tag)
 		q.sw.cpu.Load(h.addr, q.sw.c.EntryBytes)
@@ -167,4 +195,27 @@ func (q *alpuQueue) Entries() []goal.Entry {
 		out = append(out, e.Entry)
 	}
 	return append(out, plain(q.sw.entries())...)
+}
+
+// alpuKind is alpu:N: an ALPU of N cells per queue, on RTL nodes (N up to RTLCells) the
+// Verilated rtl/alpu.v beside each.
+var alpuKind = Kind{Name: "alpu", Params: []Param{{Name: "N", Min: 1, Max: MaxCells}}, Policies: true,
+	RTL: func(s Spec) bool { return s.Arg(0) <= RTLCells },
+	New: func(b *build) (goal.Queue, goal.Queue, error) {
+		n := b.spec.Arg(0)
+		p := newALPUQueue(b.u, b.u.cpu, &b.set.cfg.Costs, n, postedBase, "posted", b.spec.Full())
+		q := newALPUQueue(b.u, b.u.cpu, &b.set.cfg.Costs, n, unexpectedBase, "unexpected", b.spec.Full())
+		if b.rtl {
+			if err := b.u.attachRTL(p, q); err != nil {
+				return nil, nil, err
+			}
+		}
+		return p, q, nil
+	},
+	// Two ALPUs of N cells: the posted and the unexpected queue's.
+	Area: func(s Spec) []AreaTerm { return []AreaTerm{alpuArea(s.Arg(0), 2)} },
+}
+
+func alpuArea(cells, count int) AreaTerm {
+	return AreaTerm{Top: "alpu", Params: []AreaParam{{Name: "CELLS", Value: cells}}, Count: count}
 }

@@ -13,6 +13,56 @@ import (
 // nodes the lhs matcher runs it, and the Go model beside it, with this many entries.
 const LHSRTLEntries = 1024
 
+// LHSEntries is the LH buffer of the lhs matcher: 512 entries, the largest with a
+// checked-in Yosys report (synth-reports: lhs_rx ENTRIES=512). On RTL nodes the receive path
+// is the RTL build's, of LHSRTLEntries.
+const LHSEntries = 512
+
+// lhsKind is lhs: the LHS receive path for the unexpected queue, posted receives in the
+// host's list.
+var lhsKind = Kind{Name: "lhs", NIC: true,
+	RTL: func(Spec) bool { return true },
+	New: func(b *build) (goal.Queue, goal.Queue, error) {
+		l, err := newLHSQueue(b.u, &b.set.cfg, b.rtl)
+		if err != nil {
+			return nil, nil, fmt.Errorf("match: node %d's LHS receive path: %w", b.rank, err)
+		}
+		b.u.lhs = l
+		return &listQueue{b.list(postedBase)}, l, nil
+	},
+	Area: func(Spec) []AreaTerm { return lhsArea() },
+}
+
+// hybridKind is lhs+alpu:N: LHS for the unexpected queue, an ALPU of N cells for posted
+// receives.
+var hybridKind = Kind{Name: "lhs+alpu", Params: []Param{{Name: "N", Min: 1, Max: MaxCells}}, NIC: true, Policies: true,
+	RTL: func(s Spec) bool { return s.Arg(0) <= RTLCells },
+	New: func(b *build) (goal.Queue, goal.Queue, error) {
+		p := newALPUQueue(b.u, b.u.cpu, &b.set.cfg.Costs, b.spec.Arg(0), postedBase, "posted", b.spec.Full())
+		if b.rtl {
+			if err := b.u.attachRTL(p); err != nil {
+				return nil, nil, err
+			}
+		}
+		l, err := newLHSQueue(b.u, &b.set.cfg, b.rtl)
+		if err != nil {
+			b.u.closeRTL()
+			return nil, nil, fmt.Errorf("match: node %d's LHS receive path: %w", b.rank, err)
+		}
+		b.u.lhs = l
+		return p, l, nil
+	},
+	Area: func(s Spec) []AreaTerm { return append(lhsArea(), alpuArea(s.Arg(0), 1)) },
+}
+
+// lhsArea is what LHS adds to the receive path: lhs_rx with LHSEntries entries less lhs_rx
+// with LHS=0 (Table 1's increment).
+func lhsArea() []AreaTerm {
+	e := AreaParam{Name: "ENTRIES", Value: LHSEntries}
+	return []AreaTerm{{Top: "lhs_rx", Params: []AreaParam{e}, Count: 1},
+		{Top: "lhs_rx", Params: []AreaParam{e, {Name: "LHS", Value: 0}}, Count: -1}}
+}
+
 // lhsQueue is the unexpected queue on the LHS paper's receive path (lhs, lhs+alpu:N): each
 // arriving message runs into the node's NIC (NIC: the device, in device cycles that cost the
 // host nothing), and a receive's search is the host model running the paper's loop over the

@@ -20,77 +20,16 @@ package match
 import (
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/lhsim/lhsim/gosim/hostcpu"
 	"github.com/lhsim/lhsim/netsim/goal"
 )
-
-// Spec is a matcher by name: Kind and, for bins and alpu, its size.
-type Spec struct {
-	Kind string
-	N    int
-}
-
-func (s Spec) String() string {
-	if s.N == 0 {
-		return s.Kind
-	}
-	return fmt.Sprintf("%s:%d", s.Kind, s.N)
-}
-
-// Hardware says whether the matcher is hardware (it has an area).
-func (s Spec) Hardware() bool { return s.Kind != "list" && s.Kind != "bins" }
-
-// RTL says whether the matcher runs as Verilated RTL on chosen nodes: the ALPU of alpu:N and
-// lhs+alpu:N for N up to RTLCells, the LHS receive path of lhs and lhs+alpu:N.
-func (s Spec) RTL() bool {
-	switch s.Kind {
-	case "lhs":
-		return true
-	case "alpu", "lhs+alpu":
-		return s.N <= RTLCells
-	}
-	return false
-}
-
-// RTLUsage says which matchers run as RTL, for error messages and -h.
-var RTLUsage = fmt.Sprintf("lhs (the LHS receive path), alpu:N and lhs+alpu:N with N up to %d (the ALPU and, for lhs+alpu, the LHS receive path)", RTLCells)
 
 // The sizes a matcher takes.
 const (
 	MaxBins  = 65536
 	MaxCells = 1024
 )
-
-// Usage lists the matchers, for error messages and -h.
-var Usage = fmt.Sprintf("list, bins:K (K from 1 to %d), alpu:N (N from 1 to %d), lhs, lhs+alpu:N", MaxBins, MaxCells)
-
-// Parse reads a matcher name; the error lists the matchers.
-func Parse(s string) (Spec, error) {
-	kind, size, sized := strings.Cut(s, ":")
-	bad := func(why string) (Spec, error) {
-		return Spec{}, fmt.Errorf("matcher %q: %s; matchers: %s", s, why, Usage)
-	}
-	limit := map[string]int{"list": 0, "bins": MaxBins, "alpu": MaxCells, "lhs": 0, "lhs+alpu": MaxCells}
-	max, known := limit[kind]
-	switch {
-	case !known:
-		return bad("unknown")
-	case max == 0 && sized:
-		return bad("takes no size")
-	case max == 0:
-		return Spec{Kind: kind}, nil
-	case !sized:
-		return bad("needs a size")
-	}
-	n, err := strconv.Atoi(size)
-	if err != nil || n < 1 || n > max {
-		return bad(fmt.Sprintf("size from 1 to %d", max))
-	}
-	return Spec{Kind: kind, N: n}, nil
-}
 
 // Config is what every rank's matcher is built from.
 type Config struct {
@@ -123,6 +62,18 @@ type Stats struct {
 	// Fallbacks are matches found in a software list behind a hardware one; Refills the
 	// entries software moved back into hardware.
 	Fallbacks, Refills int
+	// Examined are the entries the searches examined, for a kind whose search walks entries
+	// out of queue order (Kind.Walks: hash bins), where a match's depth is its position.
+	Examined int
+	// For the hardware lists' policies (Spec.Policies): the matches, those the hardware
+	// served, the switches of a queue between hardware and software, and the simulated time
+	// the queues spent in software (summed over both queues; a period still open at the end
+	// counted to SWSinceLast, the start of the last one, per open queue).
+	Matches, HWMatches, Switches int
+	SWPs                         uint64
+	SWOpen                       []uint64
+	// Queues are the rank's hardware queues that follow a policy.
+	Queues int
 }
 
 // Set makes the matchers of one run and keeps their statistics.
@@ -143,7 +94,10 @@ func NewSet(spec Spec, cfg Config) (*Set, error) {
 	if len(cfg.RTLNodes) > 0 && !spec.RTL() {
 		return nil, fmt.Errorf("match: %s has no RTL: RTL nodes are for %s", spec, RTLUsage)
 	}
-	if strings.HasPrefix(spec.Kind, "lhs") {
+	if spec.k() == nil {
+		return nil, fmt.Errorf("match: no matcher %q", spec)
+	}
+	if spec.NIC() {
 		if err := cfg.NIC.Host.Validate(); err != nil {
 			return nil, fmt.Errorf("match: lhs's host: %w", err)
 		}
@@ -151,6 +105,7 @@ func NewSet(spec Spec, cfg Config) (*Set, error) {
 			return nil, fmt.Errorf("match: lhs needs the communicator's size (NIC.Ranks)")
 		}
 	}
+	spec.kind = spec.k()
 	return &Set{Spec: spec, cfg: cfg}, nil
 }
 
@@ -167,47 +122,9 @@ func (s *Set) New(rank int) (goal.Matcher, error) {
 		return nil, err
 	}
 	u := &unit{cpu: cpu, cyclePs: uint64(1_000_000_000_000 / s.cfg.HWClockHz), rank: rank}
-	c := &s.cfg.Costs
-	var posted, uq goal.Queue
-	switch s.Spec.Kind {
-	case "list":
-		posted = &listQueue{newSWList(cpu, c, postedBase)}
-		uq = &listQueue{newSWList(cpu, c, unexpectedBase)}
-	case "bins":
-		posted = newBinsQueue(cpu, c, s.Spec.N, postedBase)
-		uq = newBinsQueue(cpu, c, s.Spec.N, unexpectedBase)
-	case "alpu":
-		p := newALPUQueue(u, cpu, c, s.Spec.N, postedBase, "posted")
-		q := newALPUQueue(u, cpu, c, s.Spec.N, unexpectedBase, "unexpected")
-		if slices.Contains(s.cfg.RTLNodes, rank) {
-			if err := u.attachRTL(p, q); err != nil {
-				return nil, err
-			}
-		}
-		posted, uq = p, q
-	case "lhs":
-		posted = &listQueue{newSWList(cpu, c, postedBase)}
-		l, err := newLHSQueue(u, &s.cfg, slices.Contains(s.cfg.RTLNodes, rank))
-		if err != nil {
-			return nil, fmt.Errorf("match: node %d's LHS receive path: %w", rank, err)
-		}
-		u.lhs, uq = l, l
-	case "lhs+alpu":
-		p := newALPUQueue(u, cpu, c, s.Spec.N, postedBase, "posted")
-		rtl := slices.Contains(s.cfg.RTLNodes, rank)
-		if rtl {
-			if err := u.attachRTL(p); err != nil {
-				return nil, err
-			}
-		}
-		l, err := newLHSQueue(u, &s.cfg, rtl)
-		if err != nil {
-			u.closeRTL()
-			return nil, fmt.Errorf("match: node %d's LHS receive path: %w", rank, err)
-		}
-		u.lhs, posted, uq = l, p, l
-	default:
-		return nil, fmt.Errorf("match: no matcher %q", s.Spec)
+	posted, uq, err := s.Spec.kind.New(&build{set: s, u: u, spec: s.Spec, rank: rank, rtl: slices.Contains(s.cfg.RTLNodes, rank)})
+	if err != nil {
+		return nil, err
 	}
 	u.posted, u.uq = &timed{posted, u}, &timed{uq, u}
 	s.units = append(s.units, u)
@@ -218,11 +135,23 @@ func (s *Set) New(rank int) (goal.Matcher, error) {
 func (s *Set) Stats() []*Stats {
 	out := make([]*Stats, len(s.units))
 	for i, u := range s.units {
-		u.st.Fallbacks, u.st.Refills = u.fallbacks, u.refills
+		u.st.Fallbacks, u.st.Refills, u.st.Examined = u.fallbacks, u.refills, u.examined
+		u.st.Matches, u.st.HWMatches, u.st.Switches, u.st.SWPs = u.matches, u.hwMatches, u.switches, u.swPs
+		u.st.Queues = u.queues
+		u.st.SWOpen = u.st.SWOpen[:0]
+		for m, sw := range u.open {
+			if sw {
+				u.st.SWOpen = append(u.st.SWOpen, m.since)
+			}
+		}
 		out[i] = &u.st
 	}
 	return out
 }
+
+// Walks says whether the matcher's searches walk entries out of queue order, so that its
+// Stats.Examined is its own work and the depths are positions (Kind.Walks).
+func (s *Set) Walks() bool { return s.Spec.kind.Walks }
 
 // RTLSteps is how many queue operations ran on the RTL and were checked against the model.
 func (s *Set) RTLSteps() int {
@@ -231,6 +160,9 @@ func (s *Set) RTLSteps() int {
 		n += u.rtlOps
 		for _, r := range u.rtl {
 			n += r.ops
+		}
+		for _, h := range u.hash {
+			n += h.ops
 		}
 	}
 	return n
@@ -257,6 +189,9 @@ func (s *Set) Close() error {
 func (u *unit) closeRTL() {
 	for _, r := range u.rtl {
 		r.close()
+	}
+	for _, h := range u.hash {
+		h.close()
 	}
 }
 
@@ -290,10 +225,19 @@ type unit struct {
 	err        error
 	fallbacks  int
 	refills    int
-	rtl        []*alpuRTL
-	rtlOps     int       // LHS operations checked between the RTL and the Go model
-	lhs        *lhsQueue // lhs, lhs+alpu:N
-	st         Stats
+	examined   int // entries examined by searches that walk out of queue order (Kind.Walks)
+	// The hardware queues' policies (mode): matches, those served by hardware, switches
+	// between hardware and software, time in software (closed periods), and the queues
+	// in software now.
+	matches, hwMatches, switches int
+	swPs                         uint64
+	open                         map[*mode]bool
+	queues                       int // hardware queues with a policy
+	rtl                          []*alpuRTL
+	hash                         []*hashPair // hash:K:N's matchers with the RTL beside the model
+	rtlOps                       int         // LHS operations checked between the RTL and the Go model
+	lhs                          *lhsQueue   // lhs, lhs+alpu:N
+	st                           Stats
 }
 
 func (u *unit) Posted() goal.Queue     { return u.posted }

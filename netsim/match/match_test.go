@@ -24,7 +24,7 @@ func testConfig() Config {
 // receive path's 8-entry LH buffer fills and spills to host memory. (Messages carry no
 // wildcard: LHS's unexpected queue holds messages only, so its pushes name source and tag.)
 func TestMatchersKeepMPIOrder(t *testing.T) {
-	for _, name := range []string{"list", "bins:1", "bins:7", "bins:64", "alpu:1", "alpu:4", "alpu:32", "lhs", "lhs+alpu:3"} {
+	for _, name := range []string{"list", "bins:1", "bins:7", "bins:64", "alpu:1", "alpu:4", "alpu:32", "lhs", "lhs+alpu:3", "hash:1:4", "hash:4:16", "hash:64:1024"} {
 		for seed := uint64(1); seed <= 20; seed++ {
 			spec, err := Parse(name)
 			if err != nil {
@@ -53,17 +53,22 @@ func TestMatchersKeepMPIOrder(t *testing.T) {
 				m.Begin(uint64(step) * 1000)
 				src, tag := pick(5), pick(4)
 				if rng.IntN(2) == 0 {
-					if k == 1 && strings.HasPrefix(spec.Kind, "lhs") {
+					if k == 1 && spec.NIC() {
 						src, tag = uint32(rng.IntN(5)), uint32(rng.IntN(4))
 					}
 					e := goal.Entry{Src: src, Tag: tag, Op: uint32(step)}
 					q.Push(e)
 					ref.Push(e)
 				} else {
-					got, _, gok := q.Take(src, tag)
-					want, _, wok := ref.Take(src, tag)
+					got, gd, gok := q.Take(src, tag)
+					want, wd, wok := ref.Take(src, tag)
 					if gok != wok || got != want {
 						t.Fatalf("%s seed %d step %d: take(%d,%d) = %v %v, list gives %v %v", name, seed, step, src, tag, got, gok, want, wok)
+					}
+					// The depth the run records is the match's position in MPI order,
+					// whatever the matcher walked to find it (docs/goal.md).
+					if gok && gd != wd {
+						t.Fatalf("%s seed %d step %d: take(%d,%d) at depth %d, its position in the list is %d", name, seed, step, src, tag, gd, wd)
 					}
 				}
 				if _, err := m.End(); err != nil {
@@ -74,7 +79,7 @@ func TestMatchersKeepMPIOrder(t *testing.T) {
 				}
 			}
 			st := set.Stats()[0]
-			if strings.Contains(spec.Kind, "alpu") && spec.N <= 4 && (st.Fallbacks == 0 || st.Refills == 0) {
+			if (strings.Contains(spec.Kind, "alpu") && spec.Arg(0) <= 4 || spec.Kind == "hash" && spec.Arg(1) <= 16) && (st.Fallbacks == 0 || st.Refills == 0) {
 				t.Errorf("%s seed %d: %d fallbacks, %d refills: the test never filled the ALPU", name, seed, st.Fallbacks, st.Refills)
 			}
 			if spec.Kind == "lhs" && st.Fallbacks == 0 {
@@ -88,13 +93,15 @@ func TestMatchersKeepMPIOrder(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	for _, ok := range []string{"list", "bins:1", "bins:65536", "alpu:1", "alpu:1024", "lhs", "lhs+alpu:1", "lhs+alpu:1024"} {
+	for _, ok := range []string{"list", "bins:1", "bins:65536", "alpu:1", "alpu:1024", "lhs", "lhs+alpu:1", "lhs+alpu:1024", "hash:1:4", "hash:64:1024", "hash:65536:16384"} {
 		s, err := Parse(ok)
 		if err != nil || s.String() != ok {
 			t.Errorf("Parse(%q) = %v, %v", ok, s, err)
 		}
 	}
-	for _, bad := range []string{"", "lists", "list:4", "bins", "bins:0", "bins:65537", "alpu:0", "alpu:1025", "alpu:x", "alpu:-3", "lhs:4", "lhs+alpu", "lhs+alpu:0", "alpu+lhs:4"} {
+	for _, bad := range []string{"", "lists", "list:4", "bins", "bins:0", "bins:65537", "alpu:0", "alpu:1025", "alpu:x", "alpu:-3", "lhs:4", "lhs+alpu", "lhs+alpu:0", "alpu+lhs:4",
+		// hash:K:N: K and N powers of two, N at least 4 and within the XC2VP70's block RAM
+		"hash", "hash:64", "hash:3:16", "hash:0:16", "hash:64:1000", "hash:64:2", "hash:64:32768", "hash:131072:16", "hash:64:1024:2"} {
 		_, err := Parse(bad)
 		if err == nil || !strings.Contains(err.Error(), Usage) {
 			t.Errorf("Parse(%q): %v, want an error listing the matchers", bad, err)

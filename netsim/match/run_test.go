@@ -142,7 +142,7 @@ func TestALPUFillsAndFallsBackInOrder(t *testing.T) {
 	}
 	check := func(name string, rtl []int) *Stats {
 		pairs, st, set := runFill(t, name, rtl)
-		if len(rtl) > 0 && set.RTLSteps() < 20 {
+		if len(rtl) > 0 && set.RTLSteps() < 12 {
 			t.Errorf("%s: %d operations checked on the RTL", name, set.RTLSteps())
 		}
 		for op, w := range want {
@@ -154,6 +154,22 @@ func TestALPUFillsAndFallsBackInOrder(t *testing.T) {
 	}
 	check("list", nil)
 	check("bins:3", nil)
+	// hash_match of 4 entries fills as the ALPU of 4 cells does; hash:64:1024 is the
+	// Verilated build, beside its model on nodes 0 and 1, every cycle compared.
+	if st := check("hash:2:4", nil); st.Fallbacks < 6 || st.Refills == 0 || st.MaxUnexpected != 6 {
+		t.Errorf("hash:2:4: %d fallbacks (want at least 6), %d refills, longest unexpected %d (want 6)", st.Fallbacks, st.Refills, st.MaxUnexpected)
+	}
+	check("hash:64:1024", []int{0, 1})
+	// Onload: the insert that finds the list full moves it to software, where the queue stays
+	// until it drains; on RTL nodes the ALPU RTL answers every search that empties it.
+	for _, c := range []struct {
+		name string
+		rtl  []int
+	}{{"alpu:4/onload", nil}, {"alpu:4/onload", []int{0, 1}}, {"hash:2:4/onload", nil}} {
+		if st := check(c.name, c.rtl); st.Switches < 2 || st.HWMatches == st.Matches || st.Refills != 0 {
+			t.Errorf("%s (RTL on %v): %d switches, %d of %d matches in hardware, %d refills: want the queue onloaded and back, no refill", c.name, c.rtl, st.Switches, st.HWMatches, st.Matches, st.Refills)
+		}
+	}
 	for _, rtl := range [][]int{nil, {0, 1}} {
 		st := check("alpu:4", rtl)
 		if st.Fallbacks < 6 || st.Refills == 0 || st.MaxUnexpected != 6 {
@@ -226,7 +242,7 @@ func TestLHSRTLDisagreementStops(t *testing.T) {
 func TestALPURTLDisagreementStops(t *testing.T) {
 	cfg := testConfig()
 	cfg.RTLNodes = []int{3}
-	set, err := NewSet(Spec{Kind: "alpu", N: 8}, cfg)
+	set, err := NewSet(Spec{Kind: "alpu", Args: []int{8}}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,6 +265,44 @@ func TestALPURTLDisagreementStops(t *testing.T) {
 	_, err = m.End()
 	if err == nil || !strings.Contains(err.Error(), "node 3, unexpected queue, search for source 1 tag 1, cycle ") ||
 		!strings.Contains(err.Error(), "pointer 1 in 3 cycles, the model a hit on pointer 99") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// hash_match's RTL and its model must agree: a model whose entry has another handle than
+// the RTL's stops the run with the node, the queue, the search and the cycle.
+func TestHashRTLDisagreementStops(t *testing.T) {
+	cfg := testConfig()
+	cfg.RTLNodes = []int{3}
+	spec, err := Parse("hash:64:1024")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := NewSet(spec, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	m, err := set.New(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Begin(0)
+	for i := uint32(0); i < 3; i++ {
+		m.Unexpected().Push(goal.Entry{Src: 1, Tag: i})
+	}
+	if _, err := m.End(); err != nil {
+		t.Fatal(err)
+	}
+	q := m.(*unit).uq.(*timed).Queue.(*hashQueue)
+	b := q.hw.m.banks[1]
+	b.ent[0].handle = 77 // the model's bank 1 now holds entry 1 under another handle
+	m.Begin(1000)
+	m.Unexpected().Take(1, 1)
+	_, err = m.End()
+	if err == nil || !strings.Contains(err.Error(), "node 3, unexpected queue, search for source 1 tag 1 at cycle ") ||
+		!strings.Contains(err.Error(), "the hash_match RTL gave {ins_ready 0 req_ready 0 rsp_valid 1 hit 1 handle 1 ") ||
+		!strings.Contains(err.Error(), "the model {ins_ready 0 req_ready 0 rsp_valid 1 hit 1 handle 77 ") {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package match
 
 import (
+	"github.com/lhsim/lhsim/drivers/mpi"
 	"github.com/lhsim/lhsim/gosim/hostcpu"
 	"github.com/lhsim/lhsim/netsim/goal"
 )
@@ -129,4 +130,28 @@ func plain(s []swEntry) []goal.Entry {
 		out[i] = s[i].Entry
 	}
 	return out
+}
+
+// listKind is list: the MPI library's two lists in host memory.
+var listKind = Kind{Name: "list", Software: true,
+	New: func(b *build) (goal.Queue, goal.Queue, error) {
+		return &listQueue{b.list(postedBase)}, &listQueue{b.list(unexpectedBase)}, nil
+	}}
+
+// LoopCosts are the software lists' instructions from a compiled search loop (the paper's:
+// mpi.SearchLoopO0, counted from its disassembly by TestSearchLoopCounts): an entry examined
+// costs what an entry in front of the target costs the loop, a search the rest of the loop's
+// call. Two counts no source gives are assumptions (docs/matchers.md): an append costs a
+// search call's instructions (PerCall: take a free entry, fill in the envelope, link it), and
+// the hash of bins:K ten instructions (two multiplies, a shift, a modulo and the bin's
+// address).
+func LoopCosts(l mpi.SearchLoop) Costs {
+	per := l.PerMessage[mpi.SearchFields-1]
+	return Costs{
+		EntryInstr: per,
+		EntryBytes: 16, // the MPI envelope the loop compares (mpi.EnvelopeBytes)
+		CallInstr:  l.PerCall - per,
+		PushInstr:  l.PerCall,
+		HashInstr:  10,
+	}
 }
