@@ -24,7 +24,7 @@ func runMatchers(args []string) error {
 	intVar(fs, &cfg.Ranks, "ranks", 2, 1024, "ranks of the generated workloads (64 to 1024 for the study; fewer to try it)")
 	intVar(fs, &cfg.Size, "size", 1, 1<<30, "bytes per message of the generated workloads")
 	seedVar(fs, &cfg.Seed, "seed", "random_bisect's pairing")
-	workloads := fs.String("workloads", strings.Join(goal.MatchersWorkloads, ","), "workloads, comma-separated: lhsim goal gen patterns, or fig6 (the LHS paper's micro-benchmark with lhsim search's set-up, for list and lhs) (docs/matchers.md; \"\" with --schedule: that alone)")
+	workloads := fs.String("workloads", strings.Join(goal.MatchersWorkloads, ","), "workloads, comma-separated: lhsim goal gen patterns, or fig6 (the LHS paper's micro-benchmark with lhsim search's set-up, for list and lhs), or real programs' schedules as PROGRAM.RANKS (traces/, build/traces/: make traces), apps for all of them (docs/matchers.md, docs/apps.md; \"\" with --schedule: that alone)")
 	fs.StringVar(&cfg.Schedule, "schedule", "", "also run this GOAL schedule")
 	matchers := fs.String("matchers", strings.Join(goal.MatchersDefault, ","), "matchers, comma-separated: "+match.Usage)
 	fs.StringVar(&cfg.Reports, "reports", cfg.Reports, "the area flow's checked-in Yosys reports, relative to the repository root")
@@ -33,6 +33,8 @@ func runMatchers(args []string) error {
 	qplot := addPlotFlag(fs, "draw matching time against queue length per matcher to this file (.svg or .png)")
 	pplot := &plotFlag{}
 	fs.StringVar(&pplot.file, "plot-pareto", "", "draw area against end time, the Pareto front per workload, to this file (.svg or .png)")
+	dplot := &plotFlag{}
+	fs.StringVar(&dplot.file, "plot-depth", "", "draw the application workloads' distributions of the queue searched to this file (.svg or .png)")
 	addJobsFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -43,12 +45,24 @@ func runMatchers(args []string) error {
 	if err := pplot.check(fs); err != nil {
 		return err
 	}
+	if err := dplot.check(fs); err != nil {
+		return err
+	}
+	apps := goal.AppWorkloads()
 	for _, w := range strings.Split(*workloads, ",") {
 		if w = strings.TrimSpace(w); w == "" {
 			continue
 		}
-		if !slices.Contains(goalsim.Patterns(), w) && w != rx.Fig6Workload {
-			return badUsage(fs, fmt.Errorf("--workloads: no workload %q; workloads: %s, %s", w, strings.Join(goalsim.Patterns(), ", "), rx.Fig6Workload))
+		if w == "apps" {
+			if len(apps) == 0 {
+				return badUsage(fs, errMsg("--workloads apps: no application schedule under traces/ or build/traces/ (make traces)"))
+			}
+			cfg.Workloads = append(cfg.Workloads, apps...)
+			continue
+		}
+		if !slices.Contains(goalsim.Patterns(), w) && w != rx.Fig6Workload && goal.AppSchedule(w) == "" {
+			return badUsage(fs, fmt.Errorf("--workloads: no workload %q; workloads: %s, %s; applications (make traces for more): %s", w,
+				strings.Join(goalsim.Patterns(), ", "), rx.Fig6Workload, strings.Join(apps, ", ")))
 		}
 		cfg.Workloads = append(cfg.Workloads, w)
 	}
@@ -101,7 +115,12 @@ func runMatchers(args []string) error {
 		}
 	}
 	if pplot.file != "" {
-		return r.WriteParetoPlot(pplot.file)
+		if err := r.WriteParetoPlot(pplot.file); err != nil {
+			return err
+		}
+	}
+	if dplot.file != "" {
+		return r.WriteDepthPlot(dplot.file)
 	}
 	return nil
 }
