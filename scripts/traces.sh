@@ -22,10 +22,10 @@ mkdir -p "$out"
 ex=/usr/share/lammps/examples
 for p in "${progs[@]}"; do
 	case $p in
-	lammps-melt | lammps-peptide) command -v lmp >/dev/null && [ -d $ex ] || { echo "traces: $p needs lammps and lammps-examples: bash scripts/setup.sh --mpi" >&2; exit 1; } ;;
+	lammps-melt | lammps-melt-50steps | lammps-peptide) command -v lmp >/dev/null && [ -d $ex ] || { echo "traces: $p needs lammps and lammps-examples: bash scripts/setup.sh --mpi" >&2; exit 1; } ;;
 	hpcc) command -v hpcc >/dev/null || { echo "traces: hpcc is not installed: bash scripts/setup.sh --mpi" >&2; exit 1; } ;;
 	nwchem-scf) command -v nwchem.openmpi >/dev/null || { echo "traces: nwchem-openmpi is not installed: bash scripts/setup.sh --mpi" >&2; exit 1; } ;;
-	*) echo "traces: no program $p (lammps-melt, lammps-peptide, hpcc, nwchem-scf)" >&2; exit 2 ;;
+	*) echo "traces: no program $p (lammps-melt, lammps-melt-50steps, lammps-peptide, hpcc, nwchem-scf)" >&2; exit 2 ;;
 	esac
 done
 
@@ -85,6 +85,10 @@ for p in "${progs[@]}"; do
 		mkdir -p "$run"
 		case $p in
 		lammps-melt) cmd=(lmp -in $ex/melt/in.melt -log none -screen none) ;;
+		# The schedule make test runs (traces/lammps-melt-50steps.8.goal.gz): the melt, 50 steps.
+		lammps-melt-50steps) sed 's/^run\t\t250$/run\t\t50/' $ex/melt/in.melt >"$run/in.melt"
+			grep -q '^run		50$' "$run/in.melt" || { echo "traces: $ex/melt/in.melt has no 'run 250' line to shorten" >&2; exit 1; }
+			cmd=(lmp -in in.melt -log none -screen none) ;;
 		# The peptide example's 300 steps shortened to 30: its PPPM makes about 125,000 operations a
 		# step at 8 ranks.
 		lammps-peptide) cp $ex/peptide/data.peptide "$run/"; sed 's/^run\t\t300$/run\t\t30/' $ex/peptide/in.peptide >"$run/in.peptide"

@@ -80,6 +80,9 @@ func runMatchers(args []string) error {
 	if slices.Contains(cfg.Workloads, rx.Fig6Workload) && !slices.ContainsFunc(cfg.Matchers, func(m string) bool { return slices.Contains(rx.Fig6Matchers, m) }) {
 		return badUsage(fs, fmt.Errorf("--workloads %s runs the matchers %s; --matchers has neither", rx.Fig6Workload, strings.Join(rx.Fig6Matchers, " and ")))
 	}
+	if dplot.file != "" && !slices.ContainsFunc(cfg.Workloads, func(w string) bool { return goal.AppSchedule(w) != "" }) {
+		return badUsage(fs, errMsg("--plot-depth draws application workloads (PROGRAM.RANKS, apps); --workloads has none"))
+	}
 	if len(cfg.Workloads) == 0 && cfg.Schedule == "" {
 		return badUsage(fs, errMsg("no workload: give --workloads or --schedule"))
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // testApp is the application schedule checked in under traces/ (make traces makes the others).
-const testApp = "lammps-melt.8"
+const testApp = "lammps-melt-50steps.8"
 
 // The study on a real program's schedule: every matcher ends it with every receive matched
 // once; the queue-depth distribution counts every search; an ALPU larger than every queue
@@ -50,7 +50,7 @@ func TestMatchersOnApplication(t *testing.T) {
 	longest := 0
 	for _, c := range r.Cells {
 		a := c.App
-		if a == nil || a.Program != "lammps-melt" || a.Ranks != len(s.Ranks) {
+		if a == nil || a.Program != "lammps-melt-50steps" || a.Ranks != len(s.Ranks) {
 			t.Fatalf("%s: application figures %+v", c.Matcher, a)
 		}
 		if a.Matches != recvs {
