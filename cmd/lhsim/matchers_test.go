@@ -144,8 +144,8 @@ func TestMatchersApplicationWorkloads(t *testing.T) {
 	}
 	for bad, msg := range map[string][]string{
 		"lammps-melt-50steps.9": {"--workloads", "lammps-melt-50steps.9"},
-		"--plot-depth":  {"--workloads", "incast", "--plot-depth", filepath.Join(t.TempDir(), "d.svg")},
-		"ranks 0 to 7":  {"--workloads", "lammps-melt-50steps.8", "--rtl-nodes", "8", "--matchers", "lhs"},
+		"--plot-depth":          {"--workloads", "incast", "--plot-depth", filepath.Join(t.TempDir(), "d.svg")},
+		"ranks 0 to 7":          {"--workloads", "lammps-melt-50steps.8", "--rtl-nodes", "8", "--matchers", "lhs"},
 	} {
 		code, out, stderr := run(t, nil, append([]string{"matchers"}, msg...)...)
 		require.Equal(t, 2, code, stderr)
