@@ -20,14 +20,17 @@ type Options struct {
 
 // Stats are what a conversion found, per program.
 type Stats struct {
-	Ranks, Calls, Ops   int
-	WildcardRecvs       int            // receives from AnySource or with AnyTag
-	Comms               int            // communicators, MPI_COMM_WORLD included
-	CrossSpace          int            // any-tag receives that could take a message of another tag space
-	Cancelled           int            // cancelled requests dropped
-	Collectives         map[string]int // "allreduce/recursive_doubling": count of calls (per rank)
-	Unknown             map[string]int // MPI functions the conversion does not know: calls
-	CPUNanos, CalcNanos uint64
+	Ranks         int            `json:"ranks"`
+	Calls         int            `json:"calls"`
+	Ops           int            `json:"operations"`
+	WildcardRecvs int            `json:"wildcard_receives"` // receives from AnySource or with AnyTag
+	Comms         int            `json:"communicators"`     // MPI_COMM_WORLD included
+	CrossSpace    int            `json:"cross_space"`       // any-tag receives that could take a message of another tag space
+	Cancelled     int            `json:"cancelled"`         // cancelled requests dropped
+	Collectives   map[string]int `json:"collectives"`       // "allreduce/recursive_doubling": calls (once per communicator)
+	Unknown       map[string]int `json:"unknown_calls"`     // MPI functions the conversion does not know: calls
+	CPUNanos      uint64         `json:"cpu_ns"`            // the computation the trace holds
+	CalcNanos     uint64         `json:"calc_ns"`           // the calc the schedule holds (x ComputeScale)
 }
 
 // ErrRefused is wrapped by Convert's error when the trace holds what it converts only with

@@ -84,7 +84,7 @@ func convert(w io.Writer, t *Trace, opt Options) (Stats, error) {
 		c.incoming[r] = map[srcSpace]bool{}
 	}
 	for r, calls := range t.Ranks {
-		rc := newRankConv(c, r)
+		rc := newRankConv(c, r, len(calls))
 		for i := range calls {
 			if err := rc.call(&calls[i]); err != nil {
 				return c.st, fmt.Errorf("rank %d, call %d (%s): %w", r, i+1, calls[i].Func, err)
@@ -94,6 +94,7 @@ func convert(w io.Writer, t *Trace, opt Options) (Stats, error) {
 		c.ranks[r] = rc.ops
 		c.st.Calls += len(calls)
 	}
+	c.st.Calls += t.Folded
 	c.countCrossSpace()
 	var refuse []string
 	if len(c.st.Unknown) > 0 && !opt.Approximate {

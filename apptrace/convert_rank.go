@@ -19,16 +19,24 @@ type rankConv struct {
 	reqs    map[uint64][]int32 // a request's operations not yet completed, oldest first
 	persist map[uint64]Call    // persistent requests: the call that made them
 	msgs    map[uint64]int32   // MPI_Message from Mprobe: its receive
+	arena   []int32            // where single dependencies are kept
 }
 
-func newRankConv(c *conv, r int) *rankConv {
-	return &rankConv{c: c, r: r, seq: -1, reqs: map[uint64][]int32{}, persist: map[uint64]Call{}, msgs: map[uint64]int32{}}
+func newRankConv(c *conv, r int, calls int) *rankConv {
+	return &rankConv{c: c, r: r, seq: -1, reqs: map[uint64][]int32{}, persist: map[uint64]Call{}, msgs: map[uint64]int32{},
+		ops: make([]gop, 0, 2*calls+16)} // a call makes about two operations: its own and the calc before it
 }
 
 // add appends an operation that requires deps (or seq, when deps is nil).
 func (rc *rankConv) add(op gop, deps []int32) int32 {
 	if deps == nil && rc.seq >= 0 {
-		deps = []int32{rc.seq}
+		// Single dependencies share one growing array: no allocation per operation (a slice
+		// into an array the arena has outgrown stays valid).
+		if len(rc.arena) == cap(rc.arena) {
+			rc.arena = make([]int32, 0, 4096)
+		}
+		rc.arena = append(rc.arena, rc.seq)
+		deps = rc.arena[len(rc.arena)-1 : len(rc.arena) : len(rc.arena)]
 	}
 	op.deps = deps
 	rc.ops = append(rc.ops, op)
@@ -142,7 +150,7 @@ func (rc *rankConv) complete(req uint64) int32 {
 	}
 	o := q[0]
 	if len(q) == 1 {
-		delete(rc.reqs, req)
+		rc.reqs[req] = q[:0] // the value comes back: MPI reuses its request objects
 	} else {
 		rc.reqs[req] = q[1:]
 	}

@@ -158,4 +158,7 @@ type Trace struct {
 	// and CPUIsWall whether Call.CPU is wall time.
 	Source    string
 	CPUIsWall bool
+	// Folded counts the calls a reader left out because they changed nothing the schedule
+	// holds (a Test or probe that found nothing), their computation passed on to the next call.
+	Folded int
 }

@@ -64,7 +64,7 @@ func ReadDirLimit(dir string, maxBytes int64) (*Trace, error) {
 		}
 	}
 	first := RankFile(dir, 0)
-	h, calls, comms, err := readRankFile(first)
+	h, calls, comms, folded, err := readRankFile(first)
 	if errors.Is(err, os.ErrNotExist) {
 		if st, serr := os.Stat(dir); serr != nil || !st.IsDir() {
 			return nil, fmt.Errorf("%s: no such trace directory: %w", dir, os.ErrNotExist)
@@ -74,14 +74,14 @@ func ReadDirLimit(dir string, maxBytes int64) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Trace{Ranks: make([][]Call, h.size), Comms: map[uint64]Comm{}, Source: "lhsim tracer, " + h.lib}
+	t := &Trace{Ranks: make([][]Call, h.size), Comms: map[uint64]Comm{}, Source: "lhsim tracer, " + h.lib, Folded: folded}
 	t.Ranks[0] = calls
 	if err := mergeComms(t, comms, first); err != nil {
 		return nil, err
 	}
 	for r := 1; r < h.size; r++ {
 		p := RankFile(dir, r)
-		hr, calls, comms, err := readRankFile(p)
+		hr, calls, comms, folded, err := readRankFile(p)
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, &FormatError{p, fmt.Sprintf("missing: rank 0's file says the program ran %d ranks", h.size)}
 		}
@@ -92,6 +92,7 @@ func ReadDirLimit(dir string, maxBytes int64) (*Trace, error) {
 			return nil, &FormatError{p, fmt.Sprintf("says it is rank %d of %d, not rank %d of %d", hr.rank, hr.size, r, h.size)}
 		}
 		t.Ranks[r] = calls
+		t.Folded += folded
 		if err := mergeComms(t, comms, p); err != nil {
 			return nil, err
 		}
@@ -154,12 +155,14 @@ const (
 	decComm                    // parent, id, n, members
 	decCommFree                // id
 	decEnd                     // the number of records before it
+	decPolls                   // how many Tests and probes found nothing before the next record
 	decUnknown                 // a function this reader does not know: its fields are skipped
 )
 
 var knownFuncs = map[string]funcInfo{
 	"LHT_End":                  {kind: KNop, dec: decEnd},
 	"LHT_Comm":                 {kind: KNop, dec: decComm},
+	"LHT_Polls":                {kind: KNop, dec: decPolls},
 	"MPI_Init":                 {kind: KInit},
 	"MPI_Init_thread":          {kind: KInit},
 	"MPI_Finalize":             {kind: KFinalize},
@@ -341,20 +344,20 @@ func readHeader(rd *reader) (header, error) {
 	return h, nil
 }
 
-func readRankFile(path string) (header, []Call, []Comm, error) {
+func readRankFile(path string) (header, []Call, []Comm, int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return header{}, nil, nil, fmt.Errorf("%s: %w", path, os.ErrNotExist)
+			return header{}, nil, nil, 0, fmt.Errorf("%s: %w", path, os.ErrNotExist)
 		}
-		return header{}, nil, nil, &FormatError{path, err.Error()}
+		return header{}, nil, nil, 0, &FormatError{path, err.Error()}
 	}
 	defer f.Close()
 	rd := &reader{r: bufio.NewReaderSize(f, 1<<16), path: path}
 	h, err := readHeader(rd)
 	if err != nil {
-		return h, nil, nil, err
+		return h, nil, nil, 0, err
 	}
-	calls, comms, err := readRecords(rd, h)
-	return h, calls, comms, err
+	calls, comms, folded, err := readRecords(rd, h)
+	return h, calls, comms, folded, err
 }

@@ -6,62 +6,80 @@ import (
 	"math"
 )
 
-// readRecords reads a rank's records up to its end record.
-func readRecords(rd *reader, h header) ([]Call, []Comm, error) {
-	var calls []Call
-	var comms []Comm
-	var records uint64
+// readRecords reads a rank's records up to its end record. A call that changed nothing the
+// schedule holds (a Test or probe that found nothing: a polling loop makes millions) is not
+// kept: its computation passes on to the next call, and folded counts it.
+func readRecords(rd *reader, h header) (calls []Call, comms []Comm, folded int, err error) {
+	var records, carried uint64
 	for {
 		start := rd.off
 		if _, err := rd.r.Peek(1); err == io.EOF {
-			return nil, nil, rd.fail("ends after %d calls without its end record: rank %d did not reach MPI_Finalize (killed, crashed, or the file was cut short)", len(calls), h.rank)
+			return nil, nil, 0, rd.fail("ends after %d calls without its end record: rank %d did not reach MPI_Finalize (killed, crashed, or the file was cut short)", len(calls)+folded, h.rank)
 		}
 		fid, err := rd.uvarint("a record's function")
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		if fid >= uint64(len(h.funcs)) {
-			return nil, nil, &FormatError{rd.path, fmt.Sprintf("byte %d: function %d, but the header names %d", start, fid, len(h.funcs))}
+			return nil, nil, 0, &FormatError{rd.path, fmt.Sprintf("byte %d: function %d, but the header names %d", start, fid, len(h.funcs))}
 		}
 		fi := h.funcs[fid]
 		cpu, err := rd.uvarint(fi.name + "'s cpu time")
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		nf, err := rd.uvarint(fi.name + "'s field count")
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		if nf > 1<<28 {
-			return nil, nil, rd.fail("%s with %d fields", fi.name, nf)
+			return nil, nil, 0, rd.fail("%s with %d fields", fi.name, nf)
 		}
 		fields := make([]uint64, nf)
 		for i := range fields {
 			if fields[i], err = rd.uvarint(fi.name + "'s fields"); err != nil {
-				return nil, nil, err
+				return nil, nil, 0, err
 			}
 		}
 		if fi.dec == decEnd {
 			if nf != 1 || fields[0] != records {
-				return nil, nil, &FormatError{rd.path, fmt.Sprintf("byte %d: the end record counts %v records, the file holds %d", start, fields, records)}
+				return nil, nil, 0, &FormatError{rd.path, fmt.Sprintf("byte %d: the end record counts %v records, the file holds %d", start, fields, records)}
 			}
 			if _, err := rd.r.Peek(1); err != io.EOF {
-				return nil, nil, rd.fail("bytes after the end record")
+				return nil, nil, 0, rd.fail("bytes after the end record")
 			}
-			return calls, comms, nil
+			return calls, comms, folded, nil
 		}
 		records++
+		if fi.dec == decPolls {
+			if nf != 1 {
+				return nil, nil, 0, &FormatError{rd.path, fmt.Sprintf("byte %d: LHT_Polls with %d fields", start, nf)}
+			}
+			folded += int(min(fields[0], 1<<40))
+			carried += cpu
+			continue
+		}
 		c := Call{Func: fi.name, Kind: fi.kind, Coll: fi.coll, CPU: cpu}
 		comm, err := decode(&c, fi, fields, h.size)
 		if err != nil {
-			return nil, nil, &FormatError{rd.path, fmt.Sprintf("byte %d: %s: %v", start, fi.name, err)}
+			return nil, nil, 0, &FormatError{rd.path, fmt.Sprintf("byte %d: %s: %v", start, fi.name, err)}
 		}
 		if comm != nil {
 			comms = append(comms, *comm)
 		}
+		if c.Kind == KNop || (c.Kind == KComplete || c.Kind == KStart) && len(c.Reqs) == 0 {
+			carried += c.CPU
+			folded++
+			continue
+		}
+		c.CPU += carried
+		carried = 0
 		calls = append(calls, c)
 	}
 }
+
+// interComm is the communicator id the tracer writes for an intercommunicator.
+const interComm = math.MaxUint64
 
 func zig(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
@@ -91,6 +109,15 @@ func decode(c *Call, fi funcInfo, f []uint64, size int) (*Comm, error) {
 		return int32(t), nil
 	}
 	var err error
+	switch fi.dec {
+	case decP2P, decP2PReq, decProbe, decSendrecv, decColl:
+		if f[0] == interComm {
+			// The tracer's id for an intercommunicator (or one it could not read): its
+			// peers are not world ranks, and the conversion lists the call as unknown.
+			c.Kind, c.Func = KOther, c.Func+" on an intercommunicator"
+			return nil, nil
+		}
+	}
 	switch fi.dec {
 	case decP2P, decP2PReq, decProbe:
 		c.Comm = f[0]

@@ -168,3 +168,71 @@ func TestReadTooLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReadInterComm: a call on an intercommunicator (the tracer's id ~0, peers not world
+// ranks) is read as a call the conversion does not know, not as a corrupt trace.
+func TestReadInterComm(t *testing.T) {
+	e := &enc{b: []byte(Magic)}
+	e.u(1)
+	e.u(0)
+	e.u(1)
+	e.str("Test MPI 1.0")
+	e.u(uint64(len(testFuncs)))
+	for _, f := range testFuncs {
+		e.str(f)
+	}
+	e.u(fid("MPI_Send"))
+	e.u(0)
+	e.u(4)
+	e.u(^uint64(0))
+	e.i(3)
+	e.i(-3)
+	e.u(8)
+	e.u(fid("LHT_End"))
+	e.u(0)
+	e.u(1)
+	e.u(1)
+	tr, err := ReadDir(writeTrace(t, e.b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := tr.Ranks[0][0]; c.Kind != KOther || c.Func != "MPI_Send on an intercommunicator" {
+		t.Fatalf("%+v", c)
+	}
+}
+
+// TestReadPolls: polls that found nothing (counted by the tracer in LHT_Polls, or recorded one
+// by one) are not kept as calls: they are counted in Folded and their time goes to the next call.
+func TestReadPolls(t *testing.T) {
+	funcs := []string{"LHT_End", "LHT_Comm", "MPI_Init", "MPI_Init_thread", "MPI_Finalize", "LHT_Polls", "MPI_Iprobe", "MPI_Send"}
+	e := &enc{b: []byte(Magic)}
+	e.u(1)
+	e.u(0)
+	e.u(1)
+	e.str("Test MPI 1.0")
+	e.u(uint64(len(funcs)))
+	for _, f := range funcs {
+		e.str(f)
+	}
+	rec := func(f int, cpu uint64, fields ...uint64) {
+		e.u(uint64(f))
+		e.u(cpu)
+		e.u(uint64(len(fields)))
+		for _, v := range fields {
+			e.u(v)
+		}
+	}
+	rec(2, 0)                   // Init
+	rec(5, 0, 1000)             // 1000 polls
+	rec(6, 30, 0, 2*3, 1, 0, 0) // an Iprobe that found nothing
+	rec(7, 50, 0, 2*3, 0, 8)    // Send to rank 0
+	rec(4, 5)                   // Finalize
+	rec(0, 0, 5)
+	tr, err := ReadDir(writeTrace(t, e.b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(tr.Ranks[0]); got != 3 || tr.Folded != 1001 || tr.Ranks[0][1].Func != "MPI_Send" || tr.Ranks[0][1].CPU != 80 {
+		t.Fatalf("calls %+v, folded %d", tr.Ranks[0], tr.Folded)
+	}
+}

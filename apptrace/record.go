@@ -173,7 +173,7 @@ func Record(ctx context.Context, cfg RecordConfig) (*RecordResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v; what the ranks recorded is in %s, not a trace", ErrRunFailed, err, partial)
 	}
-	res := &RecordResult{Dir: cfg.Out, MPI: m, Ranks: len(t.Ranks)}
+	res := &RecordResult{Dir: cfg.Out, MPI: m, Ranks: len(t.Ranks), Calls: t.Folded}
 	for r := range t.Ranks {
 		res.Calls += len(t.Ranks[r])
 		if st, err := os.Stat(RankFile(partial, r)); err == nil {

@@ -178,6 +178,10 @@ func runGoalConvert(args []string) error {
 	}
 	fmt.Printf("lhsim goal convert: %s: %d ranks, %d calls, %d operations, %d wildcard receives, %d communicators, %d cancelled, collectives: %s\n",
 		*out, st.Ranks, st.Calls, st.Ops, st.WildcardRecvs, st.Comms, st.Cancelled, collList(st.Collectives))
+	if st.CrossSpace > 0 || len(st.Unknown) > 0 { // taken with --approximate
+		fmt.Printf("lhsim goal convert: approximated: %d any-tag receives that could take another tag space's message; unknown calls dropped: %s\n",
+			st.CrossSpace, collList(st.Unknown))
+	}
 	if *jsonOut != "" {
 		return replaceFile(*jsonOut, func(tmp string) error {
 			f, err := os.Create(tmp)

@@ -123,6 +123,10 @@ func TestGoalRecordEndToEnd(t *testing.T) {
 			if got := funcs(tr.Ranks[1]); got != rank1F {
 				t.Errorf("rank 1's calls:\n%s\nwant\n%s", got, rank1F)
 			}
+			// Fortran's handles, counts and ranks as C's: 32 INTEGERs from rank 0, tag 1.
+			if c := tr.Ranks[1][3]; c.Func != "MPI_Irecv" || c.Peer != 0 || c.Tag != 1 || c.Size != 128 || c.Req == 0 {
+				t.Errorf("rank 1's first Irecv: %+v", c)
+			}
 		})
 	}
 }
@@ -267,4 +271,31 @@ func checkShapes(t *testing.T, r int, calls []apptrace.Call, tr *apptrace.Trace)
 	if len(row) != 2 || row[0] != int32(r&^1) || row[1] != int32(r|1) {
 		t.Errorf("rank %d: its row is %v", r, row)
 	}
+}
+
+// TestGoalRecordF08: a program of the Fortran 2008 bindings (use mpi_f08) is traced under
+// Open MPI (they call ompi_*_f, which the tracer wraps); MPICH's call its internal MPIR_*
+// functions, which it does not, and goal record says it recorded no MPI call.
+func TestGoalRecordF08(t *testing.T) {
+	want := "Init Irecv Isend Waitall Allreduce Finalize"
+	t.Run("openmpi", func(t *testing.T) {
+		mpiTools(t, "openmpi", true)
+		prog := filepath.Join(t.TempDir(), "f08")
+		compile(t, "mpif90.openmpi", "../../tracer/testdata/ring_f08.f90", prog)
+		tr := recordConvertRun(t, "openmpi", prog, "2")
+		for r := range tr.Ranks {
+			if got := funcs(tr.Ranks[r]); got != want {
+				t.Errorf("rank %d: %s, want %s", r, got, want)
+			}
+		}
+	})
+	t.Run("mpich", func(t *testing.T) {
+		mpiTools(t, "mpich", true)
+		prog := filepath.Join(t.TempDir(), "f08")
+		compile(t, "mpif90.mpich", "../../tracer/testdata/ring_f08.f90", prog)
+		code, _, errs := run(t, nil, "goal", "record", "--build", "../../build", "--out", filepath.Join(t.TempDir(), "tr"), "--", "mpirun.mpich", "-np", "2", prog)
+		if code != 1 || !strings.Contains(errs, "recorded no MPI call") {
+			t.Errorf("status %d, %q", code, errs)
+		}
+	})
 }

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,8 +79,9 @@ static void flush(void)
 
 void lht_begin(int fid, uint64_t cpu, uint64_t nfields)
 {
-	/* Every field is a varint of at most 10 bytes; with function, cpu and count. */
-	size_t need = 10 * ((size_t)nfields + 3);
+	/* Every field is a varint of at most 10 bytes; with function, cpu and count, and the
+	 * polls' record that may come first. */
+	size_t need = 10 * ((size_t)nfields + 3) + 40;
 	if ((size_t)(lht.p - buf_base) + need > buf_cap) {
 		flush();
 		if (need > buf_cap) { /* one huge record (a Waitall of 100,000 requests): once */
@@ -92,6 +94,14 @@ void lht_begin(int fid, uint64_t cpu, uint64_t nfields)
 				lht.p = lht.committed = b;
 			}
 		}
+	}
+	if (lht.polls > 0) {
+		lht_u(LHT_F_POLLS);
+		lht_u(0);
+		lht_u(1);
+		lht_u(lht.polls);
+		lht.polls = 0;
+		lht_end();
 	}
 	lht_u((uint64_t)fid);
 	lht_u(cpu);
@@ -304,6 +314,13 @@ static void at_exit(void)
 		flush();
 }
 
+/* A child the rank forks (and that does not exec) must not write the parent's records again. */
+static void in_child(void)
+{
+	lht.fd = -1;
+	lht.on = 0;
+}
+
 static void start(int fid)
 {
 	const char *dir = getenv("LHSIM_TRACE_DIR");
@@ -338,6 +355,7 @@ static void start(int fid)
 		sigaction(fatal[i], &sa, &old_actions[i]);
 	}
 	atexit(at_exit);
+	pthread_atfork(NULL, NULL, in_child);
 	lht.on = 1;
 	lht_exit();
 }

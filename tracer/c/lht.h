@@ -12,7 +12,8 @@ enum {
 	LHT_F_INIT = 2,
 	LHT_F_INIT_THREAD = 3,
 	LHT_F_FINALIZE = 4,
-	LHT_F_FIRST = 5,
+	LHT_F_POLLS = 5,     /* how many polls that found nothing came before the next record */
+	LHT_F_FIRST = 6,
 };
 
 extern const char *const lht_func_names[];
@@ -33,6 +34,7 @@ struct lht_state {
 	int rank, size;
 	uint64_t last_exit;    /* thread CPU time when the last traced call returned (ns) */
 	uint64_t records;
+	uint64_t polls;        /* Tests and probes that found nothing since the last record */
 	uint64_t null_req, null_freq; /* MPI_REQUEST_NULL's value in C and in Fortran */
 	unsigned char *p;      /* where the record being written goes */
 	unsigned char *committed; /* the end of the last whole record */

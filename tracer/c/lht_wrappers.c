@@ -12,6 +12,7 @@ const char *const lht_func_names[] = {
 	"MPI_Init",
 	"MPI_Init_thread",
 	"MPI_Finalize",
+	"LHT_Polls",
 	"MPI_Send",
 	"MPI_Ssend",
 	"MPI_Bsend",
@@ -120,115 +121,115 @@ const char *const lht_func_names[] = {
 	"MPI_Win_wait",
 	"MPI_Grequest_complete",
 };
-const int lht_nfuncs = 112;
+const int lht_nfuncs = 113;
 
-#define LHT_F_Send 5
-#define LHT_F_Ssend 6
-#define LHT_F_Bsend 7
-#define LHT_F_Rsend 8
-#define LHT_F_Recv 9
-#define LHT_F_Isend 10
-#define LHT_F_Issend 11
-#define LHT_F_Ibsend 12
-#define LHT_F_Irsend 13
-#define LHT_F_Irecv 14
-#define LHT_F_Send_init 15
-#define LHT_F_Ssend_init 16
-#define LHT_F_Bsend_init 17
-#define LHT_F_Rsend_init 18
-#define LHT_F_Recv_init 19
-#define LHT_F_Sendrecv 20
-#define LHT_F_Sendrecv_replace 21
-#define LHT_F_Probe 22
-#define LHT_F_Iprobe 23
-#define LHT_F_Mprobe 24
-#define LHT_F_Improbe 25
-#define LHT_F_Mrecv 26
-#define LHT_F_Imrecv 27
-#define LHT_F_Wait 28
-#define LHT_F_Test 29
-#define LHT_F_Waitall 30
-#define LHT_F_Testall 31
-#define LHT_F_Waitany 32
-#define LHT_F_Testany 33
-#define LHT_F_Waitsome 34
-#define LHT_F_Testsome 35
-#define LHT_F_Cancel 36
-#define LHT_F_Request_free 37
-#define LHT_F_Start 38
-#define LHT_F_Startall 39
-#define LHT_F_Barrier 40
-#define LHT_F_Bcast 41
-#define LHT_F_Reduce 42
-#define LHT_F_Allreduce 43
-#define LHT_F_Scan 44
-#define LHT_F_Exscan 45
-#define LHT_F_Gather 46
-#define LHT_F_Gatherv 47
-#define LHT_F_Scatter 48
-#define LHT_F_Scatterv 49
-#define LHT_F_Allgather 50
-#define LHT_F_Allgatherv 51
-#define LHT_F_Alltoall 52
-#define LHT_F_Alltoallv 53
-#define LHT_F_Reduce_scatter 54
-#define LHT_F_Reduce_scatter_block 55
-#define LHT_F_Comm_dup 56
-#define LHT_F_Comm_split 57
-#define LHT_F_Comm_split_type 58
-#define LHT_F_Comm_create 59
-#define LHT_F_Comm_create_group 60
-#define LHT_F_Cart_create 61
-#define LHT_F_Cart_sub 62
-#define LHT_F_Graph_create 63
-#define LHT_F_Dist_graph_create_adjacent 64
-#define LHT_F_Dist_graph_create 65
-#define LHT_F_Comm_dup_with_info 66
-#define LHT_F_Comm_free 67
-#define LHT_F_Alltoallw 68
-#define LHT_F_Ibarrier 69
-#define LHT_F_Ibcast 70
-#define LHT_F_Ireduce 71
-#define LHT_F_Iallreduce 72
-#define LHT_F_Iscan 73
-#define LHT_F_Iexscan 74
-#define LHT_F_Igather 75
-#define LHT_F_Igatherv 76
-#define LHT_F_Iscatter 77
-#define LHT_F_Iscatterv 78
-#define LHT_F_Iallgather 79
-#define LHT_F_Iallgatherv 80
-#define LHT_F_Ialltoall 81
-#define LHT_F_Ialltoallv 82
-#define LHT_F_Ialltoallw 83
-#define LHT_F_Ireduce_scatter 84
-#define LHT_F_Ireduce_scatter_block 85
-#define LHT_F_Neighbor_allgather 86
-#define LHT_F_Neighbor_allgatherv 87
-#define LHT_F_Neighbor_alltoall 88
-#define LHT_F_Neighbor_alltoallv 89
-#define LHT_F_Neighbor_alltoallw 90
-#define LHT_F_Comm_idup 91
-#define LHT_F_Intercomm_create 92
-#define LHT_F_Intercomm_merge 93
-#define LHT_F_Put 94
-#define LHT_F_Get 95
-#define LHT_F_Accumulate 96
-#define LHT_F_Get_accumulate 97
-#define LHT_F_Win_fence 98
-#define LHT_F_Win_create 99
-#define LHT_F_Win_allocate 100
-#define LHT_F_Win_free 101
-#define LHT_F_Win_lock 102
-#define LHT_F_Win_unlock 103
-#define LHT_F_Win_lock_all 104
-#define LHT_F_Win_unlock_all 105
-#define LHT_F_Win_flush 106
-#define LHT_F_Win_post 107
-#define LHT_F_Win_start 108
-#define LHT_F_Win_complete 109
-#define LHT_F_Win_wait 110
-#define LHT_F_Grequest_complete 111
+#define LHT_F_Send 6
+#define LHT_F_Ssend 7
+#define LHT_F_Bsend 8
+#define LHT_F_Rsend 9
+#define LHT_F_Recv 10
+#define LHT_F_Isend 11
+#define LHT_F_Issend 12
+#define LHT_F_Ibsend 13
+#define LHT_F_Irsend 14
+#define LHT_F_Irecv 15
+#define LHT_F_Send_init 16
+#define LHT_F_Ssend_init 17
+#define LHT_F_Bsend_init 18
+#define LHT_F_Rsend_init 19
+#define LHT_F_Recv_init 20
+#define LHT_F_Sendrecv 21
+#define LHT_F_Sendrecv_replace 22
+#define LHT_F_Probe 23
+#define LHT_F_Iprobe 24
+#define LHT_F_Mprobe 25
+#define LHT_F_Improbe 26
+#define LHT_F_Mrecv 27
+#define LHT_F_Imrecv 28
+#define LHT_F_Wait 29
+#define LHT_F_Test 30
+#define LHT_F_Waitall 31
+#define LHT_F_Testall 32
+#define LHT_F_Waitany 33
+#define LHT_F_Testany 34
+#define LHT_F_Waitsome 35
+#define LHT_F_Testsome 36
+#define LHT_F_Cancel 37
+#define LHT_F_Request_free 38
+#define LHT_F_Start 39
+#define LHT_F_Startall 40
+#define LHT_F_Barrier 41
+#define LHT_F_Bcast 42
+#define LHT_F_Reduce 43
+#define LHT_F_Allreduce 44
+#define LHT_F_Scan 45
+#define LHT_F_Exscan 46
+#define LHT_F_Gather 47
+#define LHT_F_Gatherv 48
+#define LHT_F_Scatter 49
+#define LHT_F_Scatterv 50
+#define LHT_F_Allgather 51
+#define LHT_F_Allgatherv 52
+#define LHT_F_Alltoall 53
+#define LHT_F_Alltoallv 54
+#define LHT_F_Reduce_scatter 55
+#define LHT_F_Reduce_scatter_block 56
+#define LHT_F_Comm_dup 57
+#define LHT_F_Comm_split 58
+#define LHT_F_Comm_split_type 59
+#define LHT_F_Comm_create 60
+#define LHT_F_Comm_create_group 61
+#define LHT_F_Cart_create 62
+#define LHT_F_Cart_sub 63
+#define LHT_F_Graph_create 64
+#define LHT_F_Dist_graph_create_adjacent 65
+#define LHT_F_Dist_graph_create 66
+#define LHT_F_Comm_dup_with_info 67
+#define LHT_F_Comm_free 68
+#define LHT_F_Alltoallw 69
+#define LHT_F_Ibarrier 70
+#define LHT_F_Ibcast 71
+#define LHT_F_Ireduce 72
+#define LHT_F_Iallreduce 73
+#define LHT_F_Iscan 74
+#define LHT_F_Iexscan 75
+#define LHT_F_Igather 76
+#define LHT_F_Igatherv 77
+#define LHT_F_Iscatter 78
+#define LHT_F_Iscatterv 79
+#define LHT_F_Iallgather 80
+#define LHT_F_Iallgatherv 81
+#define LHT_F_Ialltoall 82
+#define LHT_F_Ialltoallv 83
+#define LHT_F_Ialltoallw 84
+#define LHT_F_Ireduce_scatter 85
+#define LHT_F_Ireduce_scatter_block 86
+#define LHT_F_Neighbor_allgather 87
+#define LHT_F_Neighbor_allgatherv 88
+#define LHT_F_Neighbor_alltoall 89
+#define LHT_F_Neighbor_alltoallv 90
+#define LHT_F_Neighbor_alltoallw 91
+#define LHT_F_Comm_idup 92
+#define LHT_F_Intercomm_create 93
+#define LHT_F_Intercomm_merge 94
+#define LHT_F_Put 95
+#define LHT_F_Get 96
+#define LHT_F_Accumulate 97
+#define LHT_F_Get_accumulate 98
+#define LHT_F_Win_fence 99
+#define LHT_F_Win_create 100
+#define LHT_F_Win_allocate 101
+#define LHT_F_Win_free 102
+#define LHT_F_Win_lock 103
+#define LHT_F_Win_unlock 104
+#define LHT_F_Win_lock_all 105
+#define LHT_F_Win_unlock_all 106
+#define LHT_F_Win_flush 107
+#define LHT_F_Win_post 108
+#define LHT_F_Win_start 109
+#define LHT_F_Win_complete 110
+#define LHT_F_Win_wait 111
+#define LHT_F_Grequest_complete 112
 
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
@@ -1026,8 +1027,12 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 {
 	if (!lht.on)
 		return PMPI_Iprobe(source, tag, comm, flag, status);
-	uint64_t cpu = lht_enter();
 	int rc = PMPI_Iprobe(source, tag, comm, flag, status);
+	if (!(*flag)) {
+		lht.polls++;
+		return rc;
+	}
+	uint64_t cpu = lht_enter();
 	struct lht_comm *c = lht_comm(comm);
 	lht_begin(LHT_F_Iprobe, cpu, 5);
 	lht_u(c->id);
@@ -1048,8 +1053,12 @@ void mpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag
 		pmpi_iprobe_(source, tag, comm, flag, status, ierr);
 		return;
 	}
-	uint64_t cpu = lht_enter();
 	pmpi_iprobe_(source, tag, comm, flag, status, ierr);
+	if (!(*flag)) {
+		lht.polls++;
+		return;
+	}
+	uint64_t cpu = lht_enter();
 	struct lht_comm *c = lht_comm(PMPI_Comm_f2c(*comm));
 	lht_begin(LHT_F_Iprobe, cpu, 5);
 	lht_u(c->id);
@@ -1114,8 +1123,12 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
 {
 	if (!lht.on)
 		return PMPI_Improbe(source, tag, comm, flag, message, status);
-	uint64_t cpu = lht_enter();
 	int rc = PMPI_Improbe(source, tag, comm, flag, message, status);
+	if (!(*flag)) {
+		lht.polls++;
+		return rc;
+	}
+	uint64_t cpu = lht_enter();
 	struct lht_comm *c = lht_comm(comm);
 	lht_begin(LHT_F_Improbe, cpu, 5);
 	lht_u(c->id);
@@ -1136,8 +1149,12 @@ void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *fla
 		pmpi_improbe_(source, tag, comm, flag, message, status, ierr);
 		return;
 	}
-	uint64_t cpu = lht_enter();
 	pmpi_improbe_(source, tag, comm, flag, message, status, ierr);
+	if (!(*flag)) {
+		lht.polls++;
+		return;
+	}
+	uint64_t cpu = lht_enter();
 	struct lht_comm *c = lht_comm(PMPI_Comm_f2c(*comm));
 	lht_begin(LHT_F_Improbe, cpu, 5);
 	lht_u(c->id);
@@ -1243,7 +1260,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 	lht_begin(LHT_F_Wait, cpu, 1 + k);
 	lht_u(k);
 	if (k)
-	lht_u(r0);
+		lht_u(r0);
 	lht_end();
 	lht_exit();
 	return rc;
@@ -1264,7 +1281,7 @@ void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
 	lht_begin(LHT_F_Wait, cpu, 1 + k);
 	lht_u(k);
 	if (k)
-	lht_u(r0);
+		lht_u(r0);
 	lht_end();
 	lht_exit();
 }
@@ -1278,14 +1295,18 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
 	if (!lht.on)
 		return PMPI_Test(request, flag, status);
-	uint64_t cpu = lht_enter();
 	uint64_t r0 = lht_handle(*request);
 	int rc = PMPI_Test(request, flag, status);
+	if (r0 == lht.null_req || !(*flag)) {
+		lht.polls++;
+		return rc;
+	}
+	uint64_t cpu = lht_enter();
 	int k = r0 != lht.null_req && (*flag);
 	lht_begin(LHT_F_Test, cpu, 1 + k);
 	lht_u(k);
 	if (k)
-	lht_u(r0);
+		lht_u(r0);
 	lht_end();
 	lht_exit();
 	return rc;
@@ -1299,14 +1320,18 @@ void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ie
 		pmpi_test_(request, flag, status, ierr);
 		return;
 	}
-	uint64_t cpu = lht_enter();
 	uint64_t r0 = lht_fhandle(*request);
 	pmpi_test_(request, flag, status, ierr);
+	if (r0 == lht.null_freq || !(*flag)) {
+		lht.polls++;
+		return;
+	}
+	uint64_t cpu = lht_enter();
 	int k = r0 != lht.null_freq && (*flag);
 	lht_begin(LHT_F_Test, cpu, 1 + k);
 	lht_u(k);
 	if (k)
-	lht_u(r0);
+		lht_u(r0);
 	lht_end();
 	lht_exit();
 }
@@ -1324,16 +1349,16 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of
 	int n = count;
 	uint64_t *pre = lht_scratch(n);
 	for (int i = 0; i < n; i++)
-	pre[i] = lht_handle(array_of_requests[i]);
+		pre[i] = lht_handle(array_of_requests[i]);
 	int rc = PMPI_Waitall(count, array_of_requests, array_of_statuses);
 	int k = 0;
 	for (int i = 0; i < n; i++)
-	if (pre[i] != lht.null_req)
-	pre[k++] = pre[i];
+		if (pre[i] != lht.null_req)
+			pre[k++] = pre[i];
 	lht_begin(LHT_F_Waitall, cpu, 1 + k);
 	lht_u(k);
 	for (int i = 0; i < k; i++)
-	lht_u(pre[i]);
+		lht_u(pre[i]);
 	lht_end();
 	lht_exit();
 	return rc;
@@ -1351,16 +1376,16 @@ void mpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_
 	int n = (*count);
 	uint64_t *pre = lht_scratch(n);
 	for (int i = 0; i < n; i++)
-	pre[i] = lht_fhandle(array_of_requests[i]);
+		pre[i] = lht_fhandle(array_of_requests[i]);
 	pmpi_waitall_(count, array_of_requests, array_of_statuses, ierr);
 	int k = 0;
 	for (int i = 0; i < n; i++)
-	if (pre[i] != lht.null_freq)
-	pre[k++] = pre[i];
+		if (pre[i] != lht.null_freq)
+			pre[k++] = pre[i];
 	lht_begin(LHT_F_Waitall, cpu, 1 + k);
 	lht_u(k);
 	for (int i = 0; i < k; i++)
-	lht_u(pre[i]);
+		lht_u(pre[i]);
 	lht_end();
 	lht_exit();
 }
@@ -1374,20 +1399,24 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 {
 	if (!lht.on)
 		return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
-	uint64_t cpu = lht_enter();
 	int n = count;
 	uint64_t *pre = lht_scratch(n);
 	for (int i = 0; i < n; i++)
-	pre[i] = lht_handle(array_of_requests[i]);
+		pre[i] = lht_handle(array_of_requests[i]);
 	int rc = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+	if (!(*flag)) {
+		lht.polls++;
+		return rc;
+	}
+	uint64_t cpu = lht_enter();
 	int k = 0;
 	for (int i = 0; (*flag) && i < n; i++)
-	if (pre[i] != lht.null_req)
-	pre[k++] = pre[i];
+		if (pre[i] != lht.null_req)
+			pre[k++] = pre[i];
 	lht_begin(LHT_F_Testall, cpu, 1 + k);
 	lht_u(k);
 	for (int i = 0; i < k; i++)
-	lht_u(pre[i]);
+		lht_u(pre[i]);
 	lht_end();
 	lht_exit();
 	return rc;
@@ -1401,20 +1430,24 @@ void mpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, 
 		pmpi_testall_(count, array_of_requests, flag, array_of_statuses, ierr);
 		return;
 	}
-	uint64_t cpu = lht_enter();
 	int n = (*count);
 	uint64_t *pre = lht_scratch(n);
 	for (int i = 0; i < n; i++)
-	pre[i] = lht_fhandle(array_of_requests[i]);
+		pre[i] = lht_fhandle(array_of_requests[i]);
 	pmpi_testall_(count, array_of_requests, flag, array_of_statuses, ierr);
+	if (!(*flag)) {
+		lht.polls++;
+		return;
+	}
+	uint64_t cpu = lht_enter();
 	int k = 0;
 	for (int i = 0; (*flag) && i < n; i++)
-	if (pre[i] != lht.null_freq)
-	pre[k++] = pre[i];
+		if (pre[i] != lht.null_freq)
+			pre[k++] = pre[i];
 	lht_begin(LHT_F_Testall, cpu, 1 + k);
 	lht_u(k);
 	for (int i = 0; i < k; i++)
-	lht_u(pre[i]);
+		lht_u(pre[i]);
 	lht_end();
 	lht_exit();
 }
@@ -1432,14 +1465,14 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 	int n = count;
 	uint64_t *pre = lht_scratch(n);
 	for (int i = 0; i < n; i++)
-	pre[i] = lht_handle(array_of_requests[i]);
+		pre[i] = lht_handle(array_of_requests[i]);
 	int rc = PMPI_Waitany(count, array_of_requests, index, status);
 	int j = (*index);
 	int k = j != MPI_UNDEFINED && j >= 0 && j < n;
 	lht_begin(LHT_F_Waitany, cpu, 1 + k);
 	lht_u(k);
 	if (k)
-	lht_u(pre[j]);
+		lht_u(pre[j]);
 	lht_end();
 	lht_exit();
 	return rc;
@@ -1457,14 +1490,14 @@ void mpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index,
 	int n = (*count);
 	uint64_t *pre = lht_scratch(n);
 	for (int i = 0; i < n; i++)
-	pre[i] = lht_fhandle(array_of_requests[i]);
+		pre[i] = lht_fhandle(array_of_requests[i]);
 	pmpi_waitany_(count, array_of_requests, index, status, ierr);
 	int j = (*index == MPI_UNDEFINED ? MPI_UNDEFINED : *index - 1);
 	int k = j != MPI_UNDEFINED && j >= 0 && j < n;
 	lht_begin(LHT_F_Waitany, cpu, 1 + k);
 	lht_u(k);
 	if (k)
-	lht_u(pre[j]);
+		lht_u(pre[j]);
 	lht_end();
 	lht_exit();
 }
@@ -1478,18 +1511,22 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 {
 	if (!lht.on)
 		return PMPI_Testany(count, array_of_requests, index, flag, status);
-	uint64_t cpu = lht_enter();
 	int n = count;
 	uint64_t *pre = lht_scratch(n);
 	for (int i = 0; i < n; i++)
-	pre[i] = lht_handle(array_of_requests[i]);
+		pre[i] = lht_handle(array_of_requests[i]);
 	int rc = PMPI_Testany(count, array_of_requests, index, flag, status);
+	if (!(*flag) || (*index) == MPI_UNDEFINED) {
+		lht.polls++;
+		return rc;
+	}
+	uint64_t cpu = lht_enter();
 	int j = (*index);
 	int k = (*flag) && j != MPI_UNDEFINED && j >= 0 && j < n;
 	lht_begin(LHT_F_Testany, cpu, 1 + k);
 	lht_u(k);
 	if (k)
-	lht_u(pre[j]);
+		lht_u(pre[j]);
 	lht_end();
 	lht_exit();
 	return rc;
@@ -1503,18 +1540,22 @@ void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index,
 		pmpi_testany_(count, array_of_requests, index, flag, status, ierr);
 		return;
 	}
-	uint64_t cpu = lht_enter();
 	int n = (*count);
 	uint64_t *pre = lht_scratch(n);
 	for (int i = 0; i < n; i++)
-	pre[i] = lht_fhandle(array_of_requests[i]);
+		pre[i] = lht_fhandle(array_of_requests[i]);
 	pmpi_testany_(count, array_of_requests, index, flag, status, ierr);
+	if (!(*flag) || (*index == MPI_UNDEFINED ? MPI_UNDEFINED : *index - 1) == MPI_UNDEFINED) {
+		lht.polls++;
+		return;
+	}
+	uint64_t cpu = lht_enter();
 	int j = (*index == MPI_UNDEFINED ? MPI_UNDEFINED : *index - 1);
 	int k = (*flag) && j != MPI_UNDEFINED && j >= 0 && j < n;
 	lht_begin(LHT_F_Testany, cpu, 1 + k);
 	lht_u(k);
 	if (k)
-	lht_u(pre[j]);
+		lht_u(pre[j]);
 	lht_end();
 	lht_exit();
 }
@@ -1532,16 +1573,16 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 	int n = incount;
 	uint64_t *pre = lht_scratch(n);
 	for (int i = 0; i < n; i++)
-	pre[i] = lht_handle(array_of_requests[i]);
+		pre[i] = lht_handle(array_of_requests[i]);
 	int rc = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 	int m = (*outcount);
 	if (m == MPI_UNDEFINED || m < 0 || m > n)
-	m = 0;
+		m = 0;
 	lht_begin(LHT_F_Waitsome, cpu, 1 + m);
 	lht_u(m);
 	for (int i = 0; i < m; i++) {
-	int j = array_of_indices[i];
-	lht_u(j >= 0 && j < n ? pre[j] : 0);
+		int j = array_of_indices[i];
+		lht_u(j >= 0 && j < n ? pre[j] : 0);
 	}
 	lht_end();
 	lht_exit();
@@ -1560,16 +1601,16 @@ void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *out
 	int n = (*incount);
 	uint64_t *pre = lht_scratch(n);
 	for (int i = 0; i < n; i++)
-	pre[i] = lht_fhandle(array_of_requests[i]);
+		pre[i] = lht_fhandle(array_of_requests[i]);
 	pmpi_waitsome_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierr);
 	int m = (*outcount);
 	if (m == MPI_UNDEFINED || m < 0 || m > n)
-	m = 0;
+		m = 0;
 	lht_begin(LHT_F_Waitsome, cpu, 1 + m);
 	lht_u(m);
 	for (int i = 0; i < m; i++) {
-	int j = (array_of_indices[i] - 1);
-	lht_u(j >= 0 && j < n ? pre[j] : 0);
+		int j = (array_of_indices[i] - 1);
+		lht_u(j >= 0 && j < n ? pre[j] : 0);
 	}
 	lht_end();
 	lht_exit();
@@ -1584,20 +1625,24 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 {
 	if (!lht.on)
 		return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-	uint64_t cpu = lht_enter();
 	int n = incount;
 	uint64_t *pre = lht_scratch(n);
 	for (int i = 0; i < n; i++)
-	pre[i] = lht_handle(array_of_requests[i]);
+		pre[i] = lht_handle(array_of_requests[i]);
 	int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+	if ((*outcount) == 0 || (*outcount) == MPI_UNDEFINED) {
+		lht.polls++;
+		return rc;
+	}
+	uint64_t cpu = lht_enter();
 	int m = (*outcount);
 	if (m == MPI_UNDEFINED || m < 0 || m > n)
-	m = 0;
+		m = 0;
 	lht_begin(LHT_F_Testsome, cpu, 1 + m);
 	lht_u(m);
 	for (int i = 0; i < m; i++) {
-	int j = array_of_indices[i];
-	lht_u(j >= 0 && j < n ? pre[j] : 0);
+		int j = array_of_indices[i];
+		lht_u(j >= 0 && j < n ? pre[j] : 0);
 	}
 	lht_end();
 	lht_exit();
@@ -1612,20 +1657,24 @@ void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *out
 		pmpi_testsome_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierr);
 		return;
 	}
-	uint64_t cpu = lht_enter();
 	int n = (*incount);
 	uint64_t *pre = lht_scratch(n);
 	for (int i = 0; i < n; i++)
-	pre[i] = lht_fhandle(array_of_requests[i]);
+		pre[i] = lht_fhandle(array_of_requests[i]);
 	pmpi_testsome_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierr);
+	if ((*outcount) == 0 || (*outcount) == MPI_UNDEFINED) {
+		lht.polls++;
+		return;
+	}
+	uint64_t cpu = lht_enter();
 	int m = (*outcount);
 	if (m == MPI_UNDEFINED || m < 0 || m > n)
-	m = 0;
+		m = 0;
 	lht_begin(LHT_F_Testsome, cpu, 1 + m);
 	lht_u(m);
 	for (int i = 0; i < m; i++) {
-	int j = (array_of_indices[i] - 1);
-	lht_u(j >= 0 && j < n ? pre[j] : 0);
+		int j = (array_of_indices[i] - 1);
+		lht_u(j >= 0 && j < n ? pre[j] : 0);
 	}
 	lht_end();
 	lht_exit();
@@ -1752,12 +1801,12 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
 	int n = count;
 	uint64_t *pre = lht_scratch(n);
 	for (int i = 0; i < n; i++)
-	pre[i] = lht_handle(array_of_requests[i]);
+		pre[i] = lht_handle(array_of_requests[i]);
 	int rc = PMPI_Startall(count, array_of_requests);
 	lht_begin(LHT_F_Startall, cpu, 1 + n);
 	lht_u(n);
 	for (int i = 0; i < n; i++)
-	lht_u(pre[i]);
+		lht_u(pre[i]);
 	lht_end();
 	lht_exit();
 	return rc;
@@ -1775,12 +1824,12 @@ void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierr)
 	int n = (*count);
 	uint64_t *pre = lht_scratch(n);
 	for (int i = 0; i < n; i++)
-	pre[i] = lht_fhandle(array_of_requests[i]);
+		pre[i] = lht_fhandle(array_of_requests[i]);
 	pmpi_startall_(count, array_of_requests, ierr);
 	lht_begin(LHT_F_Startall, cpu, 1 + n);
 	lht_u(n);
 	for (int i = 0; i < n; i++)
-	lht_u(pre[i]);
+		lht_u(pre[i]);
 	lht_end();
 	lht_exit();
 }
@@ -2133,7 +2182,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	lht_u(sz);
 	lht_u(n);
 	for (int i = 0; i < n; i++)
-	lht_u((uint64_t)recvcounts[i] * ts);
+		lht_u((uint64_t)recvcounts[i] * ts);
 	lht_end();
 	lht_exit();
 	return rc;
@@ -2162,7 +2211,7 @@ void mpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *
 	lht_u(sz);
 	lht_u(n);
 	for (int i = 0; i < n; i++)
-	lht_u((uint64_t)recvcounts[i] * ts);
+		lht_u((uint64_t)recvcounts[i] * ts);
 	lht_end();
 	lht_exit();
 }
@@ -2239,7 +2288,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 	lht_u(sz);
 	lht_u(n);
 	for (int i = 0; i < n; i++)
-	lht_u((uint64_t)sendcounts[i] * ts);
+		lht_u((uint64_t)sendcounts[i] * ts);
 	lht_end();
 	lht_exit();
 	return rc;
@@ -2268,7 +2317,7 @@ void mpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fi
 	lht_u(sz);
 	lht_u(n);
 	for (int i = 0; i < n; i++)
-	lht_u((uint64_t)sendcounts[i] * ts);
+		lht_u((uint64_t)sendcounts[i] * ts);
 	lht_end();
 	lht_exit();
 }
@@ -2341,7 +2390,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	lht_u((uint64_t)recvcounts[me] * ts);
 	lht_u(n);
 	for (int i = 0; i < n; i++)
-	lht_u((uint64_t)recvcounts[i] * ts);
+		lht_u((uint64_t)recvcounts[i] * ts);
 	lht_end();
 	lht_exit();
 	return rc;
@@ -2368,7 +2417,7 @@ void mpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, voi
 	lht_u((uint64_t)recvcounts[me] * ts);
 	lht_u(n);
 	for (int i = 0; i < n; i++)
-	lht_u((uint64_t)recvcounts[i] * ts);
+		lht_u((uint64_t)recvcounts[i] * ts);
 	lht_end();
 	lht_exit();
 }
@@ -2442,9 +2491,9 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 	lht_u(0);
 	lht_u(2 * n);
 	for (int i = 0; i < n; i++)
-	lht_u((uint64_t)(inplace ? recvcounts[i] : sendcounts[i]) * sts);
+		lht_u((uint64_t)(inplace ? recvcounts[i] : sendcounts[i]) * sts);
 	for (int i = 0; i < n; i++)
-	lht_u((uint64_t)recvcounts[i] * rts);
+		lht_u((uint64_t)recvcounts[i] * rts);
 	lht_end();
 	lht_exit();
 	return rc;
@@ -2472,9 +2521,9 @@ void mpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_
 	lht_u(0);
 	lht_u(2 * n);
 	for (int i = 0; i < n; i++)
-	lht_u((uint64_t)(inplace ? recvcounts[i] : sendcounts[i]) * sts);
+		lht_u((uint64_t)(inplace ? recvcounts[i] : sendcounts[i]) * sts);
 	for (int i = 0; i < n; i++)
-	lht_u((uint64_t)recvcounts[i] * rts);
+		lht_u((uint64_t)recvcounts[i] * rts);
 	lht_end();
 	lht_exit();
 }
@@ -2501,7 +2550,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 	lht_u((uint64_t)recvcounts[me] * ts);
 	lht_u(n);
 	for (int i = 0; i < n; i++)
-	lht_u((uint64_t)recvcounts[i] * ts);
+		lht_u((uint64_t)recvcounts[i] * ts);
 	lht_end();
 	lht_exit();
 	return rc;
@@ -2528,7 +2577,7 @@ void mpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI
 	lht_u((uint64_t)recvcounts[me] * ts);
 	lht_u(n);
 	for (int i = 0; i < n; i++)
-	lht_u((uint64_t)recvcounts[i] * ts);
+		lht_u((uint64_t)recvcounts[i] * ts);
 	lht_end();
 	lht_exit();
 }

@@ -229,7 +229,7 @@ func generate(calls []call) ([]byte, error) {
 
 `)
 	// The first names are lht.h's own records (LHT_F_END ... LHT_F_FINALIZE).
-	b.WriteString("const char *const lht_func_names[] = {\n\t\"LHT_End\",\n\t\"LHT_Comm\",\n\t\"MPI_Init\",\n\t\"MPI_Init_thread\",\n\t\"MPI_Finalize\",\n")
+	b.WriteString("const char *const lht_func_names[] = {\n\t\"LHT_End\",\n\t\"LHT_Comm\",\n\t\"MPI_Init\",\n\t\"MPI_Init_thread\",\n\t\"MPI_Finalize\",\n\t\"LHT_Polls\",\n")
 	for _, c := range calls {
 		fmt.Fprintf(&b, "\t%q,\n", c.name)
 	}
@@ -255,8 +255,24 @@ func generate(calls []call) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(&b, "int %s(%s)\n{\n\tif (!lht.on)\n\t\treturn P%s(%s);\n\tuint64_t cpu = lht_enter();\n%s\tint rc = P%s(%s);\n%s\tlht_exit();\n\treturn rc;\n}\n\n",
-			c.name, strings.Join(cargs, ", "), c.name, strings.Join(args, ", "), indent(pre), c.name, strings.Join(args, ", "), indent(post))
+		// A poll (a Test or probe) that found nothing reads no clock and writes no record: it is
+		// counted (LHT_Polls) and its time is the computation before the next call.
+		enter, poll, fpoll := "\tuint64_t cpu = lht_enter();\n", "", ""
+		if sh.nothing != "" {
+			cond, err := expand(sh.nothing, c, false)
+			if err != nil {
+				return nil, err
+			}
+			fcond, err := expand(sh.nothing, c, true)
+			if err != nil {
+				return nil, err
+			}
+			poll = "\tif (" + cond + ") {\n\t\tlht.polls++;\n\t\treturn rc;\n\t}\n" + enter
+			fpoll = "\tif (" + fcond + ") {\n\t\tlht.polls++;\n\t\treturn;\n\t}\n" + enter
+			enter = ""
+		}
+		fmt.Fprintf(&b, "int %s(%s)\n{\n\tif (!lht.on)\n\t\treturn P%s(%s);\n%s%s\tint rc = P%s(%s);\n%s%s\tlht_exit();\n\treturn rc;\n}\n\n",
+			c.name, strings.Join(cargs, ", "), c.name, strings.Join(args, ", "), enter, indent(pre), c.name, strings.Join(args, ", "), poll, indent(post))
 
 		lower := strings.ToLower(c.name)
 		fpre, err := expand(sh.pre, c, true)
@@ -270,8 +286,8 @@ func generate(calls []call) ([]byte, error) {
 		fa := strings.Join(append(fargs, "MPI_Fint *ierr"), ", ")
 		fc := strings.Join(append(fcall, "ierr"), ", ")
 		fmt.Fprintf(&b, "#ifdef LHT_FORTRAN\nextern void p%s_(%s) __attribute__((weak));\n", lower, fa)
-		fmt.Fprintf(&b, "void %s_(%s)\n{\n\tif (!lht.on) {\n\t\tp%s_(%s);\n\t\treturn;\n\t}\n\tuint64_t cpu = lht_enter();\n%s\tp%s_(%s);\n%s\tlht_exit();\n}\n",
-			lower, fa, lower, fc, indent(fpre), lower, fc, indent(fpost))
+		fmt.Fprintf(&b, "void %s_(%s)\n{\n\tif (!lht.on) {\n\t\tp%s_(%s);\n\t\treturn;\n\t}\n%s%s\tp%s_(%s);\n%s%s\tlht_exit();\n}\n",
+			lower, fa, lower, fc, enter, indent(fpre), lower, fc, fpoll, indent(fpost))
 		for _, alias := range []string{lower, lower + "__", strings.ToUpper(c.name), "ompi_" + strings.TrimPrefix(lower, "mpi_") + "_f"} {
 			fmt.Fprintf(&b, "void %s(%s) __attribute__((alias(\"%s_\")));\n", alias, fa, lower)
 		}
@@ -281,7 +297,7 @@ func generate(calls []call) ([]byte, error) {
 }
 
 // firstGenerated is the first function number of calls.txt's functions: lht.h's own come first.
-const firstGenerated = 5
+const firstGenerated = 6
 
 func indent(s string) string {
 	var b strings.Builder
@@ -289,7 +305,7 @@ func indent(s string) string {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		b.WriteString("\t" + strings.TrimLeft(l, "\t") + "\n")
+		b.WriteString("\t" + l + "\n")
 	}
 	return b.String()
 }

@@ -5,7 +5,12 @@ package main
 // writes the record: lht_begin(function, cpu, fields), the fields, lht_end). $name is the
 // parameter's value (in C or converted from Fortran), $name[i] an array's element. The fields
 // of each shape are the trace format's (docs/apps.md), read by apptrace/read.go.
-type shape struct{ pre, post string }
+type shape struct {
+	pre, post string
+	// nothing, for a poll, is true after the call when it completed or found nothing: then
+	// it writes no record (lht.polls counts it) and reads no clock.
+	nothing string
+}
 
 const p2pFields = `lht_u(c->id);
 lht_i(lht_tag($tag));
@@ -106,7 +111,7 @@ lht_u(1);
 lht_u(0);
 lht_end();
 `},
-	"iprobe": {post: commFirst + `lht_begin($FID, cpu, 5);
+	"iprobe": {nothing: "!$flag", post: commFirst + `lht_begin($FID, cpu, 5);
 ` + p2pFields + `lht_i(lht_peer(c, $source));
 lht_u($flag != 0);
 lht_u(0);
@@ -118,7 +123,7 @@ lht_u(1);
 lht_u($message);
 lht_end();
 `},
-	"improbe": {post: commFirst + `lht_begin($FID, cpu, 5);
+	"improbe": {nothing: "!$flag", post: commFirst + `lht_begin($FID, cpu, 5);
 ` + p2pFields + `lht_i(lht_peer(c, $source));
 lht_u($flag != 0);
 lht_u($flag ? $message : 0);
@@ -144,7 +149,7 @@ if (k)
 	lht_u(r0);
 lht_end();
 `},
-	"test": {pre: "uint64_t r0 = $request;\n", post: `int k = r0 != $NULLREQ && $flag;
+	"test": {pre: "uint64_t r0 = $request;\n", nothing: "r0 == $NULLREQ || !$flag", post: `int k = r0 != $NULLREQ && $flag;
 lht_begin($FID, cpu, 1 + k);
 lht_u(k);
 if (k)
@@ -161,7 +166,7 @@ for (int i = 0; i < k; i++)
 	lht_u(pre[i]);
 lht_end();
 `},
-	"testall": {pre: copyReqs, post: `int k = 0;
+	"testall": {pre: copyReqs, nothing: "!$flag", post: `int k = 0;
 for (int i = 0; $flag && i < n; i++)
 	if (pre[i] != $NULLREQ)
 		pre[k++] = pre[i];
@@ -179,7 +184,7 @@ if (k)
 	lht_u(pre[j]);
 lht_end();
 `},
-	"testany": {pre: copyReqs, post: `int j = $index;
+	"testany": {pre: copyReqs, nothing: "!$flag || $index == MPI_UNDEFINED", post: `int j = $index;
 int k = $flag && j != MPI_UNDEFINED && j >= 0 && j < n;
 lht_begin($FID, cpu, 1 + k);
 lht_u(k);
@@ -188,7 +193,7 @@ if (k)
 lht_end();
 `},
 	"waitsome": {pre: copySomeReqs, post: someDone},
-	"testsome": {pre: copySomeReqs, post: someDone},
+	"testsome": {pre: copySomeReqs, nothing: "$outcount == 0 || $outcount == MPI_UNDEFINED", post: someDone},
 	"cancel": {post: `lht_begin($FID, cpu, 1);
 lht_u($request);
 lht_end();
