@@ -39,7 +39,19 @@ const (
 	TopALPU   = "alpu"              // the ALPU baseline
 	TopVector = "lhs_vector_engine" // window memory and vector engine
 	TopTop    = "lhs_top"           // the whole receive path
+	TopHash   = "hash_match"        // the hashed matcher (one queue)
 )
+
+// The hashed matcher's sweep: N entries by K bins, two banks, a one-cycle read (the study's
+// hash:K:N, netsim/match).
+var (
+	HashEntries = []int{4096, 1024, 256}
+	HashBins    = []int{256, 64, 16}
+)
+
+func hashJob(n, k int, f Family) Job {
+	return Job{Top: TopHash, Params: []Param{{"BINS", k}, {ParamEntries, n}}, Family: f}
+}
 
 // Parameters of lhs_rx that Table 1 sets besides ENTRIES, and the ALPU's cell mask.
 const (
@@ -82,12 +94,20 @@ func alpuMaskedJob(n int) Job {
 }
 
 // Sweep returns the jobs of the full sweep for the given families, longest first so that
-// parallel runs finish together: the ALPU at 64..512 cells, the ALPU without cell masks
+// parallel runs finish together: the hashed matcher at N of 256..4096 and K of 16..256, the
+// ALPU at 64..512 cells, the ALPU without cell masks
 // (the paper's 58-bit cell) on xc2vp, lhs_top and lhs_rx at 64..512 entries, on xc2vp also
 // lhs_rx with paper-like counters and without LHS (on xc7 without LHS at 512 entries), and
 // the vector engine at its default window size.
 func Sweep(families []Family) []Job {
 	var jobs []Job
+	for _, f := range families {
+		for _, n := range HashEntries {
+			for _, k := range HashBins {
+				jobs = append(jobs, hashJob(n, k, f))
+			}
+		}
+	}
 	desc := []int{512, 256, 128, 64}
 	for _, f := range families {
 		for _, n := range desc {

@@ -190,26 +190,32 @@ func TestMutation(t *testing.T) {
 	require.Contains(t, res.Detail, "finds its text 0 times")
 }
 
-// Every label a proof names is an assertion or cover statement of the model, so a renamed
-// property cannot silently drop out of its proof.
+// Every label a proof names is an assertion or cover statement of its harness's model, so a
+// renamed property cannot silently drop out of its proof.
 func TestProofLabelsExist(t *testing.T) {
 	root, err := area.FindRoot(".")
 	require.NoError(t, err)
-	var src strings.Builder
-	for _, f := range formal.Sources {
-		b, err := os.ReadFile(filepath.Join(root, f))
-		require.NoError(t, err)
-		src.Write(b)
-	}
-	labels := append([]string{}, formal.Invariants...)
-	for _, p := range formal.Proofs {
-		labels = append(labels, p.Asserts...)
-		labels = append(labels, p.Covers...)
-	}
-	for _, l := range labels {
-		if l == "*" {
-			continue
+	source := func(h *formal.Harness) string {
+		var src strings.Builder
+		for _, f := range h.Sources {
+			b, err := os.ReadFile(filepath.Join(root, f))
+			require.NoError(t, err)
+			src.Write(b)
 		}
-		require.Truef(t, strings.Contains(src.String(), l+": assert") || strings.Contains(src.String(), l+": cover"), "%s is no assertion or cover statement of %v", l, formal.Sources)
+		return src.String()
+	}
+	for _, p := range formal.Proofs {
+		h := p.Harness
+		if h == nil {
+			h = &formal.ReceivePath
+		}
+		src := source(h)
+		labels := append(append(append([]string{}, h.Invariants...), p.Asserts...), p.Covers...)
+		for _, l := range labels {
+			if l == "*" {
+				continue
+			}
+			require.Truef(t, strings.Contains(src, l+": assert") || strings.Contains(src, l+": cover"), "%s is no assertion or cover statement of %v", l, h.Sources)
+		}
 	}
 }

@@ -60,6 +60,8 @@ type Proof struct {
 	// Counterexample for a control or a documented exception.
 	Expect Outcome
 	Note   string // what a counterexample means, when one is expected
+	// Harness is the design's formal model (nil: ReceivePath).
+	Harness *Harness
 }
 
 // Invariants are the assertions that make the properties inductive: relations between the
@@ -141,7 +143,31 @@ var Proofs = []Proof{
 		Covers: []string{"rx_cover_tail_wraps", "rx_cover_lh_wraps", "top_cover_ring_shrunk", "top_cover_mem_preempted", "top_cover_mem_withdrawn"},
 		Expect: Reached,
 	},
+	{
+		Name: "hash_match: free + linked = N, in each bank and in all", Module: "hash_match", Method: Induction, Depth: HashInductionK,
+		Asserts: []string{"hm_free_linked", "hm_bank_free_linked"}, Fast: true, Expect: Proven, Harness: &HashMatch,
+	},
+	{
+		Name: "hash_match: a full matcher refuses and changes nothing", Module: "hash_match", Method: Induction, Depth: HashInductionK,
+		Asserts: []string{"hm_full_refuses", "hm_full_no_insert", "hm_bank_idle_writes_nothing", "hm_bank_idle_holds"}, Fast: true, Expect: Proven, Harness: &HashMatch,
+	},
+	{
+		Name: "hash_match: every response the oldest matching entry, a miss only when none matches", Module: "hash_match_formal", Method: BMC, Depth: HashBMCDepth,
+		Asserts: []string{"hm_rsp_is_entry", "hm_rsp_matches", "hm_rsp_oldest", "hm_miss_is_right", "hm_count_is_shadow"}, Expect: Bounded, Harness: &HashMatch,
+	},
+	{
+		Name: "hash_match reachable: full and refusing, a wildcard entry older than its bin's, drained", Module: "hash_match_formal", Method: Cover, Depth: HashBMCDepth,
+		Covers: []string{"hm_cover_refused", "hm_cover_wild_older", "hm_cover_drained"}, Expect: Reached, Harness: &HashMatch,
+	},
 }
+
+// The hashed matcher's depths: its counts close by induction at k = 2; its shadow queue is
+// checked from reset for HashBMCDepth cycles (an insert takes 2, a search 3 to 7 at 4
+// entries: four to six operations; cvc5 takes minutes past it).
+const (
+	HashInductionK = 2
+	HashBMCDepth   = 12
+)
 
 // DefaultTimeout bounds one tool run of a proof.
 const DefaultTimeout = 10 * time.Minute

@@ -17,12 +17,40 @@ import (
 	"time"
 )
 
-// Sources are the Verilog files of the formal model, relative to the repository root; the
-// first is lhs_formal.v's own folder's, the rest the RTL it instantiates.
+// Harness is one design's formal model: a top module that instantiates the design at a small
+// configuration and constrains its inputs, the Verilog files it reads, and the assertions that
+// make its properties inductive (every induction proof on it proves them too).
+type Harness struct {
+	Name       string
+	Top        string
+	Sources    []string // relative to the repository root
+	Invariants []string
+}
+
+// ReceivePath is the receive path's harness (formal/lhs_formal.v: lhs_top, 4 LH entries,
+// 64-byte windows), the default of a Proof.
+var ReceivePath = Harness{Name: "receive path", Top: Top, Sources: Sources, Invariants: Invariants}
+
+// HashMatch is the hashed matcher's harness (formal/hash_match_formal.v: hash_match with 4
+// entries, 2 bins, one bank, a one-cycle read, beside a shadow queue).
+var HashMatch = Harness{Name: "hash_match", Top: "hash_match_formal",
+	Sources:    []string{"rtl/lhs_ram_sdp.v", "rtl/hash_match_bank.v", "rtl/hash_match.v", "formal/hash_match_formal.v"},
+	Invariants: []string{"hm_inv_state", "hm_bank_inv_wait", "hm_bank_fresh"}}
+
+// Sources are the Verilog files of the receive path's formal model, relative to the
+// repository root; the last is lhs_formal.v, the rest the RTL it instantiates.
 var Sources = []string{"rtl/lhs_ram_sdp.v", "rtl/lhs_rx.v", "rtl/lhs_vector_engine.v", "rtl/lhs_top.v", "formal/lhs_formal.v"}
 
-// Top is the formal model's top module.
+// Top is the receive path's formal top module.
 const Top = "lhs_formal"
+
+// harness is the proof's harness (ReceivePath when it names none).
+func (p Proof) harness() *Harness {
+	if p.Harness != nil {
+		return p.Harness
+	}
+	return &ReceivePath
+}
 
 // DefaultSolver is the SMT solver yosys-smtbmc drives. cvc5 (Debian bookworm's 1.0.3) is the
 // one of Debian's that works here: z3 4.8.12 does not get past loading this model (its
@@ -142,7 +170,7 @@ func (r Runner) run(ctx context.Context, p Proof) Result {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return errResult(err)
 	}
-	files, err := r.sources(dir, p.Mutation)
+	files, err := r.sources(dir, p.harness().Sources, p.Mutation)
 	if err != nil {
 		return errResult(err)
 	}
@@ -187,15 +215,15 @@ func errResult(err error) Result { return Result{Outcome: Error, Detail: err.Err
 
 // sources copies the model's files into dir when a mutation applies to one of them, and
 // returns the paths to read (relative to the repository root, or inside dir).
-func (r Runner) sources(dir string, m *Mutation) ([]string, error) {
-	files := make([]string, len(Sources))
-	for i, f := range Sources {
+func (r Runner) sources(dir string, sources []string, m *Mutation) ([]string, error) {
+	files := make([]string, len(sources))
+	for i, f := range sources {
 		files[i] = filepath.Join(r.Root, f)
 	}
 	if m == nil {
 		return files, nil
 	}
-	for i, f := range Sources {
+	for i, f := range sources {
 		if f != m.File {
 			continue
 		}
@@ -224,7 +252,7 @@ func (r Runner) sources(dir string, m *Mutation) ([]string, error) {
 func keepAsserts(p Proof) []string {
 	keep := append([]string{}, p.Asserts...)
 	if p.Method == Induction {
-		keep = append(keep, Invariants...)
+		keep = append(keep, p.harness().Invariants...)
 	}
 	return keep
 }
@@ -244,7 +272,7 @@ func Script(files []string, p Proof, model string, purge bool) string {
 		}
 	}
 	fmt.Fprintf(&b, "read_verilog -formal %s %s\n", strings.Join(incs, " "), strings.Join(files, " "))
-	fmt.Fprintf(&b, "prep -top %s\n", Top)
+	fmt.Fprintf(&b, "prep -top %s\n", p.harness().Top)
 	if !purge {
 		// Every signal stays for the waveform, also a port's name inside a block, which
 		// flatten makes an alias of the signal outside.

@@ -48,6 +48,15 @@ func (r Runner) waveform(ctx context.Context, dir string, files []string, p Proo
 		return
 	}
 	vcd := filepath.Join(dir, "counterexample.vcd")
+	if p.harness() != &ReceivePath {
+		// no save file of the project names this design's signals: the trace as replayed
+		if err := os.Rename(filepath.Join(dir, "replay.vcd"), vcd); err != nil {
+			res.Detail = err.Error()
+			return
+		}
+		res.VCD = vcd
+		return
+	}
 	if err := convertFile(filepath.Join(dir, "replay.vcd"), vcd); err != nil {
 		res.Detail = err.Error()
 		return

@@ -23,10 +23,10 @@ it), nothing changes, and ev_ins_refused pulses in the next cycle; the software 
 queue decides what follows (the overflow and onload policies, docs/matchers.md).
 
 Timing (RD_LAT = L, from the cycle an operation is accepted): an insert occupies the matcher
-for 1 + L cycles; a search's response is valid 2 + L * (entries walked in the slowest bank) +
-(cycles a bank spends starting a list it finds empty: none) cycles after it is accepted; the
-matcher takes its next operation in the cycle after the response is taken. netsim/match's
-model (hash_rtl.go) runs the same cycles and is checked against this RTL on chosen nodes.
+for 1 + L cycles; a search's response is valid 2 + L * (the entries the slowest bank walks)
+cycles after it is accepted; the matcher takes its next operation in the cycle after the
+response is taken. netsim/match's model (hash_model.go, hash_bank.go) runs the same cycles and
+is checked against this RTL on chosen nodes; TestHashCyclesAgainstOccupancy measures them.
 
 Sequence numbers are SEQ_W bits: 2**SEQ_W inserts between two resets keep the order.
 
@@ -331,6 +331,30 @@ always @(posedge clk) begin
         rsp_walked_reg <= {COUNT_W{1'b0}};
     end
 end
+
+`ifdef FORMAL
+// Properties of the matcher (docs/formal.md; formal/hash_match_formal.v is the harness).
+reg f_refusing = 1'b0; // an insert was accepted while full in the last cycle
+reg [SEQ_W-1:0] f_seq_was;
+reg [COUNT_W-1:0] f_count_was;
+always @(posedge clk) begin
+    f_refusing <= !rst && s_ins_tvalid && s_ins_tready && full;
+    f_seq_was <= seq_reg;
+    f_count_was <= count_sum;
+end
+always @* begin
+    if (!rst) begin
+        hm_free_linked: assert (free_sum + count_sum == ENTRIES[COUNT_W-1:0]);
+        // a full matcher gives no bank an insert
+        hm_full_no_insert: assert (!full || ins_go == {BANKS{1'b0}});
+        hm_inv_state: assert (state_reg != 2'd3);
+    end
+    if (f_refusing) begin
+        // the refusal says so, and nothing changed: no sequence number taken, no entry
+        hm_full_refuses: assert (refused_reg && seq_reg == f_seq_was && count_sum == f_count_was && state_reg == T_IDLE);
+    end
+end
+`endif
 
 endmodule
 

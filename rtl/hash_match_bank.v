@@ -575,6 +575,43 @@ always @(posedge clk) begin
     end
 end
 
+`ifdef FORMAL
+// Properties of a bank (docs/formal.md; `lhsim formal` proves them on
+// formal/hash_match_formal.v). An entry is never used (index fresh_reg and up), free, or
+// linked: free_count + count = ENTRIES, and the never-used ones are a suffix.
+reg f_idle_was = 1'b0; // idle with no operation in the last cycle
+reg [CNT_W-1:0] f_count_was;
+reg f_valid_was_arr, f_valid_was_wild;
+reg [AW-1:0] f_arr_head_was, f_arr_tail_was, f_free_head_was;
+reg [BINS-1:0] f_bin_valid_was;
+always @(posedge clk) begin
+    f_idle_was <= !rst && state_reg == S_IDLE && !ins_go && !req_go;
+    f_count_was <= count_reg;
+    f_valid_was_arr <= arr_valid_reg;
+    f_valid_was_wild <= wild_valid_reg;
+    f_arr_head_was <= arr_head_reg;
+    f_arr_tail_was <= arr_tail_reg;
+    f_free_head_was <= free_head_reg;
+    f_bin_valid_was <= bin_valid_reg;
+end
+always @* begin
+    if (!rst) begin
+        hm_bank_free_linked: assert (free_count + count_reg == ENTRIES[CNT_W-1:0]);
+        hm_bank_fresh: assert (fresh_reg <= ENTRIES[CNT_W-1:0]);
+        hm_bank_inv_wait: assert (state_reg != S_INS || (wait_reg >= 1 && wait_reg <= RD_LAT[LAT_W-1:0]));
+        // an idle bank given nothing writes nothing
+        if (state_reg == S_IDLE && !ins_go && !req_go) begin
+            hm_bank_idle_writes_nothing: assert (!ent_we && !bnext_we && !bprev_we && !anext_we && !aprev_we && !fnext_we && !bh_we && !bt_we);
+        end
+    end
+    if (f_idle_was) begin
+        hm_bank_idle_holds: assert (count_reg == f_count_was && arr_valid_reg == f_valid_was_arr && wild_valid_reg == f_valid_was_wild &&
+                                    arr_head_reg == f_arr_head_was && arr_tail_reg == f_arr_tail_was && free_head_reg == f_free_head_was &&
+                                    bin_valid_reg == f_bin_valid_was);
+    end
+end
+`endif
+
 endmodule
 
 `resetall

@@ -16,7 +16,7 @@ func init() {
 	register("matchers", matchersSummary, runMatchers)
 }
 
-const matchersSummary = "compare message matchers (list, bins:K, alpu:N, lhs, lhs+alpu:N) on GOAL workloads on the packet network, with their area"
+const matchersSummary = "compare message matchers (list, bins:K, alpu:N, lhs, lhs+alpu:N, hash:K:N; with /overflow or /onload) on GOAL workloads on the packet network, with their area"
 
 func runMatchers(args []string) error {
 	cfg := goal.MatchersConfig{Ranks: 256, Size: 8, Seed: 1, Reports: "synth-reports", Fig6: rx.DefaultSearch()}
