@@ -2,6 +2,7 @@ package area
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,9 @@ import (
 	"sync"
 	"time"
 )
+
+// DefaultReports is where the checked-in reports are, relative to the repository root.
+const DefaultReports = "synth-reports"
 
 // Options are the choices of `lhsim area`.
 type Options struct {
@@ -95,6 +99,17 @@ func ParseFamilies(s string) ([]Family, error) {
 // Progress goes to log.
 func Command(ctx context.Context, o Options, stdout, log io.Writer) error {
 	r, err := o.Runner()
+	if o.Cached && errors.Is(err, ErrNoSourceTree) && o.Reports == DefaultReports {
+		// Outside the source tree the checked-in reports are the ones built into lhsim.
+		s, err := CheckedInSummary()
+		if err != nil {
+			return err
+		}
+		if o.JSON {
+			return WriteJSON(stdout, s)
+		}
+		return WriteText(stdout, s, "the checked-in reports built into lhsim (synth-reports/; Yosys not run)")
+	}
 	if err != nil {
 		return err
 	}

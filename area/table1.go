@@ -11,6 +11,8 @@ import (
 	"strconv"
 
 	"github.com/olekukonko/tablewriter"
+
+	synthreports "github.com/lhsim/lhsim/synth-reports"
 	"github.com/olekukonko/tablewriter/tw"
 )
 
@@ -186,6 +188,16 @@ func LoadSummary(dir string) (Summary, error) {
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
 		return s, fmt.Errorf("area: %s: %w", SummaryFile, err)
+	}
+	return s, nil
+}
+
+// CheckedInSummary is synth-reports/summary.json as built into the binary: what the
+// commands that only read the area figures take, wherever the binary runs.
+func CheckedInSummary() (Summary, error) {
+	var s Summary
+	if err := json.Unmarshal(synthreports.Summary, &s); err != nil {
+		return s, fmt.Errorf("area: the built-in %s: %w", SummaryFile, err)
 	}
 	return s, nil
 }

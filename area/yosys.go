@@ -108,19 +108,24 @@ type Runner struct {
 	Parallel int
 }
 
+// ErrNoSourceTree is FindRoot finding no lhsim source tree: the commands that build from the
+// RTL sources (area, formal, regress) need one; everything else travels with the binary.
+var ErrNoSourceTree = errors.New("needs the lhsim source tree (it builds from rtl/): run it inside a checkout")
+
 // FindRoot walks up from dir to the directory holding go.mod and rtl/.
 func FindRoot(dir string) (string, error) {
 	d, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
+	d0 := d
 	for {
 		if fileExists(filepath.Join(d, "go.mod")) && fileExists(filepath.Join(d, "rtl")) {
 			return d, nil
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return "", fmt.Errorf("area: no repository root (go.mod and rtl/) above %s", dir)
+			return "", fmt.Errorf("%w: no go.mod and rtl/ above %s", ErrNoSourceTree, d0)
 		}
 		d = parent
 	}

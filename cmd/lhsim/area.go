@@ -24,7 +24,7 @@ func runArea(args []string) error {
 	var o area.Options
 	fs := newFlags("area", areaSummary)
 	fs.BoolVar(&o.Cached, "cached", false, "read the checked-in reports instead of running Yosys (seconds instead of minutes)")
-	fs.StringVar(&o.Reports, "reports", "synth-reports", "reports directory, relative to the repository root")
+	fs.StringVar(&o.Reports, "reports", area.DefaultReports, "reports directory, relative to the repository root (-cached outside the source tree: the checked-in ones built into lhsim)")
 	fs.BoolVar(&o.Write, "write", false, "save the reports, summary.json and table1.txt in -reports (what make synth does)")
 	fs.BoolVar(&o.JSON, "json", false, "print Table 1 as JSON on stdout (keyed by message count) instead of the tables")
 	families := fs.String("families", "xc2vp,xc7", "synth_xilinx families to run")

@@ -14,7 +14,6 @@ import (
 
 	"github.com/lhsim/lhsim/experiment/goal"
 	"github.com/lhsim/lhsim/netsim"
-	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	goalsim "github.com/lhsim/lhsim/netsim/goal"
 	"github.com/lhsim/lhsim/netsim/match"
@@ -33,7 +32,7 @@ func runGoal(args []string) error {
 	if len(args) > 0 && (args[0] == "record" || args[0] == "convert") {
 		return goalTraceCommand(args[0], args[1:])
 	}
-	cfg := goal.Config{Network: "packet", LogGP: goalsim.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig()}
+	cfg := goal.DefaultConfig()
 	fs := newFlags("goal", goalSummary)
 	fs.StringVar(&cfg.Schedule, "schedule", "", "the schedule file, in GOAL (docs/goalsim.md)")
 	fs.StringVar(&cfg.Network, "network", cfg.Network, "loggp (LogGOPSim's LogGOPS model) or packet (the simulated fabric)")
@@ -46,7 +45,6 @@ func runGoal(args []string) error {
 	uint64Var(fs, &cfg.LogGP.S, "S", 0, math.MaxInt64, "messages above S bytes go by rendezvous (loggp: LogGOPSim's S)")
 	fs.BoolVar(&cfg.StdSort, "stdsort", false, "loggp: start operations freed together in LogGOPSim's order (libstdc++'s std::sort by type) instead of by type in the order written (docs/goalsim.md)")
 	fs.StringVar(&cfg.Topology, "topology", "", "packet: crossbar:N, fattree:KxN or torus:XxYxZ; rank r runs on node r (default: a torus sized to the schedule)")
-	cfg.Cluster.NodeLatency = netsim.Microsecond
 	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "packet: node latency in µs (the NSIM-ACE paper's section 5.1)")
 	rtl := fs.String("rtl-nodes", "", "packet: nodes whose receive path is the LHS RTL (comma-separated), the receive path of the others being the DMA to memory")
 	fs.StringVar(&cfg.Matcher, "matcher", "", "packet: the receive path's message matcher on every node: "+match.Usage+" (docs/matchers.md; default: none, matching takes no time)")
@@ -55,7 +53,7 @@ func runGoal(args []string) error {
 	traceFile := fs.String("trace-file", "", "the waveform's file (default build/waves/goal-nodeNODE.fst)")
 	mrtl := fs.String("matcher-rtl-nodes", "", "packet: nodes whose matcher runs as RTL beside its Go model, checked against it: "+match.RTLUsage)
 	var mem uint64
-	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (0: GOMEMLIMIT, else the memory available, as for the network)")
+	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (0: the process's memory limit: ulimit -v, its cgroup, GOMEMLIMIT or the memory available, as for the network)")
 	fs.StringVar(&cfg.QStat, "qstat", "", "write LogGOPSim's six --qstat files PREFIX-rq-max.data, -uq-max, -rq-hit, -uq-hit, -rq-miss, -uq-miss (docs/goal.md)")
 	out := addOutputFlags(fs)
 	plot := addPlotFlag(fs, "draw each rank's matching statistics (queue lengths, search depths) to this file (.svg or .png)")
@@ -118,6 +116,9 @@ func runGoal(args []string) error {
 	} else if *traceFile != "" {
 		return badUsage(fs, errMsg("--trace-file names the waveform of --trace NODE; give one"))
 	}
+	if err := cfg.Validate(); err != nil {
+		return badUsage(fs, err)
+	}
 	if err := goal.CheckQStat(cfg.QStat, cfg.Schedule); err != nil {
 		return badUsage(fs, err)
 	}
@@ -159,7 +160,9 @@ func runGoal(args []string) error {
 	}
 	pr := newProgress(out.json, "goal", int64(s.NumOps), "operations")
 	if pr != nil {
-		cfg.Progress = func(done, _ int64) { pr.set(done, "") }
+		var done int64
+		cfg.Progress = func(d, _ int64) { done = d; pr.set(done, "") }
+		cfg.Simulated = func(at netsim.Time) { pr.set(done, fmt.Sprintf("at %.6f s simulated", at.Nanoseconds()/1e9)) }
 	}
 	r, err := goal.RunSchedule(cfg, s)
 	pr.finish(err == nil)

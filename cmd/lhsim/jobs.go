@@ -11,7 +11,7 @@ import (
 
 	"github.com/lhsim/lhsim/cputime"
 	"github.com/lhsim/lhsim/experiment"
-	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/memlimit"
 	"github.com/lhsim/lhsim/slurm"
 )
 
@@ -89,11 +89,11 @@ func jobMemory[C any](parts []experiment.Part[C]) int64 {
 // memory lowers --jobs, a line on stderr says so.
 func fitJobs[C any](command string, jobs int, parts []experiment.Part[C]) int {
 	jobs = min(jobs, len(parts))
-	each, limit := jobMemory(parts), fabric.MemoryLimit()
-	if each > 0 && int64(jobs)*each > limit {
+	each, lim := jobMemory(parts), memlimit.Current()
+	if limit := lim.Bytes; each > 0 && int64(jobs)*each > limit {
 		fit := int(max(limit/each, 1))
-		fmt.Fprintf(os.Stderr, "lhsim %s: --jobs %d lowered to %d: a part may take %s (its estimate: docs/performance.md) and %s is available (GOMEMLIMIT, else the memory available)\n",
-			command, jobs, fit, sizeString(each), sizeString(limit))
+		fmt.Fprintf(os.Stderr, "lhsim %s: --jobs %d lowered to %d: a part may take %s (its estimate: docs/performance.md) and %s is available (%s)\n",
+			command, jobs, fit, sizeString(each), sizeString(limit), lim.Source)
 		jobs = fit
 	}
 	return max(jobs, 1)

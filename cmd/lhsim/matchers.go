@@ -19,7 +19,7 @@ func init() {
 const matchersSummary = "compare message matchers (list, bins:K, alpu:N, lhs, lhs+alpu:N, hash:K:N; with /overflow or /onload) on GOAL workloads on the packet network, with their area"
 
 func runMatchers(args []string) error {
-	cfg := goal.MatchersConfig{Ranks: 256, Size: 8, Seed: 1, Reports: "synth-reports", Fig6: rx.DefaultSearch()}
+	cfg := goal.MatchersConfig{Ranks: 256, Size: 8, Seed: 1, Fig6: rx.DefaultSearch()}
 	fs := newFlags("matchers", matchersSummary)
 	intVar(fs, &cfg.Ranks, "ranks", 2, 1024, "ranks of the generated workloads (64 to 1024 for the study; fewer to try it)")
 	intVar(fs, &cfg.Size, "size", 1, 1<<30, "bytes per message of the generated workloads")
@@ -27,7 +27,7 @@ func runMatchers(args []string) error {
 	workloads := fs.String("workloads", strings.Join(goal.MatchersWorkloads, ","), "workloads, comma-separated: lhsim goal gen patterns, or fig6 (the LHS paper's micro-benchmark with lhsim search's set-up, for list and lhs), or real programs' schedules as PROGRAM.RANKS (traces/, build/traces/: make traces), apps for all of them (docs/matchers.md, docs/apps.md; \"\" with --schedule: that alone)")
 	fs.StringVar(&cfg.Schedule, "schedule", "", "also run this GOAL schedule")
 	matchers := fs.String("matchers", strings.Join(goal.MatchersDefault, ","), "matchers, comma-separated: "+match.Usage)
-	fs.StringVar(&cfg.Reports, "reports", cfg.Reports, "the area flow's checked-in Yosys reports, relative to the repository root")
+	fs.StringVar(&cfg.Reports, "reports", "", "a folder of Yosys reports with a summary.json (make synth; default: the checked-in synth-reports/, built into lhsim)")
 	rtl := fs.String("rtl-nodes", "", "nodes whose matcher runs as Verilated RTL beside its model, checked against it (comma-separated): "+match.RTLUsage)
 	out := addOutputFlags(fs)
 	qplot := addPlotFlag(fs, "draw matching time against queue length per matcher to this file (.svg or .png)")

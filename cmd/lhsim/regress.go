@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lhsim/lhsim/area"
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/plugin"
 	"github.com/lhsim/lhsim/regress"
@@ -74,6 +75,10 @@ func runRegress(args []string) error {
 			}
 			return regress.RunSeed(ctx, cfg, seed), nil
 		})
+	}
+	// It compiles the tests of the source tree (go test -c), so it runs inside one.
+	if _, err := area.FindRoot("."); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

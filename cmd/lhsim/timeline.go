@@ -13,18 +13,19 @@ import (
 
 // timelineFlags are --timeline and its filters on the network commands (docs/timeline.md).
 type timelineFlags struct {
-	file   string
-	ranks  string
-	window string
-	maxMiB int
-	links  int
-	sample netsim.Time
-	keep   func(int) bool
-	from   netsim.Time
-	to     netsim.Time
-	f      *os.File
-	w      *timeline.Writer
-	cmd    string
+	file     string
+	ranks    string
+	window   string
+	maxMiB   int
+	links    int
+	sample   netsim.Time
+	keep     func(int) bool
+	keepUpTo int
+	from     netsim.Time
+	to       netsim.Time
+	f        *os.File
+	w        *timeline.Writer
+	cmd      string
 }
 
 func addTimelineFlags(fs *flag.FlagSet) *timelineFlags {
@@ -47,11 +48,11 @@ func (t *timelineFlags) check(fs *flag.FlagSet) error {
 		return nil
 	}
 	if t.ranks != "" {
-		keep, err := parseRanks(t.ranks)
+		keep, upTo, err := parseRanks(t.ranks)
 		if err != nil {
 			return badUsage(fs, fmt.Errorf("--timeline-ranks %q: %w", t.ranks, err))
 		}
-		t.keep = keep
+		t.keep, t.keepUpTo = keep, upTo
 	}
 	if t.window != "" {
 		from, to, ok := strings.Cut(t.window, ":")
@@ -89,8 +90,8 @@ func parseUS(s string) (netsim.Time, error) {
 	return netsim.Time(v*float64(netsim.Microsecond) + 0.5), nil
 }
 
-// parseRanks reads a list of ranks and ranges: 0-3,17.
-func parseRanks(s string) (func(int) bool, error) {
+// parseRanks reads a list of ranks and ranges: 0-3,17; upTo is one past the highest.
+func parseRanks(s string) (keep func(int) bool, upTo int, err error) {
 	type span struct{ lo, hi int64 }
 	var spans []span
 	for _, f := range strings.Split(s, ",") {
@@ -98,15 +99,16 @@ func parseRanks(s string) (func(int) bool, error) {
 		lo, hi, isRange := strings.Cut(f, "-")
 		a, err := parseInt(lo, 0, 1<<30)
 		if err != nil {
-			return nil, fmt.Errorf("%q: %w", f, err)
+			return nil, 0, fmt.Errorf("%q: %w", f, err)
 		}
 		b := a
 		if isRange {
 			if b, err = parseInt(hi, a, 1<<30); err != nil {
-				return nil, fmt.Errorf("%q: %w", f, err)
+				return nil, 0, fmt.Errorf("%q: %w", f, err)
 			}
 		}
 		spans = append(spans, span{a, b})
+		upTo = max(upTo, int(b)+1)
 	}
 	return func(r int) bool {
 		for _, sp := range spans {
@@ -115,7 +117,7 @@ func parseRanks(s string) (func(int) bool, error) {
 			}
 		}
 		return false
-	}, nil
+	}, upTo, nil
 }
 
 // open creates the file and the writer (nil without --timeline).
@@ -128,7 +130,7 @@ func (t *timelineFlags) open() (*timeline.Writer, error) {
 		return nil, err
 	}
 	t.f = f
-	t.w = timeline.New(f, timeline.Options{Ranks: t.keep, From: t.from, To: t.to, MaxBytes: int64(t.maxMiB) << 20, Links: t.links, Sample: t.sample,
+	t.w = timeline.New(f, timeline.Options{Ranks: t.keep, RanksUpTo: t.keepUpTo, From: t.from, To: t.to, MaxBytes: int64(t.maxMiB) << 20, Links: t.links, Sample: t.sample,
 		OnCap: func(at netsim.Time) {
 			fmt.Fprintf(os.Stderr, "lhsim %s: timeline %s reached --timeline-max %d MiB at %.3f µs of simulated time: the events after are left out (narrow it with --timeline-ranks or --timeline-window)\n",
 				t.cmd, t.file, t.maxMiB, at.Microseconds())

@@ -122,13 +122,13 @@ func runTraffic(args []string) error {
 		}
 	}
 	if set["torus-latency"] {
-		c.TorusLinkLatency = nil
+		cfg.TorusLatency = []netsim.Time{} // set, even if nothing parses: checked by the experiment
 		for _, s := range strings.Split(*torusLat, ",") {
 			d, err := fabric.ParseDelay(s, c.ClockPeriod)
 			if err != nil {
 				return badUsage(fs, fmt.Errorf("--torus-latency: %w", err))
 			}
-			c.TorusLinkLatency = append(c.TorusLinkLatency, d)
+			cfg.TorusLatency = append(cfg.TorusLatency, d)
 		}
 	}
 	if set["vcs"] {

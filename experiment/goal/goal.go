@@ -18,6 +18,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/goal"
@@ -53,6 +54,9 @@ type Config struct {
 	// Progress, when set, is told every 16,384 operations a run starts (done of total)
 	// and at the end.
 	Progress func(done, total int64)
+	// Simulated, when set, is told the simulated time of a packet run every 65,536 packets
+	// its NICs send (cluster.OnProgress): the progress of a few huge messages.
+	Simulated func(at netsim.Time)
 	// Matcher is the packet network's matcher (netsim/match: list, bins:K, alpu:N); "": none,
 	// matching takes no time.
 	Matcher string
@@ -126,6 +130,52 @@ func ParamString(p goal.Params) string {
 	return fmt.Sprintf("L=%s o=%s g=%s G=%s O=%s ns, S=%d B", ns(p.L), ns(p.O), ns(p.G), ns(p.PerByteG), ns(p.PerByteO), p.S)
 }
 
+// DefaultConfig is lhsim goal's starting point: the packet network (a torus sized to the
+// schedule), LogGOPSim's default parameters for --network loggp, a node latency of 1 µs
+// (the NSIM-ACE paper's section 5.1).
+func DefaultConfig() Config {
+	c := Config{Network: "packet", LogGP: goal.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig()}
+	c.Cluster.NodeLatency = netsim.Microsecond
+	return c
+}
+
+// Validate refuses a knob the chosen network does not use, so that none is ignored without a
+// word: the LogGOPS model's L, o, g, G, O and its order (StdSort) on the packet network
+// (its times come from the fabric and the node latency; S, the rendezvous threshold, is
+// both's), and on loggp everything of the packet network (topology, node latency, RTL
+// nodes, matcher, waveform, timeline). A node named twice in a list is refused too.
+func (cfg Config) Validate() error {
+	def := DefaultConfig()
+	switch cfg.Network {
+	case "packet":
+		p, d := cfg.LogGP, def.LogGP
+		p.S, d.S = 0, 0
+		if p != d {
+			return fmt.Errorf("%s: the LogGOPS model's parameters (L, o, g, G, O) apply to --network loggp; the packet network's times come from the fabric and the node latency", ParamString(cfg.LogGP))
+		}
+		if cfg.StdSort {
+			return errors.New("--stdsort orders the LogGOPS model's operations (--network loggp); the packet network runs them as their events come")
+		}
+	case "loggp":
+		for _, k := range []struct {
+			set  bool
+			what string
+		}{{cfg.Topology != "", "a topology"}, {cfg.Cluster.NodeLatency != def.Cluster.NodeLatency, "a node latency"},
+			{len(cfg.RTLNodes) > 0, "RTL nodes"}, {cfg.Matcher != "", "a matcher"}, {len(cfg.MatcherRTLNodes) > 0, "matcher RTL nodes"},
+			{cfg.Trace != "", "a waveform"}, {cfg.Timeline != nil, "a timeline"}} {
+			if k.set {
+				return fmt.Errorf("%s applies to the packet network (--network packet); the LogGOPS model (--network loggp) has no nodes, only L, o, g, G, O and S", k.what)
+			}
+		}
+	default:
+		return fmt.Errorf("network %q: want loggp or packet", cfg.Network)
+	}
+	if err := experiment.Repeated("RTL nodes", cfg.RTLNodes); err != nil {
+		return err
+	}
+	return experiment.Repeated("matcher RTL nodes", cfg.MatcherRTLNodes)
+}
+
 // Run reads the schedule and runs it. A run that leaves sends or receives unmatched
 // returns its result and an error wrapping ErrUnmatched.
 func Run(cfg Config) (*Result, error) {
@@ -138,6 +188,12 @@ func Run(cfg Config) (*Result, error) {
 
 // RunSchedule runs a parsed schedule.
 func RunSchedule(cfg Config, s *goal.Schedule) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, &experiment.InputError{Err: err}
+	}
+	if err := cfg.Timeline.CheckNodes(len(s.Ranks)); err != nil {
+		return nil, &experiment.InputError{Err: err}
+	}
 	switch cfg.Network {
 	case "loggp":
 		opt := goal.Options{Stats: true, StdSort: cfg.StdSort, Searches: cfg.QStat != ""}

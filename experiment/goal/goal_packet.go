@@ -10,6 +10,7 @@ import (
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/hw"
+	"github.com/lhsim/lhsim/memlimit"
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/goal"
@@ -70,6 +71,12 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 	if len(s.Ranks) > topo.Nodes() {
 		return nil, fmt.Errorf("goal: %d ranks on %s (%d nodes)", len(s.Ranks), cfg.Topology, topo.Nodes())
 	}
+	if err := rtlMessageSizes(s, cfg.RTLNodes); err != nil {
+		return nil, &experiment.InputError{Err: err}
+	}
+	if err := packetFits(topo, cfg, len(s.Ranks)); err != nil {
+		return nil, &experiment.InputError{Err: err}
+	}
 	c, err := cluster.Build(topo, cfg.Fabric, cfg.Cluster)
 	if err != nil {
 		return nil, err
@@ -126,6 +133,9 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 		}
 		c.Observe(net)
 		opt.Tracer = newGoalTracer(s, net)
+	}
+	if cfg.Simulated != nil {
+		c.OnProgress(cfg.Simulated)
 	}
 	if cfg.Progress != nil {
 		opt.Tracer = &progressTracer{next: opt.Tracer, total: int64(s.NumOps), tell: cfg.Progress}
@@ -206,4 +216,54 @@ func checkMatcherFields(spec match.Spec, s *goal.Schedule) error {
 		}
 	}
 	return spec.CheckFields(uint32(len(s.Ranks)-1), maxTag, int(line))
+}
+
+// rtlMessageSizes refuses, before the run, a send larger than the LHS receive path takes
+// (gosim.MaxMessage, 1 MiB: the RTL's beat counter and the source that feeds it) to a node
+// whose receive path is the RTL; the run failed on it halfway.
+func rtlMessageSizes(s *goal.Schedule, rtlNodes []int) error {
+	if len(rtlNodes) == 0 {
+		return nil
+	}
+	rtl := make(map[uint32]bool, len(rtlNodes))
+	for _, n := range rtlNodes {
+		rtl[uint32(n)] = true
+	}
+	for r, rk := range s.Ranks {
+		for _, op := range rk.Ops {
+			if op.Kind == goal.Send && rtl[op.Peer] && op.Size > gosim.MaxMessage {
+				return fmt.Errorf("rank %d line %d: a send of %d bytes to node %d, whose receive path is the LHS RTL (--rtl-nodes): it takes messages of at most %d bytes (1 MiB)",
+					r, op.Line, op.Size, op.Peer, gosim.MaxMessage)
+			}
+		}
+	}
+	return nil
+}
+
+// MemoryUser is a part of a run that knows its share of the memory estimate: a matcher
+// (netsim/match.Spec) whose tables grow with the ranks implements it, and the run is refused
+// before it starts when the network and it together pass the process's limit.
+type MemoryUser interface {
+	// Memory is the bytes it takes on a run of ranks ranks, and what it is (for the message).
+	Memory(ranks int) (bytes int64, what string)
+}
+
+// packetFits checks the run's estimate (the network, and the matcher's share when its Spec
+// is a MemoryUser) against the process's memory limit.
+func packetFits(topo fabric.Topology, cfg Config, ranks int) error {
+	est := fabric.Estimate(topo, cfg.Fabric)
+	if cfg.Matcher != "" {
+		spec, err := match.Parse(cfg.Matcher)
+		if err != nil {
+			return err
+		}
+		if m, ok := any(spec).(MemoryUser); ok {
+			b, what := m.Memory(ranks)
+			est.Add(what, b)
+		}
+	}
+	if err := est.Check(memlimit.Current()); err != nil {
+		return fmt.Errorf("%v %w", topo, err)
+	}
+	return nil
 }

@@ -105,6 +105,9 @@ func scheduleKey(file string) string { return "file:" + file }
 // for RunMatchers and every part of Parts to share: a schedule that cannot be made is an
 // error before any run. When no pattern runs, Ranks becomes the schedule file's.
 func (cfg MatchersConfig) Prepare() (MatchersConfig, error) {
+	if err := cfg.Validate(); err != nil {
+		return cfg, err
+	}
 	if cfg.schedules == nil {
 		cfg.schedules = &scheduleCache{m: map[string]*cachedSchedule{}}
 	}
@@ -134,6 +137,27 @@ func (cfg MatchersConfig) Prepare() (MatchersConfig, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// Validate refuses a study that names one thing twice: each matcher, workload and RTL node
+// is one column or row of the tables, and a second mention would run it again for nothing.
+// Matchers are compared by what they are (bins:064 is bins:64).
+func (cfg MatchersConfig) Validate() error {
+	canon := make([]string, len(cfg.Matchers))
+	for i, m := range cfg.Matchers {
+		spec, err := match.Parse(m)
+		if err != nil {
+			return err
+		}
+		canon[i] = spec.String()
+	}
+	if err := experiment.Repeated("matchers", canon); err != nil {
+		return err
+	}
+	if err := experiment.Repeated("workloads", cfg.Workloads); err != nil {
+		return err
+	}
+	return experiment.Repeated("RTL nodes", cfg.RTLNodes)
 }
 
 // runs is how many runs RunMatchers makes: each fig6 matcher once, every other workload (and

@@ -28,7 +28,7 @@ func partsSpeedup(cpus []float64) (total, speedup float64) {
 // total, the largest and the speed-up two free cores would give (--jobs 2). Run it with
 // go test ./experiment/goal -run '^$' -bench MatchersParts -benchtime 1x -v.
 func BenchmarkMatchersParts(b *testing.B) {
-	cfg := MatchersConfig{Ranks: 256, Size: 8, Seed: 1, Reports: "synth-reports", Fig6: rx.DefaultSearch(),
+	cfg := MatchersConfig{Ranks: 256, Size: 8, Seed: 1, Fig6: rx.DefaultSearch(),
 		Workloads: MatchersWorkloads, Matchers: MatchersDefault}
 	cfg, err := cfg.Prepare()
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // RunMatchers gives run whole; each part tells Progress of its one run.
 func TestMatchersPartsAtOnce(t *testing.T) {
 	cfg := MatchersConfig{Ranks: 16, Size: 8, Seed: 1, Workloads: []string{"incast", "random_bisect"},
-		Matchers: []string{"list", "bins:8", "alpu:64"}, Reports: "synth-reports"}
+		Matchers: []string{"list", "bins:8", "alpu:64"}}
 	whole, err := RunMatchers(cfg)
 	require.NoError(t, err)
 	// Made when the first part needs it, or before (Prepare), as lhsim matchers does.

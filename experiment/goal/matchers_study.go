@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -27,7 +26,7 @@ type MatchersConfig struct {
 	Workloads []string // goal gen patterns, alltoall_late, or fig6 (rx.Fig6Workload)
 	Schedule  string   // a user's schedule, run besides (or instead of) the patterns
 	Matchers  []string
-	Reports   string // the area flow's checked-in reports, relative to the repository root (synth-reports)
+	Reports   string // a folder of the area flow's reports (summary.json); "": the checked-in ones built into lhsim
 	// Fig6 is the micro-benchmark's set-up for the fig6 workload (DefaultSearch: lhsim
 	// search's).
 	Fig6 rx.SearchConfig
@@ -119,15 +118,13 @@ func matcherArea(s area.Summary, spec match.Spec) (*MatcherArea, error) {
 
 // RunMatchers runs the study.
 func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
-	dir := cfg.Reports
-	if !filepath.IsAbs(dir) {
-		root, err := area.FindRoot(".")
-		if err != nil {
-			return nil, err
-		}
-		dir = filepath.Join(root, dir)
+	var sum area.Summary
+	var err error
+	if cfg.Reports == "" {
+		sum, err = area.CheckedInSummary()
+	} else {
+		sum, err = area.LoadSummary(cfg.Reports)
 	}
-	sum, err := area.LoadSummary(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 // matching time exceeds the ALPU's and a 4-cell ALPU falls back to software.
 func TestMatchersStudy(t *testing.T) {
 	r, err := RunMatchers(MatchersConfig{Ranks: 16, Size: 8, Seed: 1, Workloads: MatchersWorkloads,
-		Matchers: []string{"list", "bins:8", "alpu:4", "alpu:64"}, Reports: "synth-reports"})
+		Matchers: []string{"list", "bins:8", "alpu:4", "alpu:64"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestMatchersStudy(t *testing.T) {
 // ALPU makes it faster than lhs, whose posted queue is the host's list.
 func TestLHSAndHybridInTheStudy(t *testing.T) {
 	r, err := RunMatchers(MatchersConfig{Ranks: 32, Size: 8, Seed: 1, Workloads: []string{"incast", "alltoall_late"},
-		Matchers: []string{"lhs", "lhs+alpu:64"}, Reports: "synth-reports", RTLNodes: []int{0, 1}})
+		Matchers: []string{"lhs", "lhs+alpu:64"}, RTLNodes: []int{0, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

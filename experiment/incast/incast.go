@@ -179,6 +179,9 @@ func Run(cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.Timeline.CheckNodes(topo.Nodes()); err != nil {
+		return nil, &experiment.InputError{Err: err}
+	}
 	if cfg.Receivers < 1 || cfg.Receivers >= topo.Nodes() {
 		return nil, fmt.Errorf("incast: %d receivers on %d nodes: want at least 1 and a sender", cfg.Receivers, topo.Nodes())
 	}
@@ -195,6 +198,9 @@ func Run(cfg Config) (*Result, error) {
 		if r < 0 || r >= cfg.Receivers {
 			return nil, fmt.Errorf("incast: RTL node %d is not a receiver (0..%d)", r, cfg.Receivers-1)
 		}
+	}
+	if err := experiment.Repeated("RTL nodes", rtl); err != nil {
+		return nil, &experiment.InputError{Err: err}
 	}
 	if cfg.Model != nicGo && cfg.Model != nicTLM {
 		return nil, fmt.Errorf("incast: model %q for the non-RTL receivers: want go or tlm", cfg.Model)
@@ -357,6 +363,11 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 	} else {
 		tl = experiment.MachineTimeline(cfg.Timeline, c, 1, "LHS off")
 	}
+	var host *hostTimeline
+	if tl != nil {
+		host = &hostTimeline{Net: tl, receivers: cfg.Receivers, msgs: map[[3]int]hostMsg{}}
+		c.Observe(host)
+	}
 	lookahead, err := lhsnic.Lookahead(net)
 	if err != nil {
 		return run, err
@@ -370,6 +381,7 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 	}
 	senders := topo.Nodes() - cfg.Receivers
 	var hosts []lhsnic.Receiver
+	var wants [][]lhsnic.Want
 	var nodes []*lhsnic.Node
 	var traced *waves.Events
 	var firstMsg []waves.Marker // the traced receiver's first message (TimelineSave)
@@ -391,6 +403,7 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 				want = append(want, lhsnic.Want{Src: s, Tag: t})
 			}
 		}
+		wants = append(wants, want)
 		dc := device.Config{Model: device.Go, Bridge: device.Cgo, Entries: cfg.Entries}
 		switch kinds[r] {
 		case nicRTL, nicRTLPlugin:
@@ -469,6 +482,11 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 		return run, err
 	}
 	eng.Run(netsim.Never) // the hosts' last receives
+	if host != nil {
+		for r, h := range hosts {
+			host.record(r, wants[r], h)
+		}
+	}
 	run.WallSeconds = time.Since(wall).Seconds()
 	run.Events = eng.Fired()
 	run.EventsPerS = float64(run.Events) / run.WallSeconds
@@ -573,26 +591,4 @@ func (r *Result) WriteTable(w io.Writer) error {
 		_, err = fmt.Fprintf(w, "waveform of receiver %d (LHS on; idle cycles skipped): %s\nopen with: gtkwave %s %s\n", r.TraceNode, r.On.Waveform, r.On.Waveform, r.On.SaveFile)
 	}
 	return err
-}
-
-// WritePlot draws receives completed against time, LHS on and off: the incast's Figure.
-func (r *Result) WritePlot(file string) error {
-	if err := experiment.CheckPlotFile(file); err != nil {
-		return fmt.Errorf("incast: %w", err)
-	}
-	p := experiment.LogXPlot(fmt.Sprintf("incast on %s: %d senders, %d receivers, receives posted at %.0f µs",
-		r.Topology, r.Senders, r.Receivers, r.PostAtUs), "simulated time (µs)", "receives completed")
-	var c experiment.Curves
-	for _, run := range []Outcome{r.On, r.Off} {
-		name := "LHS on"
-		if !run.LHS {
-			name = "LHS off"
-		}
-		done := slices.Clone(run.Done)
-		slices.Sort(done)
-		for k, t := range done {
-			c.AddStyled(name, experiment.Plain, t.Microseconds(), float64(k+1))
-		}
-	}
-	return c.Draw(p, file)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lhsim/lhsim/device"
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
 )
 
@@ -65,6 +66,13 @@ func TestIncastBadInput(t *testing.T) {
 	cfg.RTLNodes = []int{3}
 	_, err = Run(cfg)
 	require.ErrorContains(t, err, "RTL node 3 is not a receiver")
+	// A receiver named twice in the RTL nodes is refused as input (it was taken silently).
+	cfg = smallIncast()
+	cfg.Receivers, cfg.RTLNodes = 2, []int{0, 0}
+	_, err = Run(cfg)
+	require.ErrorContains(t, err, "RTL nodes: 0 is named twice")
+	var ie *experiment.InputError
+	require.ErrorAs(t, err, &ie)
 	cfg = smallIncast()
 	cfg.Model = "rtl"
 	_, err = Run(cfg)

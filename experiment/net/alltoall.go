@@ -172,6 +172,9 @@ func (cfg *AlltoallConfig) Validate() (*fabric.Torus, error) {
 	if !ok {
 		return nil, fmt.Errorf("alltoall runs on a torus, not %s", cfg.Torus)
 	}
+	if err := cfg.Timeline.CheckNodes(t.Nodes()); err != nil {
+		return nil, err
+	}
 	if len(cfg.Sizes) == 0 {
 		return nil, fmt.Errorf("no sizes")
 	}
@@ -207,7 +210,7 @@ func (cfg *AlltoallConfig) Validate() (*fabric.Torus, error) {
 func RunAlltoall(cfg AlltoallConfig) (*AlltoallResult, error) {
 	topo, err := cfg.Validate()
 	if err != nil {
-		return nil, err
+		return nil, &experiment.InputError{Err: err} // what the user chose
 	}
 	start := time.Now()
 	weights := alltoall.UnevenWeights(topo.Nodes(), cfg.Seed)

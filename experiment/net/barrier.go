@@ -146,6 +146,9 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 		if topo.Nodes() < 2 {
 			return nil, &experiment.InputError{Err: fmt.Errorf("barrier: %s has %d node; a barrier needs 2 processes", ts, topo.Nodes())}
 		}
+		if err := cfg.Timeline.CheckNodes(topo.Nodes()); err != nil {
+			return nil, &experiment.InputError{Err: fmt.Errorf("%s: %w", ts, err)}
+		}
 		c, err := cluster.Build(topo, cfg.Fabric, cfg.Cluster)
 		if err != nil {
 			return nil, err

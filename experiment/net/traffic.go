@@ -41,6 +41,10 @@ type TrafficConfig struct {
 	// AllowDeadlock runs a topology, routing and VC count that can deadlock (refused
 	// otherwise), to watch it happen.
 	AllowDeadlock bool
+	// TorusLatency, when set, replaces the preset's torus link latencies: one for every
+	// dimension, or one per dimension (X, Y, Z, ...); anything else is refused, as is a
+	// topology that is not a torus.
+	TorusLatency []netsim.Time `json:",omitempty"`
 	// Timeline, when set, records each load's run (the event model's router; docs/timeline.md),
 	// load k as machine k of the file.
 	Timeline *timeline.Writer `json:"-"`
@@ -161,7 +165,7 @@ func (e *TrafficInputError) Unwrap() error { return e.Err }
 
 // RunTraffic runs the sweep.
 func RunTraffic(cfg TrafficConfig) (*TrafficResult, error) {
-	topo, probe, pat, err := trafficCheck(cfg)
+	topo, probe, pat, err := trafficCheck(&cfg)
 	if err != nil {
 		return nil, &TrafficInputError{err}
 	}
@@ -229,10 +233,17 @@ func RunTraffic(cfg TrafficConfig) (*TrafficResult, error) {
 	return res, nil
 }
 
-// trafficCheck builds what cfg names, or says why it cannot.
-func trafficCheck(cfg TrafficConfig) (fabric.Topology, *fabric.Network, fabric.Pattern, error) {
+// trafficCheck builds what cfg names, or says why it cannot; it puts TorusLatency into
+// cfg.Fabric.
+func trafficCheck(cfg *TrafficConfig) (fabric.Topology, *fabric.Network, fabric.Pattern, error) {
 	topo, err := fabric.ParseTopology(cfg.Topology)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := cfg.torusLatencies(topo); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := cfg.Timeline.CheckNodes(topo.Nodes()); err != nil {
 		return nil, nil, nil, err
 	}
 	// The probe (bounds, routes) is the event model's; the booksim router's own network
@@ -284,42 +295,10 @@ func trafficCheck(cfg TrafficConfig) (fabric.Topology, *fabric.Network, fabric.P
 	if m := min(fc.BufferFlits, fc.EjectBufferFlits); cfg.PacketFlits < 1 || cfg.PacketFlits > m {
 		return nil, nil, nil, fmt.Errorf("%d-flit packets: want 1 to %d (a buffer holds a packet whole)", cfg.PacketFlits, m)
 	}
-	if err := checkWindow(cfg, probe, pat); err != nil {
+	if err := checkWindow(*cfg, probe, pat); err != nil {
 		return nil, nil, nil, err
 	}
 	return topo, probe, pat, nil
-}
-
-// checkWindow refuses a measurement window too short to measure anything: shorter than the
-// longest zero-load latency L of the pattern's packets (none created in it could arrive in
-// it), or so short that the packets still on their way at its start (when the warm-up is
-// shorter than L) are 5% of it or more, which the saturation test (accepted under 95% of
-// generated) would read as saturation.
-func checkWindow(cfg TrafficConfig, probe *fabric.Network, pat fabric.Pattern) error {
-	var longest netsim.Time
-	bytes := cfg.PacketFlits * probe.Config().FlitBytes
-	for s := range probe.Nodes() {
-		d := (s + 1) % probe.Nodes()
-		if perm, ok := pat.(fabric.Permutation); ok {
-			d = perm.Perm(s)
-		} else if s > 0 {
-			d = s // uniform: node 0 to every other node
-			s = 0
-		}
-		l, err := probe.ZeroLoadLatency(s, d, bytes)
-		if err != nil {
-			return err
-		}
-		longest = max(longest, l)
-	}
-	c := probe.Config().ClockPeriod
-	l := int64((longest + c - 1) / c)
-	need := max(l, 20*(l-cfg.WarmupCycles))
-	if cfg.MeasureCycles < need {
-		return fmt.Errorf("a %d-cycle measurement window after %d cycles of warm-up is too short: the pattern's packets take up to %d cycles at zero load; want a window of at least %d cycles (or a longer warm-up)",
-			cfg.MeasureCycles, cfg.WarmupCycles, l, need)
-	}
-	return nil
 }
 
 // zeroLoad sends lone packets over the pattern's pairs (uniform: node 0 to every other

@@ -310,3 +310,50 @@ func TestTrafficAllowDeadlock(t *testing.T) {
 	require.True(t, r.Saturated)
 	require.Contains(t, r.Why, "deadlock: 128 flits in the network and none moved")
 }
+
+// Each traffic knob works or is refused by the experiment with its reason (issue 37, class
+// 4): the user's torus latencies take one value or one per dimension (two on a 3-D torus
+// reused Y's for Z, four were taken), only on a torus; a drain shorter than the pattern's
+// zero-load latency is refused (a 0-cycle drain called a 10% load saturated).
+func TestTrafficKnobsRefusedByTheModel(t *testing.T) {
+	ns := func(v ...float64) []netsim.Time {
+		var out []netsim.Time
+		for _, x := range v {
+			out = append(out, netsim.NS(x))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		topo  string
+		lat   []netsim.Time
+		drain int64
+		says  string
+	}{
+		{"torus:4x4x4", ns(21, 25), 6000, "torus latencies 21/25 ns: torus:4x4x4 has 3 dimensions; want one latency for all of them, or 3 (one per dimension)"},
+		{"torus:4x4x4", ns(21, 25, 70, 70), 6000, "torus:4x4x4 has 3 dimensions"},
+		{"torus:4x4", ns(21, 25, 70), 6000, "torus:4x4 has 2 dimensions; want one latency for all of them, or 2"},
+		{"crossbar:8", ns(21), 6000, "torus latencies 21 ns: crossbar:8 has no torus links"},
+		{"torus:4x4", nil, 0, "a 0-cycle drain is too short: the pattern's packets take up to"},
+		{"torus:4x4", nil, 100, "a 100-cycle drain is too short"},
+	} {
+		cfg := quickTraffic(c.topo, "uniform", 0.1)
+		cfg.TorusLatency, cfg.DrainCycles = c.lat, c.drain
+		_, err := RunTraffic(cfg)
+		var ie *TrafficInputError
+		require.ErrorAs(t, err, &ie, "%s %v drain %d", c.topo, c.lat, c.drain)
+		require.ErrorContains(t, err, c.says)
+	}
+	// What is taken does what it says: one value for every dimension, or one per dimension,
+	// and each changes the zero-load latency by its links.
+	zero := func(lat []netsim.Time) float64 {
+		cfg := quickTraffic("torus:4x4x4", "uniform", 0.05)
+		cfg.TorusLatency = lat
+		r, err := RunTraffic(cfg)
+		require.NoError(t, err, "%v", lat)
+		require.True(t, r.ZeroLoadExact)
+		return r.ZeroLoadNs
+	}
+	require.Equal(t, zero(ns(30)), zero(ns(30, 30, 30)))
+	require.Less(t, zero(ns(21, 25, 70)), zero(ns(21, 25, 80)), "Z's latency is used")
+	require.Less(t, zero(ns(21, 25, 70)), zero(ns(21, 35, 70)), "Y's latency is used")
+}

@@ -47,8 +47,12 @@ type node struct {
 	rank *Rank
 
 	// The NIC's two DMA engines: host memory to NIC (outgoing data) and NIC to host memory
-	// (arriving data). Each is a FIFO of transfers; busy is when its last one ends.
+	// (arriving data). Each is a FIFO of transfers; busy is when its last one ends. The read
+	// engine reads one message at a time (reading, when set) and the others wait in readQ:
+	// a message whose read waits for room at the NIC holds up those behind it.
 	readBusy, writeBusy netsim.Time
+	reading             *pacedSend
+	readQ               []*pacedSend
 
 	// The receive buffer: bytes of data packets taken from the fabric and not yet written
 	// to host memory, and the packets left in the fabric's ejection buffer for want of room.
@@ -72,26 +76,40 @@ type ReceivePath interface {
 // error method: the run that ends with it set fails with it.
 
 // sendData reads a message's data from host memory, a packet at a time from now, and hands
-// each to the fabric as its DMA ends. from is the node the data leaves. The DMA engine is a
-// FIFO: the message has it from its start to the end of its last packet, reserved now, but
-// the packets are made one after another (one event pending a message), so a large message
-// costs no memory up front.
+// each to the fabric as its DMA ends. from is the node the data leaves (n). The DMA engine is
+// a FIFO: the message has it from its start (now, or when the one before it has been read)
+// to the end of its last packet's read, and the packets are made one after another (one
+// event pending a message), so a large message costs no memory up front.
 func (n *node) sendData(now netsim.Time, id uint64, m *message, from, to int) {
-	cfg := n.c.cfg
-	payload := cfg.MTU - cfg.HeaderBytes
-	start := max(now, n.readBusy)
-	full, rest := m.size/payload, m.size%payload
-	n.readBusy = start + netsim.Time(full)*cfg.DMATime(payload)
-	if rest > 0 || full == 0 {
-		n.readBusy += cfg.DMATime(rest)
+	s := &pacedSend{c: n.c, n: n, id: id, m: m, from: from, to: to, at: now, left: m.size}
+	if n.reading != nil {
+		n.readQ = append(n.readQ, s)
+		return
 	}
-	s := &pacedSend{c: n.c, id: id, m: m, from: from, to: to, at: start, left: m.size}
+	n.reading = s
+	s.at = max(now, n.readBusy)
+	s.next()
+}
+
+// readDone gives the read engine, free from at, to the next message waiting for it.
+func (n *node) readDone(at netsim.Time) {
+	n.readBusy = at
+	if len(n.readQ) == 0 {
+		n.reading = nil
+		return
+	}
+	s := n.readQ[0]
+	n.readQ[0] = nil
+	n.readQ = n.readQ[1:]
+	n.reading = s
+	s.at = max(s.at, at)
 	s.next()
 }
 
 // pacedSend is a message whose packets are read and injected one after another.
 type pacedSend struct {
 	c        *Cluster
+	n        *node // whose read engine it has
 	id       uint64
 	m        *message
 	from, to int
@@ -109,6 +127,12 @@ func (s *pacedSend) next() {
 	p := &fabric.Packet{Src: s.from, Dst: s.to, Bytes: s.c.cfg.HeaderBytes + chunk, ID: s.id, Tag: uint64(chunk), Kind: kindData}
 	s.sent++
 	s.c.eng.At(s.at, pacedInjector{s, p}, 0)
+	if s.c.read++; s.c.progress != nil && s.c.read%progressPackets == 0 {
+		s.c.progress(s.c.eng.Now())
+	}
+	if s.sent == s.m.packets {
+		s.n.readDone(s.at) // its last read is booked: the next message reads after it
+	}
 }
 
 // pacedInjector hands one packet to the fabric when its DMA read ends, then starts the next.
@@ -123,10 +147,27 @@ func (i pacedInjector) Fire(now netsim.Time, _ int64) {
 		s.c.fail(fmt.Errorf("cluster: node %d: %w", s.from, err))
 		return
 	}
-	if s.sent < s.m.packets {
-		s.next()
+	if s.sent >= s.m.packets {
+		return
 	}
+	if s.c.net.Queued(s.from) < txQueuePackets {
+		s.next()
+		return
+	}
+	// The NIC's transmit queue is full (the DMA reads faster than the link drains): the DMA
+	// waits for a packet to leave instead of queueing packets without bound, so a message of
+	// any size holds at most txQueuePackets of them. The link never idles for it: the queue
+	// still holds packets when the read starts again.
+	s.c.net.OnLeave(s.from, func(left netsim.Time) {
+		s.at = max(s.at, left)
+		s.next()
+	})
 }
+
+// txQueuePackets is how many packets a NIC's transmit queue holds before its DMA waits.
+// assumption: 4 packets (4 KiB at the default MTU), enough to keep the link busy while the
+// next one is read (the NSIM-ACE paper gives no NIC buffer sizes).
+const txQueuePackets = 4
 
 // sendHeader sends a header-only packet (a control packet or a get request) now.
 func (n *node) sendHeader(now netsim.Time, id uint64, kind uint8, to int) {

@@ -179,3 +179,38 @@ func TestIQFatTreeAgainstBookSim2(t *testing.T) {
 	require.NotEmpty(t, hi.Busiest)
 	require.Greater(t, hi.Busiest[0].Utilisation, 0.6, "the busiest channel is nearly full at saturation")
 }
+
+// A switch crossing of more than one cycle (st_final_delay, lhsim traffic --preset booksim
+// --switch-latency 2c, a knob docs/network.md lists) pipelines the flits through the switch:
+// a lone packet of any length takes one cycle more per router per extra cycle, and a loaded
+// network never has two flits for one output in a cycle (it panicked: the flits granted
+// behind one still crossing were never timed).
+func TestIQSwitchLatencyCycles(t *testing.T) {
+	topo, err := ParseTopology("torus:4x4")
+	require.NoError(t, err)
+	base, err := NewIQ(topo, BookSimConfig(4*netsim.Nanosecond), 1)
+	require.NoError(t, err)
+	for _, st := range []int64{2, 3, 5} {
+		c := BookSimConfig(4 * netsim.Nanosecond)
+		c.SwitchLatency = netsim.Time(st) * c.ClockPeriod
+		for _, fl := range []int{1, 4, 16} {
+			n, err := NewIQ(topo, c, 1)
+			require.NoError(t, err)
+			one, routers, err := base.Lone(0, 10, fl)
+			require.NoError(t, err)
+			got, _, err := n.Lone(0, 10, fl)
+			require.NoError(t, err, "switch latency %d cycles, %d flits", st, fl)
+			require.Equal(t, one+int64(routers)*(st-1), got, "switch latency %d cycles, %d flits", st, fl)
+			closed, err := n.ZeroLoad(0, 10, fl)
+			require.NoError(t, err)
+			require.Equal(t, closed, got, "closed form")
+		}
+		n, err := NewIQ(topo, c, 1)
+		require.NoError(t, err)
+		pat, err := ParseBookSimPattern("uniform", topo)
+		require.NoError(t, err)
+		r, err := RunIQ(n, pat, 0.3, 4, DefaultIQMeasure())
+		require.NoError(t, err, "switch latency %d cycles", st)
+		require.True(t, r.Stable, "switch latency %d cycles at 0.3: %+v", st, r)
+	}
+}

@@ -244,11 +244,9 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		}
 		r.swAlloc.allocate()
 	}
-	// _SwitchEvaluate
-	for i := r.xbarHead; i < len(r.xbar); i++ {
-		if r.xbar[i].time >= 0 {
-			break
-		}
+	// _SwitchEvaluate: the flits granted last cycle are at the tail, behind those still
+	// crossing a switch of more than one cycle (st_final_delay > 1), so it times the tail.
+	for i := len(r.xbar) - 1; i >= r.xbarHead && r.xbar[i].time < 0; i-- {
 		r.xbar[i].time = now + n.xbarDelay - 1
 	}
 

@@ -97,6 +97,10 @@ type Network struct {
 	cfg  Config
 	v    int // VCs
 
+	// leftWait[node] are called, one per packet that leaves node's injection queue, in the
+	// order they were given (OnLeave): NIC DMAs waiting for room in its transmit queue.
+	leftWait [][]func(now netsim.Time)
+
 	portBase []int32 // first global port of each router
 	in       []inPort
 	out      []outPort // router ports first, then one injection port per node
@@ -335,6 +339,17 @@ func (n *Network) InFlight() int { return int(n.stats.Injected - n.stats.Deliver
 
 // Queued is the number of packets waiting in node's injection queue (not yet on its link).
 func (n *Network) Queued(node int) int { return int(n.nic[node].n) }
+
+// OnLeave calls f once, at the time a packet leaves node's injection queue for its link, so
+// that a sender can hold its next packet until its NIC has room (the queue itself is
+// unbounded). Each packet that leaves calls the longest-waiting f. f runs inside the
+// fabric's event, at the time it gives: it may Inject at that time.
+func (n *Network) OnLeave(node int, f func(now netsim.Time)) {
+	if n.leftWait == nil {
+		n.leftWait = make([][]func(netsim.Time), len(n.nic))
+	}
+	n.leftWait[node] = append(n.leftWait[node], f)
+}
 
 // Attach makes ep node's endpoint. A node with no endpoint is a sink: it takes every
 // packet as it arrives (Consumed at once).

@@ -263,6 +263,13 @@ func (n *Network) tryInject(node int, now netsim.Time) {
 	if next := q.front(); next != nil {
 		n.wakeOut(o, max(end, next.InjectedAt))
 	}
+	if n.leftWait != nil {
+		if w := n.leftWait[node]; len(w) > 0 {
+			f := w[0]
+			n.leftWait[node] = w[1:]
+			f(now)
+		}
+	}
 }
 
 // send starts p on output o's link in VC w at now, coming from input port in (noPort for

@@ -1,16 +1,13 @@
 package fabric
 
 import (
-	"errors"
 	"fmt"
-	"math"
-	"os"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
 
+	"github.com/lhsim/lhsim/memlimit"
 	"github.com/lhsim/lhsim/netsim"
 )
 
@@ -395,7 +392,7 @@ func (t *Torus) cuts(cfg *Config) []cut {
 // ---------------------------------------------------------------------------------------
 
 // ErrTooBig is a network that cannot fit in memory: New refuses it before it allocates.
-var ErrTooBig = errors.New("does not fit in memory")
+var ErrTooBig = memlimit.ErrTooBig
 
 // shape is how many routers, router ports and router-to-router links topo has, counted
 // without building it.
@@ -445,35 +442,26 @@ func Footprint(topo Topology, cfg Config) int64 {
 	return b
 }
 
-// MemoryLimit is the memory a run may take: GOMEMLIMIT when it is set, else the memory the
-// machine has available (MemAvailable in /proc/meminfo), else 8 GiB.
-func MemoryLimit() int64 {
-	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
-		return l
-	}
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(line); len(f) == 3 && f[0] == "MemAvailable:" && f[2] == "kB" {
-				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil && kb > 0 {
-					return kb << 10
-				}
-			}
-		}
-	}
-	return 8 << 30
+// MemoryLimit is the memory a run may take: the least of every limit set on the process
+// (memlimit.Current: ulimit -v, its cgroup, GOMEMLIMIT, the memory available).
+func MemoryLimit() int64 { return memlimit.Current().Bytes }
+
+// Estimate is the network's share of a run's memory estimate: its footprint, counted from
+// the topology's shape. A run adds its own structures' shares (a matcher's tables) before it
+// checks the estimate.
+func Estimate(topo Topology, cfg Config) *memlimit.Estimate {
+	_, ports, _ := shape(topo)
+	e := &memlimit.Estimate{}
+	e.Add(fmt.Sprintf("its %d nodes, %d router ports and %d VCs per port", topo.Nodes(), ports, max(cfg.VCs, 1)), Footprint(topo, cfg))
+	return e
 }
 
 // CheckFits refuses a network of topo with cfg whose footprint, doubled for the garbage
 // collector's headroom (a Go heap grows to twice what it keeps, GOGC=100), passes
-// MemoryLimit; the error wraps ErrTooBig and gives the estimate and the limit.
+// MemoryLimit; the error wraps ErrTooBig and gives the estimate and the limit that binds.
 func CheckFits(topo Topology, cfg Config) error {
-	need, limit := 2*Footprint(topo, cfg), MemoryLimit()
-	if need <= limit {
-		return nil
+	if err := Estimate(topo, cfg).Check(memlimit.Current()); err != nil {
+		return fmt.Errorf("%v %w", topo, err)
 	}
-	_, ports, _ := shape(topo)
-	return fmt.Errorf("%v %w: its %d nodes, %d router ports and %d VCs per port need about %s, and the limit is %s (GOMEMLIMIT, else the memory available)",
-		topo, ErrTooBig, topo.Nodes(), ports, max(cfg.VCs, 1), gib(need), gib(limit))
+	return nil
 }
-
-func gib(b int64) string { return strconv.FormatFloat(float64(b)/(1<<30), 'f', 1, 64) + " GiB" }

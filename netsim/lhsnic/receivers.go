@@ -20,6 +20,8 @@ type Want struct{ Src, Tag int }
 // for each message it wants, one at a time in the order given, and reports after the run.
 type Receiver interface {
 	Results() (done []netsim.Time, depths []int, maxQueue, copies int)
+	// Posted is when each receive done so far was posted, in the order of Results.
+	Posted() []netsim.Time
 	// Unfinished says why the host has not completed all its receives ("" if it has).
 	Unfinished() string
 }
@@ -41,11 +43,15 @@ type MPIReceiver struct {
 	Wait netsim.Time
 
 	done     []netsim.Time
+	posted   []netsim.Time
 	depths   []int
 	maxQueue int
 	copies   int
 	bus      *HostBus
 }
+
+// Posted implements Receiver: the host's Irecv of each receive.
+func (h *MPIReceiver) Posted() []netsim.Time { return h.posted[:len(h.done)] }
 
 // Results implements Receiver.
 func (h *MPIReceiver) Results() ([]netsim.Time, []int, int, int) {
@@ -80,6 +86,7 @@ func (h *MPIReceiver) Program(bus *HostBus) error {
 	}
 	bus.Sleep(h.PostAt - bus.Now())
 	for _, k := range h.Want {
+		h.posted = append(h.posted, bus.Now())
 		r, err := e.Irecv(mpi.Pattern{Source: int32(k.Src), Tag: int32(k.Tag), Comm: 0})
 		if err != nil {
 			return err
@@ -169,6 +176,19 @@ type queued struct {
 // Results implements Receiver.
 func (h *CostReceiver) Results() ([]netsim.Time, []int, int, int) {
 	return h.done, h.depths, h.maxQueue, h.copies
+}
+
+// Posted implements Receiver: the host takes up each receive at PostAt or, after the
+// first, when the one before it has completed (it receives in order, one at a time).
+func (h *CostReceiver) Posted() []netsim.Time {
+	p := make([]netsim.Time, len(h.done))
+	for i := range p {
+		p[i] = h.costs.PostAt
+		if i > 0 {
+			p[i] = max(p[i], h.done[i-1])
+		}
+	}
+	return p
 }
 
 // Unfinished implements Receiver.

@@ -218,6 +218,14 @@ func CheckPackets(b []byte) (int, error) {
 		if *p.end.Ts < *p.start.Ts {
 			return 0, fmt.Errorf("packet %d: arrives at %g µs before it left at %g µs", id, *p.end.Ts, *p.start.Ts)
 		}
+		// Its flow starts as it leaves, the end of its wait at the head of the queue, and
+		// ends as it arrives, the start of its slice at the destination (docs/timeline.md).
+		if left := *p.tx.Ts + *p.tx.Dur; math.Abs(*p.start.Ts-left) > eps {
+			return 0, fmt.Errorf("packet %d: its flow starts at %g µs, not when it left at %g µs", id, *p.start.Ts, left)
+		}
+		if math.Abs(*p.end.Ts-*p.rx.Ts) > eps {
+			return 0, fmt.Errorf("packet %d: its flow ends at %g µs, not when it arrived at %g µs", id, *p.end.Ts, *p.rx.Ts)
+		}
 	}
 	return len(byID), nil
 }

@@ -87,7 +87,7 @@ func (t *Packets) Left(now netsim.Time, p *fabric.Packet) {
 	t.Net.Node(p.Src)
 	t.Net.W.Thread(pid, TidTx, "NIC tx")
 	t.Net.W.Slice(pid, TidTx, t.name(p), start, now, append(t.args(p, p.Dst), I("queued_ns", int64((now-p.InjectedAt)/netsim.Nanosecond)))...)
-	t.Net.W.Flow(FlowStart, pid, TidTx, t.flow(p), start)
+	t.Net.W.Flow(FlowStart, pid, TidTx, t.flow(p), now) // where it leaves, not where it waited
 }
 
 // Delivered implements fabric.Tracer (the slice is written when the buffer is given back).

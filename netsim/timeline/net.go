@@ -197,6 +197,33 @@ func (t *Net) Op(rank int, name string, start, end netsim.Time, peer, tag, size 
 	}
 }
 
+// TidHostRecv is the track of a host's own receives (HostRecv).
+const TidHostRecv = 300
+
+// HostRecv is a receive of node's host software (incast's MPI host: drivers/mpi's Irecv
+// until its request is done) as a slice "recv" from its post to its completion on the node's
+// "host recv" track, the times the run's table reports; msg (>= 0) is the cluster message it
+// took, whose flow ends there. A host receives one message at a time, so the slices follow
+// one another.
+func (t *Net) HostRecv(node int, start, end netsim.Time, peer, tag, size, depth int, msg int64) {
+	pid := t.PidBase + node
+	if !t.W.Keep(pid) {
+		return
+	}
+	t.Node(node)
+	t.W.Thread(pid, TidHostRecv, "host recv")
+	args := []Arg{I("peer", int64(peer)), I("tag", int64(tag)), I("size", int64(size)), I("depth", int64(depth))}
+	var f uint64
+	if msg >= 0 {
+		f = t.MsgFlow(uint64(msg))
+		args = append(args, I("msg", int64(f)))
+	}
+	t.W.Slice(pid, TidHostRecv, "recv", start, end, args...)
+	if f != 0 {
+		t.W.Flow(FlowFinish, pid, TidHostRecv, f, end)
+	}
+}
+
 // Mid is the middle of [a, b], where a flow point sits inside its slice.
 func Mid(a, b netsim.Time) netsim.Time { return a + (b-a)/2 }
 

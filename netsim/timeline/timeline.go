@@ -27,6 +27,9 @@ type Options struct {
 	// every machine's runs and links are kept); events of the others are left out (a flow
 	// that crosses out of them loses its other end).
 	Ranks func(node int) bool
+	// RanksUpTo is, with Ranks, one past the highest node it keeps: a run refuses a filter
+	// that names nodes it does not have (CheckNodes) rather than write a file without them.
+	RanksUpTo int
 	// From and To keep the events that overlap [From, To] (To 0: no end).
 	From, To netsim.Time
 	// MaxBytes stops writing events once the file would pass it (0: no cap); OnCap is
@@ -79,6 +82,14 @@ func New(w io.Writer, opt Options) *Writer {
 		f = flushAt
 	}
 	return &Writer{w: w, opt: opt, flushAt: f, buf: append(make([]byte, 0, min(f, flushAt)+4096), '['), first: true, threads: map[[2]int]bool{}}
+}
+
+// CheckNodes refuses a rank filter naming a node past a run's n nodes (nil without a filter).
+func (t *Writer) CheckNodes(n int) error {
+	if t == nil || t.opt.Ranks == nil || t.opt.RanksUpTo <= n {
+		return nil
+	}
+	return fmt.Errorf("timeline ranks: node %d is past the run's %d nodes (0 to %d)", t.opt.RanksUpTo-1, n, n-1)
 }
 
 // Keep reports whether events of pid are written (the rank filter).
