@@ -25,6 +25,9 @@ type Harness struct {
 	Top        string
 	Sources    []string // relative to the repository root
 	Invariants []string
+	// Prepare are Yosys commands run on the flattened model before it is written (a small
+	// harness's memories as flip-flops: memory_map).
+	Prepare string
 }
 
 // ReceivePath is the receive path's harness (formal/lhs_formal.v: lhs_top, 4 LH entries,
@@ -35,7 +38,9 @@ var ReceivePath = Harness{Name: "receive path", Top: Top, Sources: Sources, Inva
 // entries, 2 bins, one bank, a one-cycle read, beside a shadow queue).
 var HashMatch = Harness{Name: "hash_match", Top: "hash_match_formal",
 	Sources:    []string{"rtl/lhs_ram_sdp.v", "rtl/hash_match_bank.v", "rtl/hash_match.v", "formal/hash_match_formal.v"},
-	Invariants: []string{"hm_inv_state", "hm_bank_inv_wait", "hm_bank_fresh"}}
+	Invariants: []string{"hm_inv_state", "hm_bank_inv_wait", "hm_bank_fresh"},
+	// Its 4-entry RAMs as flip-flops: cvc5 solves bit vectors much faster than arrays here.
+	Prepare: "memory_map\n"}
 
 // Sources are the Verilog files of the receive path's formal model, relative to the
 // repository root; the last is lhs_formal.v, the rest the RTL it instantiates.
@@ -281,7 +286,9 @@ func Script(files []string, p Proof, model string, purge bool) string {
 	b.WriteString("flatten\n")
 	b.WriteString(removeOthers("assert", keepAsserts(p)))
 	b.WriteString(removeOthers("cover", p.Covers))
-	b.WriteString("memory_nordff\nasync2sync\nchformal -assume -early\n")
+	b.WriteString("memory_nordff\n")
+	b.WriteString(p.harness().Prepare)
+	b.WriteString("async2sync\nchformal -assume -early\n")
 	if purge {
 		b.WriteString("opt_clean -purge\n")
 	} else {

@@ -30,7 +30,11 @@ func TestMatchersKeepMPIOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			set, err := NewSet(spec, testConfig())
+			cfg := testConfig()
+			if spec.RTL() && spec.Kind == "hash" && seed <= 5 {
+				cfg.RTLNodes = []int{0} // the Verilated hash_match beside its model, every cycle, on 5 seeds
+			}
+			set, err := NewSet(spec, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
