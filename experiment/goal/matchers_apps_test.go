@@ -40,7 +40,7 @@ func TestMatchersOnApplication(t *testing.T) {
 		}
 	}
 	matchers := []string{"list", "bins:8", "alpu:2", "alpu:1024", "lhs", "lhs+alpu:2/onload"}
-	r, err := RunMatchers(MatchersConfig{Ranks: 16, Size: 8, Workloads: []string{testApp}, Matchers: matchers, Reports: "synth-reports"})
+	r, err := RunMatchers(MatchersConfig{Ranks: 16, Size: 8, Workloads: []string{testApp}, Matchers: matchers})
 	if err != nil {
 		t.Fatal(err)
 	}
