@@ -104,7 +104,11 @@ func ReadSchedule(file string, maxBytes uint64) (*goal.Schedule, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	return goal.ParseLimits(r, goal.Limits{MaxBytes: maxBytes})
+	s, err := goal.ParseLimits(r, goal.Limits{MaxBytes: maxBytes})
+	if _, gz := r.(*gzip.Reader); gz && err != nil {
+		return nil, fmt.Errorf("%s (gzip): %w", file, err) // a cut or corrupt file names itself
+	}
+	return s, err
 }
 
 // gunzipped is f's text, decompressed when it starts with gzip's magic (a schedule stored

@@ -120,3 +120,27 @@ func TestAppSchedule(t *testing.T) {
 		}
 	}
 }
+
+// A compressed schedule reads as its text; one cut short or corrupt is an error naming the
+// file, never a shorter schedule.
+func TestReadScheduleGzip(t *testing.T) {
+	file := AppSchedule(testApp)
+	s, err := ReadSchedule(file, 0)
+	if err != nil || len(s.Ranks) != 8 || s.NumOps != 37126 {
+		t.Fatalf("%s: %v, %+v", file, err, s)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, b := range map[string][]byte{"cut.goal.gz": data[:len(data)/2], "header.goal.gz": data[:4]} {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if s, err := ReadSchedule(f, 0); err == nil || !strings.Contains(err.Error(), f) {
+			t.Errorf("%s: %v, %v ops", name, err, s)
+		}
+	}
+}
