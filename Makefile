@@ -166,7 +166,7 @@ FUZZTIME ?= 30s
 # each. CI runs it (.ci/run).
 EDGESFUZZ ?= 20s
 edges: rtl plugin
-	$(GO) test -count=1 -run '^TestEdgesSweep$$' ./cmd/lhsim/
+	LHSIM_EDGES=1 $(GO) test -count=1 -run '^(TestEdgesSweep|TestEdgesPaths)$$' ./cmd/lhsim/
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckpoint$$' -fuzztime $(EDGESFUZZ) ./session/
 	$(GO) test -run '^$$' -fuzz '^FuzzRestoreContext$$' -fuzztime $(EDGESFUZZ) ./netsim/ib/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(EDGESFUZZ) ./area/

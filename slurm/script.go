@@ -89,7 +89,7 @@ func (w *workDir) script(o Options, s *submission) (string, error) {
 		w.m.Command, countUnits(s.tasks), w.m.Noun, len(s.tasks), per)
 	fmt.Fprintf(&b, "# Each task runs the lhsim copied into %s/bin on its line of tasks.txt and writes one\n", w.path)
 	fmt.Fprintf(&b, "# result file per unit to %s/results.\n", w.path)
-	fmt.Fprintf(&b, "#SBATCH --job-name=lhsim-%s\n", w.m.Command)
+	fmt.Fprintf(&b, "#SBATCH --job-name=lhsim-%s\n", strings.Join(strings.Fields(w.m.Command), "-"))
 	fmt.Fprintf(&b, "#SBATCH --array=0-%d\n", len(s.tasks)-1)
 	fmt.Fprintf(&b, "#SBATCH --output=%s\n", filepath.Join(s.dir, "logs", "task-%a.out"))
 	fmt.Fprintf(&b, "#SBATCH --chdir=%s\n", cwd)
@@ -105,7 +105,10 @@ func (w *workDir) script(o Options, s *submission) (string, error) {
 		k, v, _ := strings.Cut(e, "=")
 		fmt.Fprintf(&b, "export %s=%s\n", k, shellQuote(v))
 	}
-	args := []string{shellQuote(w.bin("lhsim")), shellQuote(w.m.Command)}
+	args := []string{shellQuote(w.bin("lhsim"))}
+	for _, word := range strings.Fields(w.m.Command) { // a subcommand is its words: ib rtt
+		args = append(args, shellQuote(word))
+	}
 	for _, a := range w.m.Args {
 		args = append(args, shellQuote(a))
 	}

@@ -126,7 +126,7 @@ func openWorkDir(parent, binary string, sw Sweep) (*workDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &workDir{path: filepath.Join(abs, sw.Command+"-"+m.Sweep), m: m}
+	w := &workDir{path: filepath.Join(abs, strings.Join(strings.Fields(sw.Command), "-")+"-"+m.Sweep), m: m}
 	for _, d := range []string{w.results(), filepath.Join(w.path, "bin")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("slurm: work directory: %w", err)

@@ -15,14 +15,12 @@ import (
 )
 
 func init() {
-	register("area", areaSummary, runArea)
+	register(&command{name: "area", summary: "Table 1: LUT/FF/BRAM and Virtex-II Pro slices of LHS and the ALPU (Yosys)", flags: areaFlags})
 }
 
-const areaSummary = "Table 1: LUT/FF/BRAM and Virtex-II Pro slices of LHS and the ALPU (Yosys)"
-
-func runArea(args []string) error {
+func areaFlags(r *runner) func() error {
 	var o area.Options
-	fs := newFlags("area", areaSummary)
+	fs := r.fs
 	fs.BoolVar(&o.Cached, "cached", false, "read the checked-in reports instead of running Yosys (seconds instead of minutes)")
 	fs.StringVar(&o.Reports, "reports", area.DefaultReports, "reports directory, relative to the repository root (-cached outside the source tree: the checked-in ones built into lhsim)")
 	fs.BoolVar(&o.Write, "write", false, "save the reports, summary.json and table1.txt in -reports (what make synth does)")
@@ -31,80 +29,74 @@ func runArea(args []string) error {
 	only := fs.String("only", "", "run only the sweep's jobs whose family/name this regexp matches (e.g. 'xc2vp/lhs_rx')")
 	o.Parallel = 2
 	intVar(fs, &o.Parallel, "j", 1, 256, "Yosys processes at once")
-	sl := addSlurmFlags(fs)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
+	r.slurmFlags()
+	return func() error { return runArea(r, o, *families, *only) }
+}
+
+func runArea(r *runner, o area.Options, families, only string) error {
 	var err error
-	if o.Families, err = area.ParseFamilies(*families); err != nil {
-		return badUsage(fs, err)
+	if o.Families, err = area.ParseFamilies(families); err != nil {
+		return r.badUsage(err)
 	}
-	if o.Parallel < 1 {
-		return badUsage(fs, errMsg("-j must be at least 1"))
-	}
-	if *only != "" {
-		if o.Only, err = regexp.Compile(*only); err != nil {
-			return badUsage(fs, fmt.Errorf("-only: %w", err))
+	if only != "" {
+		if o.Only, err = regexp.Compile(only); err != nil {
+			return r.usage("-only: %w", err)
 		}
 		if o.Write {
-			return badUsage(fs, errMsg("-write saves the whole sweep's summary: not with -only"))
+			return r.usage("-write saves the whole sweep's summary: not with -only")
 		}
 		if len(o.Jobs()) == 0 {
-			return badUsage(fs, fmt.Errorf("-only %s matches no job of the sweep on %s", *only, *families))
+			return r.usage("-only %s matches no job of the sweep on %s", only, families)
 		}
 	}
-	if err := checkSlurm(fs, sl); err != nil {
-		return err
+	if r.onSlurm() && o.Cached {
+		return r.usage("-cached runs no Yosys: nothing to hand to Slurm")
 	}
-	if (sl.Enabled || sl.Task != "") && o.Cached {
-		return badUsage(fs, errMsg("-cached runs no Yosys: nothing to hand to Slurm"))
-	}
-	// What the tasks synthesize does not depend on these.
-	outputs := []string{"json", "j"}
-	if sl.Task != "" {
-		r, err := o.Runner()
+	if r.slurm.Task != "" {
+		ar, err := o.Runner()
 		if err != nil {
 			return err
 		}
-		if err := r.Check(); err != nil {
+		if err := ar.Check(); err != nil {
 			return err
 		}
 		jobs := map[string]area.Job{}
 		for _, j := range o.Jobs() {
 			jobs[slurm.KeyOf(j.String())] = j
 		}
-		return runTask(sl, fs, "area", outputs, func(ctx context.Context, u slurm.Unit) (any, error) {
+		return r.runTask(func(ctx context.Context, u slurm.Unit) (any, error) {
 			j, ok := jobs[u.Key]
 			if !ok {
 				return nil, fmt.Errorf("%s is not a job of this sweep", u.Label)
 			}
-			return r.Run(ctx, j)
+			return ar.Run(ctx, j)
 		})
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if sl.Enabled {
-		o.RunAll = func(ctx context.Context, r area.Runner, jobs []area.Job, _ func(area.Report, time.Duration)) ([]area.Report, error) {
-			sw := slurm.Sweep{Command: "area", Noun: "synthesis jobs", Args: slurm.Args(fs, outputs...)}
+	if r.slurm.Enabled {
+		r.json = o.JSON // the Slurm progress is quiet as the table is
+		o.RunAll = func(ctx context.Context, ar area.Runner, jobs []area.Job, _ func(area.Report, time.Duration)) ([]area.Report, error) {
+			sw := slurm.Sweep{Command: "area", Noun: "synthesis jobs", Args: r.taskArgs()}
 			for _, j := range jobs {
 				sw.Units = append(sw.Units, slurm.Unit{Key: slurm.KeyOf(j.String()), Label: j.String()})
 			}
 			// The reports depend on the sources Yosys reads, besides lhsim itself.
 			for _, pat := range []string{"rtl/*.v", "rtl/*.vh"} {
-				m, err := filepath.Glob(filepath.Join(r.Root, pat))
+				m, err := filepath.Glob(filepath.Join(ar.Root, pat))
 				if err != nil {
 					return nil, err
 				}
 				sw.Identity = append(sw.Identity, m...)
 			}
-			res, err := submit(ctx, sl, sw, o.JSON)
+			res, err := r.submit(ctx, sw)
 			if err != nil {
 				return nil, err
 			}
 			if res == nil {
 				return nil, errDryRun // the job script is printed: no table
 			}
-			defer slurmTiming(res, time.Now())
+			defer func(start time.Time) { fmt.Fprintln(os.Stderr, res.Timing(time.Since(start))) }(time.Now())
 			reps, err := slurm.Decode[area.Report](res)
 			if err != nil {
 				return nil, err
@@ -119,7 +111,7 @@ func runArea(args []string) error {
 	}
 	// A bar over the Yosys runs of this process (a Slurm sweep shows its own).
 	var pr *progress
-	if !o.Cached && !sl.Enabled && sl.Task == "" {
+	if !o.Cached && !r.onSlurm() {
 		pr = newProgress(o.JSON, "area", int64(len(o.Jobs())), "Yosys runs")
 		if pr != nil {
 			o.Progress = func(done, _ int) { pr.set(int64(done), "") }
@@ -132,3 +124,6 @@ func runArea(args []string) error {
 	}
 	return nil
 }
+
+// errDryRun stops the area sweep after --dry-run printed the job script.
+var errDryRun = errors.New("dry run: nothing submitted")

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/lhsim/lhsim/experiment/net"
 )
 
 // lhsim bench-net measures every router, topology, packet size and load asked for, one row
@@ -14,7 +16,7 @@ func TestBenchNet(t *testing.T) {
 	code, out, stderr := run(t, nil, "bench-net", "--topologies", "torus:4x4,fattree:2x3", "--loads", "0.1,1",
 		"--packet-flits", "1,4", "--warmup", "200", "--measure", "500", "--json")
 	require.Equal(t, 0, code, stderr)
-	var res benchNetResult
+	var res net.BenchNetResult
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
 	require.Equal(t, 1, res.Jobs, "--jobs 1 unless asked")
 	rows := res.Rows
@@ -26,7 +28,7 @@ func TestBenchNet(t *testing.T) {
 		if r.Load == 0.1 {
 			require.InDelta(t, 0.1, r.Accepted, 0.03, "%+v", r)
 		}
-		require.Equal(t, cpuProcess, r.CPUCounted)
+		require.Equal(t, "process", r.CPUCounted)
 		require.Positive(t, r.BytesPerNode)
 		require.Positive(t, r.WallSeconds)
 		require.Positive(t, r.ThreadCPUSeconds)
@@ -38,7 +40,7 @@ func TestBenchNet(t *testing.T) {
 	code, out, stderr = run(t, nil, "bench-net", "--topologies", "torus:4x4,fattree:2x3", "--loads", "0.1,1",
 		"--packet-flits", "1,4", "--warmup", "200", "--measure", "500", "--json", "--jobs", "3")
 	require.Equal(t, 0, code, stderr)
-	var at benchNetResult
+	var at net.BenchNetResult
 	require.NoError(t, json.Unmarshal([]byte(out), &at))
 	require.Equal(t, 3, at.Jobs)
 	require.Len(t, at.Rows, len(rows))
@@ -47,7 +49,7 @@ func TestBenchNet(t *testing.T) {
 		require.Equal(t, [6]any{one.Topology, one.Router, one.Load, one.PacketFlits, one.Events, one.FlitHops},
 			[6]any{r.Topology, r.Router, r.Load, r.PacketFlits, r.Events, r.FlitHops}, "row %d", i)
 		require.Equal(t, one.Accepted, r.Accepted)
-		require.Equal(t, cpuThread, r.CPUCounted)
+		require.Equal(t, "thread", r.CPUCounted)
 		require.Equal(t, r.ThreadCPUSeconds, r.CPUSeconds)
 		require.Zero(t, r.BytesPerNode)
 		require.InDelta(t, float64(r.Events)/r.CPUSeconds, r.EventsPerCPUS, 1e-6*r.EventsPerCPUS)

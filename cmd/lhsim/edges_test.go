@@ -212,36 +212,7 @@ func TestEdgesSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	goal, err := filepath.Abs("../../netsim/goal/testdata/pingpong.goal")
-	require.NoError(t, err)
-	bases := []struct {
-		cmd  []string
-		base []string
-		skip []string // values that start a long external run (go test, Yosys, a solver)
-		// extra are numeric flags that take a list or a unit, so their help says string.
-		extra []string
-	}{
-		{[]string{"barrier"}, []string{"--topology", "crossbar:4", "--processes", "2,4", "--node-latency", "1", "--algorithm", "dissemination", "--json"}, nil, []string{"processes"}},
-		{[]string{"incast"}, []string{"--topology", "crossbar:4", "--messages", "2", "--speed=false", "--json", "--trace-file", filepath.Join(t.TempDir(), "incast.fst")}, nil, []string{"rtl-nodes"}},
-		{[]string{"traffic"}, []string{"--topology", "torus:4x4", "--load", "0.1", "--warmup", "500", "--measure", "1000", "--drain", "2000", "--json"}, nil,
-			[]string{"clock", "routing-delay", "vc-alloc-delay", "sw-alloc-delay", "switch-latency", "cable", "torus-latency"}},
-		{[]string{"alltoall"}, []string{"--torus", "4x4x4", "--sizes", "8", "--schemes", "sync_at_start", "--json"}, nil, nil},
-		{[]string{"goal"}, []string{"--schedule", goal, "--topology", "crossbar:4", "--json"}, nil, nil},
-		{[]string{"ib", "rtt"}, []string{"--iterations", "2", "--warmup", "0", "--json"}, nil, nil},
-		{[]string{"ib", "bandwidth"}, []string{"--sizes", "16", "--rdma-max", "64", "--chipset", "gc-le", "--json"}, nil, []string{"sizes"}},
-		{[]string{"ib", "buffers"}, []string{"--nodes", "2,4", "--messages", "10", "--depths", "64", "--rates", "80", "--json"}, nil, []string{"nodes", "depths", "rates"}},
-		{[]string{"ib", "cpr"}, []string{"--qps", "1,3", "--json"}, nil, []string{"qps"}},
-		{[]string{"ib", "run"}, []string{"--nodes", "2", "--messages", "2", "--json"}, nil, nil},
-		{[]string{"mbcf"}, []string{"--network", "100basetx", "--sizes", "4", "--bandwidth-sizes", "4", "--iterations", "2", "--writes", "16", "--json"}, nil, []string{"sizes", "bandwidth-sizes"}},
-		{[]string{"search"}, []string{"--model", "go", "--max-depth", "4", "--json"}, nil, []string{"depths"}},
-		{[]string{"run"}, []string{"--model", "go", "--messages", "20", "--json"}, nil, nil},
-		{[]string{"demo"}, []string{"--model", "go", "--json"}, nil, nil},
-		{[]string{"bench"}, []string{"--messages", "10", "--repeats", "1", "--json"}, nil, nil},
-		{[]string{"bench-net"}, []string{"--topologies", "torus:4x4", "--loads", "0.1", "--packet-flits", "4", "--warmup", "100", "--measure", "100", "--json"}, nil, nil},
-		{[]string{"regress"}, []string{"--json"}, []string{"0", "1"}, nil},
-		{[]string{"area"}, []string{"-cached"}, []string{"0", "1"}, nil},
-		{[]string{"formal"}, []string{"--json"}, []string{"0", "1"}, nil},
-	}
+	bases := edgeBases(t)
 	values := []string{"NaN", "Inf", "-Inf", "-1", "0", "1", "1e30", "99999999999999999999"}
 	numeric := regexp.MustCompile(`^  -([a-z0-9-]+) (value|int|uint|float|duration)$`)
 	sane := regexp.MustCompile(`NaN|[+-]?Inf|-?9223372036854775|-?9\.22337e\+18`)
@@ -262,7 +233,7 @@ func TestEdgesSweep(t *testing.T) {
 				if slices.Contains(b.skip, v) {
 					continue
 				}
-				args := append(append(append([]string{}, b.cmd...), b.base...), "--"+f, v)
+				args := append(append(append(append([]string{}, b.cmd...), b.base...), b.with[f]...), "--"+f, v)
 				code, stdout, stderr := limitedRun(t, args)
 				name := "lhsim " + strings.Join(b.cmd, " ")
 				counts[code]++
@@ -316,4 +287,44 @@ func limitedRun(t *testing.T, args []string) (int, string, string) {
 		require.NoError(t, err)
 	}
 	return code, strings.TrimSuffix(strings.TrimSpace(o.String()), "PASS"), e.String()
+}
+
+// edgeBase is a small run of one command, from which the edge sweeps vary one thing.
+type edgeBase struct {
+	cmd  []string
+	base []string
+	skip []string // values that start a long external run (go test, Yosys, a solver)
+	// extra are numeric flags that take a list or a unit, so their help says string.
+	extra []string
+	// with are the flags a flag needs beside it (a waveform's file, a checkpoint's time).
+	with map[string][]string
+}
+
+// edgeBases are the commands' small runs, every command's.
+func edgeBases(t *testing.T) []edgeBase {
+	goal, err := filepath.Abs("../../netsim/goal/testdata/pingpong.goal")
+	require.NoError(t, err)
+	return []edgeBase{
+		{[]string{"barrier"}, []string{"--topology", "crossbar:4", "--processes", "2,4", "--node-latency", "1", "--algorithm", "dissemination", "--json"}, nil, []string{"processes"}, nil},
+		{[]string{"incast"}, []string{"--topology", "crossbar:4", "--messages", "2", "--speed=false", "--json"}, nil, []string{"rtl-nodes"},
+			map[string][]string{"trace": {"--trace-file", filepath.Join(t.TempDir(), "incast.fst")}, "trace-file": {"--trace", "0"}}},
+		{[]string{"traffic"}, []string{"--topology", "torus:4x4", "--load", "0.1", "--warmup", "500", "--measure", "1000", "--drain", "2000", "--json"}, nil,
+			[]string{"clock", "routing-delay", "vc-alloc-delay", "sw-alloc-delay", "switch-latency", "cable", "torus-latency"}, nil},
+		{[]string{"alltoall"}, []string{"--torus", "4x4x4", "--sizes", "8", "--schemes", "sync_at_start", "--json"}, nil, nil, nil},
+		{[]string{"goal"}, []string{"--schedule", goal, "--topology", "crossbar:4", "--json"}, nil, nil, map[string][]string{"trace-file": {"--trace", "0", "--rtl-nodes", "0"}}},
+		{[]string{"ib", "rtt"}, []string{"--iterations", "2", "--warmup", "0", "--json"}, nil, nil, nil},
+		{[]string{"ib", "bandwidth"}, []string{"--sizes", "16", "--rdma-max", "64", "--chipset", "gc-le", "--json"}, nil, []string{"sizes"}, nil},
+		{[]string{"ib", "buffers"}, []string{"--nodes", "2,4", "--messages", "10", "--depths", "64", "--rates", "80", "--json"}, nil, []string{"nodes", "depths", "rates"}, nil},
+		{[]string{"ib", "cpr"}, []string{"--qps", "1,3", "--json"}, nil, []string{"qps"}, nil},
+		{[]string{"ib", "run"}, []string{"--nodes", "2", "--messages", "2", "--json"}, nil, nil, map[string][]string{"checkpoint": {"--checkpoint-at", "5"}}},
+		{[]string{"mbcf"}, []string{"--network", "100basetx", "--sizes", "4", "--bandwidth-sizes", "4", "--iterations", "2", "--writes", "16", "--json"}, nil, []string{"sizes", "bandwidth-sizes"}, nil},
+		{[]string{"search"}, []string{"--model", "go", "--max-depth", "4", "--json"}, nil, []string{"depths"}, nil},
+		{[]string{"run"}, []string{"--model", "go", "--messages", "20", "--json"}, nil, nil, map[string][]string{"checkpoint": {"--checkpoint-at", "100"}}},
+		{[]string{"demo"}, []string{"--model", "go", "--json"}, nil, nil, nil},
+		{[]string{"bench"}, []string{"--messages", "10", "--repeats", "1", "--json"}, nil, nil, nil},
+		{[]string{"bench-net"}, []string{"--topologies", "torus:4x4", "--loads", "0.1", "--packet-flits", "4", "--warmup", "100", "--measure", "100", "--json"}, nil, nil, nil},
+		{[]string{"regress"}, []string{"--json"}, []string{"0", "1"}, nil, nil},
+		{[]string{"area"}, []string{"-cached"}, []string{"0", "1"}, nil, nil},
+		{[]string{"formal"}, []string{"--json"}, []string{"0", "1"}, nil, nil},
+	}
 }

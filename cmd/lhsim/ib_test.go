@@ -25,16 +25,16 @@ func TestIBCommandLine(t *testing.T) {
 		{[]string{"ib", "rtt", "--size", "49"}, "--size 49: want 16 to 48"},
 		{[]string{"ib", "rtt", "--iterations", "0"}, "--iterations 0"},
 		{[]string{"ib", "bandwidth", "--chipset", "i860"}, `unknown chipset "i860"`},
-		{[]string{"ib", "bandwidth", "--sizes", "8"}, `--sizes: "8": want whole numbers 16..8192`},
-		{[]string{"ib", "bandwidth", "--plot", "x.pdf"}, "want .svg or .png"},
-		{[]string{"ib", "buffers", "--nodes", "1"}, `--nodes: "1": want whole numbers 2..4096`},
+		{[]string{"ib", "bandwidth", "--sizes", "8"}, "--sizes 8: want 16 to 8192"},
+		{[]string{"ib", "bandwidth", "--plot", "x.pdf"}, `--plot: plot file "x.pdf": want .svg or .png`},
+		{[]string{"ib", "buffers", "--nodes", "1"}, "--nodes 1: want 2 to 4096"},
 		{[]string{"ib", "buffers", "--rates", "0"}, "--rates"},
 		{[]string{"ib", "buffers", "--consume", "-1"}, "--consume -1"},
-		{[]string{"ib", "cpr", "--qps", "0"}, `--qps: "0"`},
+		{[]string{"ib", "cpr", "--qps", "0"}, "--qps 0: want 1 to 65536"},
 		{[]string{"ib", "run", "--nodes", "1"}, "--nodes 1: want 2 to 256"},
 		{[]string{"ib", "run", "--receive", "ud"}, `receive mode "ud"`},
 		{[]string{"ib", "run", "--checkpoint", "x.ckpt"}, "--checkpoint needs --checkpoint-at"},
-		{[]string{"ib", "run", "--checkpoint-at", "5", "--checkpoint", "/nonexistent/dir/x.ckpt"}, "--checkpoint: checkpoint: cannot write"},
+		{[]string{"ib", "run", "--checkpoint-at", "5", "--checkpoint", "/nonexistent/dir/x.ckpt"}, "--checkpoint: open /nonexistent/dir/x.ckpt: no such file or directory"},
 		{[]string{"ib", "run", "--resume", "x.ckpt", "--nodes", "4"}, "leave out --nodes"},
 		{[]string{"ib", "run", "--resume", "/nonexistent/x.ckpt"}, "--resume: stat /nonexistent/x.ckpt"},
 	}
@@ -42,7 +42,9 @@ func TestIBCommandLine(t *testing.T) {
 		code, _, stderr := run(t, nil, c.args...)
 		require.Equal(t, 2, code, "lhsim %v: %s", c.args, stderr)
 		require.Contains(t, stderr, c.says, "lhsim %v", c.args)
-		require.Contains(t, stderr, "usage: lhsim ib", "lhsim %v", c.args)
+		if !pathCase.MatchString(c.says) { // a path that cannot be used: one line
+			require.Contains(t, stderr, "usage: lhsim ib", "lhsim %v", c.args)
+		}
 	}
 }
 

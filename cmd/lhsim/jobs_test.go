@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -114,13 +115,15 @@ func TestJobsProgress(t *testing.T) {
 // --timeline records one process's runs in order into one file: the sweep then runs its
 // parts one after another whatever --jobs says.
 func TestJobsOneWithTimeline(t *testing.T) {
-	fs := newFlags("barrier", "")
-	addSweepFlags(fs)
-	addTimelineFlags(fs)
-	require.NoError(t, fs.Parse([]string{"--jobs", "4"}))
-	require.Equal(t, 4, jobsOf(fs))
-	require.NoError(t, fs.Parse([]string{"--jobs", "4", "--timeline", "x.json"}))
-	require.Equal(t, 1, jobsOf(fs))
+	for _, c := range []struct {
+		args []string
+		jobs int
+	}{{[]string{"--jobs", "4"}, 4}, {[]string{"--jobs", "4", "--timeline", filepath.Join(t.TempDir(), "x.json")}, 1}} {
+		r := newRunner(find(commands, "barrier"))
+		find(commands, "barrier").flags(r)
+		require.NoError(t, r.parse(c.args))
+		require.Equal(t, c.jobs, r.partsAtOnce(), "%v", c.args)
+	}
 }
 
 // The sweeps README.md names take --jobs, defaulting to the number of cores, and so do

@@ -3,39 +3,39 @@ package main
 
 // lhsim is the user's entry to the simulator: every experiment is a subcommand that
 // prints a table, or JSON with --json (and writes JSON to a file with --out, a plot where it
-// draws one).
+// draws one). Each command is a value in commands (runner.go: its flags, then one call).
 //
 // Exit status: 0 when the command did its work (or printed the help asked for), 1 when the
-// work failed, 2 for a mistake on the command line (the command's usage follows the message)
-// or in an input file, or a run that cannot be done (too big for memory). Every message is
-// one line under one prefix, "lhsim COMMAND:" (docs/bad-input.md).
+// work failed (a failed write among them), 2 for a mistake on the command line (the
+// command's usage follows the message), a path that cannot be used or names another (one
+// line), an input file that is wrong, or a run that cannot be done (too big for memory).
+// Every message is one line under one prefix, "lhsim COMMAND:" (docs/bad-input.md).
 
 import (
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"slices"
 	"strings"
 
-	"github.com/lhsim/lhsim/checkpoint"
 	"github.com/lhsim/lhsim/experiment"
-	"github.com/lhsim/lhsim/experiment/net"
-	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
-// command is one subcommand; each lives in its own file and registers itself in init.
-type command struct {
-	summary string
-	run     func(args []string) error
-}
+// commands are lhsim's commands, by name; each file adds its own in init.
+var commands []*command
 
-var commands = map[string]command{}
+func register(c ...*command) { commands = append(commands, c...) }
 
-func register(name, summary string, run func(args []string) error) {
-	commands[name] = command{summary: summary, run: run}
+// find is the command of that name among cmds.
+func find(cmds []*command, name string) *command {
+	for _, c := range cmds {
+		if c.name == name || strings.HasSuffix(c.name, " "+name) {
+			return c
+		}
+	}
+	return nil
 }
 
 func usage(w io.Writer) {
@@ -45,41 +45,18 @@ func usage(w io.Writer) {
 }
 
 // listCommands writes a line per command, name (padded to width) and summary, by name.
-func listCommands(w io.Writer, cmds map[string]command, width int) {
-	for _, n := range slices.Sorted(maps.Keys(cmds)) {
-		fmt.Fprintf(w, "  %-*s %s\n", width, n, cmds[n].summary)
+func listCommands(w io.Writer, cmds []*command, width int) {
+	sorted := slices.SortedFunc(slices.Values(cmds), func(a, b *command) int { return strings.Compare(a.name, b.name) })
+	for _, c := range sorted {
+		fmt.Fprintf(w, "  %-*s %s\n", width, c.name[strings.LastIndex(c.name, " ")+1:], c.summary)
 	}
 }
-
-// usageError is a mistake on the command line, already reported with the command's usage.
-type usageError struct{ error }
 
 func main() { os.Exit(dispatch(os.Args[1:])) }
 
 // dispatch runs one command line and returns the exit status.
 func dispatch(args []string) int {
-	if len(args) == 0 {
-		usage(os.Stderr)
-		return 2
-	}
-	name, rest := args[0], args[1:]
-	switch name {
-	case "help", "-h", "-help", "--help":
-		if len(rest) == 1 && name == "help" {
-			if _, ok := commands[rest[0]]; ok {
-				return dispatch([]string{rest[0], "-h"})
-			}
-		}
-		usage(os.Stdout)
-		return 0
-	}
-	c, ok := commands[name]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "lhsim: unknown command %q\n", name)
-		usage(os.Stderr)
-		return 2
-	}
-	err := c.run(rest)
+	name, err := runCommand(nil, commands, usage, args)
 	if perr := stopProfiles(); perr != nil && err == nil {
 		err = perr
 	}
@@ -90,92 +67,95 @@ func dispatch(args []string) int {
 	case errors.As(err, &ue):
 		return 2
 	}
-	var sub subcommandError
-	if errors.As(err, &sub) {
-		name, err = sub.name, sub.err
+	prefix := "lhsim"
+	if name != "" {
+		prefix += " " + name
 	}
-	fmt.Fprintf(os.Stderr, "lhsim %s: %s\n", name, oneLine(name, err))
-	if isInputError(err) {
+	fmt.Fprintf(os.Stderr, "%s: %s\n", prefix, oneLine(name, err))
+	var pe pathError
+	if errors.As(err, &pe) || experiment.IsInput(err) {
 		return 2
 	}
 	return 1
 }
 
-// subcommandError is a failure of a subcommand (lhsim ib run), reported under its name.
-type subcommandError struct {
-	name string
-	err  error
-}
-
-func (e subcommandError) Error() string { return e.err.Error() }
-func (e subcommandError) Unwrap() error { return e.err }
-
-// isInputError reports whether a run was refused for what the user gave it (an input
-// file, a configuration that cannot run): exit 2, as for the command line; a run that
-// failed exits 1.
-func isInputError(err error) bool {
-	var ie *experiment.InputError
-	var te *net.TrafficInputError
-	return errors.As(err, &ie) || errors.As(err, &te) ||
-		errors.Is(err, checkpoint.ErrFormat) || errors.Is(err, fabric.ErrTooBig)
+// runCommand runs args on one of cmds (the subcommands of group, or the top level), whose
+// list help writes; it returns the name of the command that failed.
+func runCommand(group *command, cmds []*command, help func(io.Writer), args []string) (string, error) {
+	prefix := "lhsim"
+	if group != nil {
+		prefix += " " + group.name
+	}
+	if len(args) == 0 {
+		if group != nil {
+			fmt.Fprintf(os.Stderr, "%s needs a subcommand\n", prefix)
+		}
+		help(os.Stderr)
+		return "", usageError{errors.New("no command")}
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(rest) == 0 || name != "help" {
+			help(os.Stdout)
+			return "", flag.ErrHelp
+		}
+		if find(cmds, rest[0]) != nil {
+			return runCommand(group, cmds, help, append(slices.Clone(rest), "-h"))
+		}
+		name = rest[0]
+	}
+	c := find(cmds, name)
+	if c == nil {
+		what := "command"
+		if group != nil {
+			what = "subcommand"
+		}
+		fmt.Fprintf(os.Stderr, "%s: unknown %s %q\n", prefix, what, name)
+		help(os.Stderr)
+		return "", usageError{fmt.Errorf("unknown %s %q", what, name)}
+	}
+	if c.subs != nil && (c.flags == nil || len(rest) > 0 && find(c.subs, rest[0]) != nil) {
+		return runCommand(c, c.subs, func(w io.Writer) {
+			fmt.Fprintf(w, "usage: lhsim %s SUBCOMMAND [flags]   (lhsim %s SUBCOMMAND -h for its flags)\n", c.name, c.name)
+			listCommands(w, c.subs, 9)
+			fmt.Fprintln(w, c.args)
+		}, rest)
+	}
+	r := newRunner(c)
+	run := c.flags(r)
+	if err := r.parse(rest); err != nil {
+		return c.name, err
+	}
+	return c.name, run()
 }
 
 // oneLine is err's message as one line under the prefix "lhsim NAME:": without the
-// package's own prefix when it repeats the command's name ("lhsim ib run: ib: ..." reads
-// "lhsim ib run: ..."), its lines joined.
+// package's own prefixes when they repeat the command's name ("lhsim ib run: ib: ..." and
+// "lhsim goal gen: goal gen: ..." read "lhsim ib run: ..."), its lines joined.
 func oneLine(name string, err error) string {
 	msg := strings.TrimSpace(err.Error())
-	for _, w := range slices.Backward(strings.Fields(name)) {
-		msg = strings.TrimPrefix(msg, w+": ")
+	for trimmed := true; trimmed && name != ""; {
+		trimmed = false
+		words := strings.Fields(name)
+		for i := range words { // the name, its tails (run: ...) and its words (ib: ...)
+			for _, p := range []string{strings.Join(words[i:], " "), words[i]} {
+				if strings.HasPrefix(msg, p+": ") {
+					msg, trimmed = strings.TrimPrefix(msg, p+": "), true
+				}
+			}
+		}
 	}
 	return strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", "; ")), " ")
 }
 
-// newFlags is a command's flag set: parse reports its mistakes with its usage.
-func newFlags(name, summary string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: lhsim %s [flags]\n  %s\nflags:\n", name, summary)
-		fs.PrintDefaults()
-	}
-	addProfileFlags(fs)
-	return fs
-}
-
-// parse parses args. -h prints the usage on stdout (flag.ErrHelp: exit 0); any other
-// mistake, a stray argument among them, is reported on stderr with the usage (exit 2).
-func parse(fs *flag.FlagSet, args []string) error {
-	for _, a := range args {
-		if a == "-h" || a == "-help" || a == "--help" {
-			fs.SetOutput(os.Stdout)
-			fs.Usage()
-			return flag.ErrHelp
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
 		}
 	}
-	// The flag package's own message is replaced by one under the command's prefix; a
-	// number flag says what is wrong with the value as typed (numbers.go).
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		fs.VisitAll(func(f *flag.Flag) {
-			if nf, ok := f.Value.(*numFlag); ok && nf.err != nil {
-				err = fmt.Errorf("--%s %s: %w", f.Name, nf.bad, nf.err)
-			}
-		})
-		return badUsage(fs, err)
-	}
-	if fs.NArg() > 0 {
-		return badUsage(fs, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
-	}
-	if err := startProfiles(fs); err != nil {
-		return badUsage(fs, err)
-	}
-	return nil
-}
-
-// badUsage reports a flag value that parses but makes no sense, with the usage.
-func badUsage(fs *flag.FlagSet, err error) error {
-	fmt.Fprintf(os.Stderr, "lhsim %s: %v\n", fs.Name(), err)
-	fs.SetOutput(os.Stderr)
-	fs.Usage()
-	return usageError{err}
+	return out
 }

@@ -18,10 +18,10 @@ func TestMBCFUsageErrors(t *testing.T) {
 	}{
 		{[]string{"--network", "fddi"}, `--network: mbcf: unknown network "fddi"`},
 		{[]string{"--network", ","}, "--network: name at least one network"},
-		{[]string{"--sizes", "4,0"}, `--sizes: "0": want whole numbers of bytes from 1 to 1452`},
-		{[]string{"--sizes", "4,x"}, `--sizes: "x"`},
-		{[]string{"--sizes", "1453"}, `--sizes: "1453"`},
-		{[]string{"--bandwidth-sizes", "1457"}, `--bandwidth-sizes: "1457": want whole numbers of bytes from 1 to 1456`},
+		{[]string{"--sizes", "4,0"}, "--sizes 4,0: 0: want 1 to 1452"},
+		{[]string{"--sizes", "4,x"}, "--sizes 4,x: x: not a whole number"},
+		{[]string{"--sizes", "1453"}, "--sizes 1453: want 1 to 1452"},
+		{[]string{"--bandwidth-sizes", "1457"}, "--bandwidth-sizes 1457: want 1 to 1456"},
 		{[]string{"--iterations", "0"}, "--iterations 0: want 1 to 1000000"},
 		{[]string{"--writes", "30"}, "--writes 30, --group 16: want a whole number of groups"},
 		{[]string{"--groups-in-flight", "0"}, "--groups-in-flight 0: want 1 to 64"},
@@ -36,7 +36,9 @@ func TestMBCFUsageErrors(t *testing.T) {
 		code, _, stderr := run(t, nil, append([]string{"mbcf"}, c.args...)...)
 		require.Equal(t, 2, code, "lhsim mbcf %v", c.args)
 		require.Contains(t, stderr, c.says, "lhsim mbcf %v", c.args)
-		require.Contains(t, stderr, "usage: lhsim mbcf")
+		if !pathCase.MatchString(c.says) { // a path that cannot be used: one line (output.go)
+			require.Contains(t, stderr, "usage: lhsim mbcf")
+		}
 	}
 }
 

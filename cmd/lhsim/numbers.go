@@ -191,6 +191,9 @@ type timeSpec struct {
 var (
 	delayUS  = timeSpec{netsim.Microsecond, "µs", 0, netsim.Second}
 	momentUS = timeSpec{netsim.Microsecond, "µs", 0, netsim.MaxInput}
+	// consumeUS is a host's time per message (not zero); checkpointUS a moment to stop at.
+	consumeUS    = timeSpec{netsim.Microsecond, "µs", netsim.Picosecond, netsim.Second}
+	checkpointUS = timeSpec{netsim.Microsecond, "µs", netsim.Picosecond, netsim.MaxInput}
 )
 
 func (ts timeSpec) parse(s string) (netsim.Time, error) {
@@ -282,4 +285,29 @@ func noDefault(fs *flag.FlagSet, names ...string) {
 	for _, n := range names {
 		fs.Lookup(n).DefValue = ""
 	}
+}
+
+// nodesVar is a list of node numbers, comma-separated: the one reader of node lists. With
+// all, "all" (the default) is every node: nil.
+func nodesVar(fs *flag.FlagSet, p *[]int, name string, all bool, usage string) {
+	def := ""
+	if all {
+		def = "all"
+	}
+	numVar(fs, name, def, usage, func(s string) error {
+		if all && s == "all" {
+			*p = nil
+			return nil
+		}
+		out := []int{}
+		for _, f := range splitList(s) {
+			n, err := parseInt(f, 0, maxRanks)
+			if err != nil {
+				return listItem(s, f, errors.New("want node numbers separated by commas"))
+			}
+			out = append(out, int(n))
+		}
+		*p = out
+		return nil
+	})
 }

@@ -2,93 +2,86 @@ package main
 
 import (
 	"errors"
-	"flag"
-	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
 )
 
-// --cpuprofile and --memprofile, on every command (newFlags defines them, parse starts the
+// --cpuprofile and --memprofile, on every command (newRunner defines them, parse starts the
 // CPU profile once the command line is good, dispatch finishes both when the command
-// returns): the files `go tool pprof` reads, as `go test -cpuprofile` writes them.
+// returns): the files `go tool pprof` reads, as `go test -cpuprofile` writes them. Each is
+// written beside its name and renamed into place (output.go).
 
-// addProfileFlags defines the two flags on a command's flag set.
-func addProfileFlags(fs *flag.FlagSet) {
-	fs.String("cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
-	fs.String("memprofile", "", "write a memory profile (what the command allocated, and kept when it ended) to this file (go tool pprof)")
-}
-
-// profiling is the profile of the running command: its CPU profile's file, and where the
-// heap profile goes.
+// profiling is the profile of the running command: its CPU profile's file (beside its
+// name), and where each goes.
 var profiling struct {
-	cpu *os.File
-	mem string
+	cpu     *os.File
+	cpuOut  *errWriter
+	cpuFile string
+	memFile string
 }
 
-// startProfiles starts the profiles fs's flags ask for; a file that cannot be created is a
-// mistake on the command line. A command that parses a second flag set (a subcommand)
-// keeps the first profile.
-func startProfiles(fs *flag.FlagSet) error {
-	if profiling.cpu != nil || profiling.mem != "" {
-		return nil
+// errWriter keeps the first error of its writes: pprof's CPU profile writer drops them.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(b []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
 	}
-	flagValue := func(name string) string {
-		if f := fs.Lookup(name); f != nil {
-			return f.Value.String()
-		}
-		return ""
-	}
-	cpu, mem := flagValue("cpuprofile"), flagValue("memprofile")
-	if mem != "" {
-		if err := canCreate(mem); err != nil {
-			return fmt.Errorf("--memprofile: %w", err)
-		}
-	}
+	n, err := e.w.Write(b)
+	e.err = err
+	return n, err
+}
+
+// startProfiles starts the profiles the flags ask for (paths already checked).
+func startProfiles(cpu, mem string) error {
 	if cpu != "" {
-		f, err := os.Create(cpu)
+		f, err := create(cpu)
 		if err != nil {
-			return fmt.Errorf("--cpuprofile: %w", err)
+			return named("--cpuprofile", cpu, err)
 		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			os.Remove(cpu)
-			return fmt.Errorf("--cpuprofile: %w", err)
+		out := &errWriter{w: f}
+		if err := pprof.StartCPUProfile(out); err != nil {
+			commit(f, cpu, false)
+			return named("--cpuprofile", cpu, err)
 		}
-		profiling.cpu = f
+		profiling.cpu, profiling.cpuOut, profiling.cpuFile = f, out, cpu
 	}
-	profiling.mem = mem
+	profiling.memFile = mem
 	return nil
 }
 
-// stopProfiles finishes the profiles startProfiles started: the CPU profile is flushed and
-// closed, the heap profile written (after a collection, so that it shows what the command
-// kept, as go test -memprofile does).
+// stopProfiles finishes the profiles startProfiles started: the CPU profile is flushed,
+// closed and renamed, the heap profile written (after a collection, so that it shows what
+// the command kept, as go test -memprofile does).
 func stopProfiles() error {
 	var errs []error
 	if f := profiling.cpu; f != nil {
 		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("--cpuprofile: %w", err))
+		err := profiling.cpuOut.err
+		if cerr := commit(f, profiling.cpuFile, err == nil); err == nil {
+			err = cerr
 		}
+		errs = append(errs, named("--cpuprofile", profiling.cpuFile, err))
 	}
-	if mem := profiling.mem; mem != "" {
+	if mem := profiling.memFile; mem != "" {
 		runtime.GC()
-		err := replaceFile(mem, func(tmp string) error {
-			f, err := os.Create(tmp)
+		errs = append(errs, writeFile("--memprofile", mem, func(file string) error {
+			f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 			if err != nil {
 				return err
 			}
-			if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
-				f.Close()
-				return err
+			err = pprof.Lookup("allocs").WriteTo(f, 0)
+			if cerr := f.Close(); err == nil {
+				err = cerr
 			}
-			return f.Close()
-		})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--memprofile: %w", err))
-		}
+			return err
+		}))
 	}
-	profiling.cpu, profiling.mem = nil, ""
+	profiling.cpu, profiling.cpuFile, profiling.memFile = nil, "", ""
 	return errors.Join(errs...)
 }

@@ -52,10 +52,12 @@ func newProgress(quiet bool, name string, total int64, unit string) *progress {
 		now := time.Now()
 		return &progress{name: name, unit: unit, total: total, start: now, last: now}
 	}
-	pr := &progress{p: mpb.New(mpb.WithOutput(os.Stderr), mpb.WithWidth(36), mpb.WithRefreshRate(200*time.Millisecond))}
+	pr := &progress{total: total, p: mpb.New(mpb.WithOutput(os.Stderr), mpb.WithWidth(36), mpb.WithRefreshRate(200*time.Millisecond))}
 	empty := ""
 	pr.extra.Store(&empty)
-	pr.bar = pr.p.AddBar(total,
+	// Made with no total, so that the total can grow (a sweep's parts add their steps as
+	// they start) and the bar completes at finish, not when it first reaches the total.
+	pr.bar = pr.p.AddBar(0,
 		mpb.PrependDecorators(decor.Name(name+" "), decor.CountersNoUnit("%d/%d "+unit)),
 		mpb.AppendDecorators(
 			decor.Elapsed(decor.ET_STYLE_GO),
@@ -64,6 +66,7 @@ func newProgress(quiet bool, name string, total int64, unit string) *progress {
 			decor.OnComplete(decor.Name(" to go"), ""),
 			decor.Any(func(decor.Statistics) string { return " " + *pr.extra.Load() }),
 		))
+	pr.bar.SetTotal(total, false)
 	return pr
 }
 
@@ -91,6 +94,17 @@ func (pr *progress) set(done int64, note string) {
 	}
 	pr.extra.Store(&note)
 	pr.bar.SetCurrent(done)
+}
+
+// setTotal sets the bar's total (the steps a sweep's parts expect grow as they start).
+func (pr *progress) setTotal(total int64) {
+	if pr == nil || total == pr.total {
+		return
+	}
+	pr.total = total
+	if pr.bar != nil {
+		pr.bar.SetTotal(total, false)
+	}
 }
 
 // log prints a line above the bar (or on stderr when there is no bar).

@@ -14,61 +14,51 @@ import (
 
 	"github.com/lhsim/lhsim/area"
 	"github.com/lhsim/lhsim/device"
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/plugin"
 	"github.com/lhsim/lhsim/regress"
 	"github.com/lhsim/lhsim/slurm"
 )
 
 func init() {
-	register("regress", regressSummary, runRegress)
-	register("junit", junitSummary, runJUnit)
-	register("coverage", coverageSummary, runCoverage)
+	register(
+		&command{name: "regress", summary: "the randomized tests over many seeds in parallel: progress, summary, JUnit XML", flags: regressFlags},
+		&command{name: "junit", summary: "convert `go test -json` on stdin into a JUnit XML report", flags: junitFlags},
+		&command{name: "coverage", summary: "line, branch and toggle coverage per RTL module from a Verilator coverage.dat", flags: coverageFlags},
+	)
 }
 
-const (
-	regressSummary  = "the randomized tests over many seeds in parallel: progress, summary, JUnit XML"
-	junitSummary    = "convert `go test -json` on stdin into a JUnit XML report"
-	coverageSummary = "line, branch and toggle coverage per RTL module from a Verilator coverage.dat"
-)
-
-func runRegress(args []string) error {
-	fs := newFlags("regress", regressSummary)
-	n, first, jobs := new(int), new(uint64), new(int)
-	*n, *first, *jobs = 200, 1, runtime.NumCPU()
-	intVar(fs, n, "seeds", 1, 1_000_000, "number of seeds")
-	uint64Var(fs, first, "first", 0, 1<<63, "first seed")
-	intVar(fs, jobs, "jobs", 1, 1024, "test processes at a time")
+func regressFlags(r *runner) func() error {
+	fs := r.fs
+	n, first := 200, uint64(1)
+	intVar(fs, &n, "seeds", 1, 1_000_000, "number of seeds")
+	uint64Var(fs, &first, "first", 0, 1<<63, "first seed")
+	r.jobsFlag(runtime.NumCPU(), "test processes at a time")
 	run := fs.String("run", "Random", "go test -run pattern of the randomized tests")
 	pkg := fs.String("pkg", "./testbench", "package of the randomized tests")
 	model := fs.String("model", "", "LHSIM_MODEL of the tests (rtl, go, lockstep; default: the tests' own, lockstep)")
 	bridge := fs.String("bridge", "", "LHSIM_BRIDGE of the tests (cgo, plugin; default: the tests' own, cgo)")
 	tags := fs.String("tags", "", "build tags of the test binary (lhscoverage: the coverage build)")
-	junit := fs.String("junit", "", "also write the results as JUnit XML to this file")
-	out := addOutputFlags(fs)
-	sl := addSlurmFlags(fs)
-	if err := parse(fs, args); err != nil {
-		return err
+	junit := r.outFile("junit", "also write the results as JUnit XML to this file")
+	r.outputs()
+	r.slurmFlags()
+	return func() error {
+		cfg := regress.Config{Package: *pkg, Run: *run, Jobs: r.jobs, Model: *model, Bridge: *bridge, Tags: *tags}
+		for i := range n {
+			cfg.Seeds = append(cfg.Seeds, first+uint64(i))
+		}
+		return runRegress(r, cfg, *junit)
 	}
-	dev, err := device.FromEnv(device.Config{Model: device.Model(*model), Bridge: device.Bridge(*bridge)})
+}
+
+func runRegress(r *runner, cfg regress.Config, junit string) error {
+	dev, err := device.FromEnv(device.Config{Model: device.Model(cfg.Model), Bridge: device.Bridge(cfg.Bridge)})
 	if err != nil {
-		return badUsage(fs, err)
+		return r.badUsage(err)
 	}
-	if err := checkSlurm(fs, sl); err != nil {
-		return err
-	}
-	if err := out.check(fs); err != nil {
-		return err
-	}
-	cfg := regress.Config{Package: *pkg, Run: *run, Jobs: *jobs, Model: *model, Bridge: *bridge, Tags: *tags}
-	for i := 0; i < *n; i++ {
-		cfg.Seeds = append(cfg.Seeds, *first+uint64(i))
-	}
-	// What the tasks run does not depend on these: they only say how to report, or how
-	// many processes to run here.
-	outputs := []string{"jobs", "junit", "json", "out"}
-	if sl.Task != "" {
-		cfg.Binary = slurm.TaskBinary(sl.Task, regressBinary)
-		return runTask(sl, fs, "regress", outputs, func(ctx context.Context, u slurm.Unit) (any, error) {
+	if r.slurm.Task != "" {
+		cfg.Binary = slurm.TaskBinary(r.slurm.Task, regressBinary)
+		return r.runTask(func(ctx context.Context, u slurm.Unit) (any, error) {
 			seed, err := strconv.ParseUint(u.Label, 10, 64)
 			if err != nil {
 				return nil, fmt.Errorf("unit %q is not a seed", u.Label)
@@ -80,9 +70,13 @@ func runRegress(args []string) error {
 	if _, err := area.FindRoot("."); err != nil {
 		return err
 	}
+	// It compiles the tests of the source tree (go test -c), so it runs inside one.
+	if _, err := area.FindRoot("."); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	fmt.Fprintf(os.Stderr, "building %s ...\n", *pkg)
+	fmt.Fprintf(os.Stderr, "building %s ...\n", cfg.Package)
 	cfg, err = regress.Build(ctx, cfg)
 	if err != nil {
 		return err
@@ -90,11 +84,11 @@ func runRegress(args []string) error {
 	if names, err := regress.List(ctx, cfg); err != nil {
 		return err
 	} else if len(names) == 0 {
-		return badUsage(fs, fmt.Errorf("--run %s matches no test in %s", *run, *pkg))
+		return r.usage("--run %s matches no test in %s", cfg.Run, cfg.Package)
 	}
-	var r *regress.Report
-	if sl.Enabled {
-		sw := slurm.Sweep{Command: "regress", Noun: "seeds", Args: slurm.Args(fs, outputs...),
+	var rep *regress.Report
+	if r.slurm.Enabled {
+		sw := slurm.Sweep{Command: "regress", Noun: "seeds", Args: r.taskArgs(),
 			Files: map[string]string{regressBinary: cfg.Binary}}
 		if dev.Bridge == device.Plugin {
 			// Beside the test binary, where the tests look for it first (plugin.Locate).
@@ -108,7 +102,7 @@ func runRegress(args []string) error {
 			sw.Units = append(sw.Units, slurm.Unit{Key: fmt.Sprintf("seed-%d", s), Label: fmt.Sprint(s)})
 		}
 		start := time.Now()
-		res, err := submit(ctx, sl, sw, out.json)
+		res, err := r.submit(ctx, sw)
 		if err != nil || res == nil {
 			return err
 		}
@@ -122,21 +116,21 @@ func runRegress(args []string) error {
 				return fmt.Errorf("slurm: the result of seed %d in %s says seed %d: not merged", cfg.Seeds[i], res.Dir, s.Seed)
 			}
 		}
-		r = &regress.Report{Config: cfg, Results: results, Elapsed: time.Since(start), Where: res.Where()}
-		defer slurmTiming(res, merge)
+		rep = &regress.Report{Config: cfg, Results: results, Elapsed: time.Since(start), Where: res.Where()}
+		defer func() { fmt.Fprintln(os.Stderr, res.Timing(time.Since(merge))) }()
 	} else {
-		bar := newProgress(out.json, "regress", int64(len(cfg.Seeds)), "seeds")
-		r, err = regress.Run(ctx, cfg, regressProgress(bar, os.Stderr))
+		bar := newProgress(r.json, "regress", int64(len(cfg.Seeds)), "seeds")
+		rep, err = regress.Run(ctx, cfg, regressProgress(bar, os.Stderr))
 		bar.finish(err == nil)
-		if err != nil && r == nil {
+		if err != nil && rep == nil {
 			return err
 		}
 	}
-	if perr := out.write(r, func(w io.Writer) error {
-		if err := r.Print(w); err != nil {
+	if perr := r.write(rep, func(w io.Writer) error {
+		if err := rep.Print(w); err != nil {
 			return err
 		}
-		for _, s := range r.Results {
+		for _, s := range rep.Results {
 			if s.Waveform != "" {
 				fmt.Fprintf(w, "seed %d: waveform %s\n", s.Seed, s.Waveform)
 			}
@@ -145,16 +139,16 @@ func runRegress(args []string) error {
 	}); perr != nil {
 		return perr
 	}
-	if *junit != "" {
-		if jerr := writeJUnit(*junit, r.JUnit()); jerr != nil {
+	if junit != "" {
+		if jerr := writeJUnit("--junit", junit, rep.JUnit()); jerr != nil {
 			return jerr
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("stopped after %d of %d seeds: %w", len(r.Results), len(cfg.Seeds), err)
+		return fmt.Errorf("stopped after %d of %d seeds: %w", len(rep.Results), len(cfg.Seeds), err)
 	}
-	if r.Failed() > 0 {
-		return fmt.Errorf("%d of %d seeds failed", r.Failed(), len(r.Results))
+	if rep.Failed() > 0 {
+		return fmt.Errorf("%d of %d seeds failed", rep.Failed(), len(rep.Results))
 	}
 	return nil
 }
@@ -186,52 +180,58 @@ func regressProgress(bar *progress, w io.Writer) regress.Progress {
 	}
 }
 
-func writeJUnit(path string, r *regress.JUnit) error {
+// writeJUnit writes r as JUnit XML to path (the folder made), flag naming it in errors.
+func writeJUnit(flag, path string, r *regress.JUnit) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.Create(path)
-	if err != nil {
+	return writeFile(flag, path, func(file string) error {
+		f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return err
+		}
+		err = regress.WriteJUnit(f, r)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
 		return err
-	}
-	if err := regress.WriteJUnit(f, r); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	})
 }
 
-func runJUnit(args []string) error {
-	fs := newFlags("junit", junitSummary)
-	out := fs.String("out", "build/junit.xml", "JUnit XML file to write")
-	if err := parse(fs, args); err != nil {
-		return err
+func junitFlags(r *runner) func() error {
+	out := r.outFile("out", "JUnit XML file to write")
+	*out = "build/junit.xml"
+	r.fs.Lookup("out").DefValue = *out
+	return func() error {
+		rep, err := regress.FromTestJSON(os.Stdin, os.Stdout)
+		if err != nil {
+			return err
+		}
+		if err := writeJUnit("--out", *out, rep); err != nil {
+			return err
+		}
+		tests, failed, skipped := regress.Counts(rep)
+		fmt.Printf("JUnit report %s: %d tests, %d failed, %d skipped\n", *out, tests, failed, skipped)
+		if failed > 0 {
+			return fmt.Errorf("%d tests failed", failed)
+		}
+		return nil
 	}
-	r, err := regress.FromTestJSON(os.Stdin, os.Stdout)
-	if err != nil {
-		return err
-	}
-	if err := writeJUnit(*out, r); err != nil {
-		return err
-	}
-	tests, failed, skipped := regress.Counts(r)
-	fmt.Printf("JUnit report %s: %d tests, %d failed, %d skipped\n", *out, tests, failed, skipped)
-	if failed > 0 {
-		return fmt.Errorf("%d tests failed", failed)
-	}
-	return nil
 }
 
-func runCoverage(args []string) error {
-	fs := newFlags("coverage", coverageSummary)
-	uncovered := fs.Bool("uncovered", false, "also list the line and branch points never reached")
-	file := fs.String("dat", "build/coverage/coverage.dat", "the Verilator coverage.dat to read")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	f, err := os.Open(*file)
+func coverageFlags(r *runner) func() error {
+	uncovered := r.fs.Bool("uncovered", false, "also list the line and branch points never reached")
+	file := r.inFile("dat", "the Verilator coverage.dat to read")
+	*file = "build/coverage/coverage.dat"
+	r.fs.Lookup("dat").DefValue = *file
+	return func() error { return printCoverage(*file, *uncovered) }
+}
+
+// printCoverage prints the coverage file holds, and the points never reached.
+func printCoverage(file string, uncovered bool) error {
+	f, err := os.Open(file)
 	if err != nil {
-		return err
+		return experiment.Input(err) // the input is missing: exit 2
 	}
 	defer f.Close()
 	c, err := regress.ReadCoverage(f)
@@ -241,7 +241,7 @@ func runCoverage(args []string) error {
 	if err := c.Print(os.Stdout); err != nil {
 		return err
 	}
-	if *uncovered {
+	if uncovered {
 		fmt.Println("line and branch points never reached:")
 		return c.PrintUncovered(os.Stdout)
 	}

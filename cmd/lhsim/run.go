@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,92 +12,77 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/lhsim/lhsim/checkpoint"
 	"github.com/lhsim/lhsim/device"
-	"github.com/lhsim/lhsim/netsim/ib"
+	"github.com/lhsim/lhsim/experiment/ib"
 	"github.com/lhsim/lhsim/session"
 )
 
 func init() {
-	register("run", runSummary, runRun)
+	register(&command{name: "run", summary: "a long checked run; stops into a checkpoint (--checkpoint-at, Ctrl-C) and resumes (--resume)", flags: runFlags})
 }
 
 // progressCycles is how far a run goes between two updates of its progress bar.
 const progressCycles = 100_000
 
-const runSummary = "a long checked run; stops into a checkpoint (--checkpoint-at, Ctrl-C) and resumes (--resume)"
-
-func runRun(args []string) error {
-	fs := newFlags("run", runSummary)
+func runFlags(r *runner) func() error {
+	fs := r.fs
 	cfg := session.DefaultConfig(10000)
 	dev := addDeviceFlags(fs)
 	uint64Var(fs, &cfg.Messages, "messages", 1, 1<<40, "messages in the stream")
 	seedVar(fs, &cfg.Seed, "seed", "seed of the stream and the board")
 	intVar(fs, &cfg.MaxLen, "max-len", 16, 65535, "longest message in bytes (16..65535)")
 	intVar(fs, &cfg.Board.IdlePercent, "idle", 0, 99, "percent of idle cycles at the network input (0..99; at 100 no message would ever arrive)")
-	resume := fs.String("resume", "", "go on with the run saved in this checkpoint (the run's own flags are taken from it)")
-	ckpt := fs.String("checkpoint", "", "checkpoint file to write when the run stops early, or every --checkpoint-every cycles")
-	var atV, everyV uint64
-	at, every := &atV, &everyV
-	uint64Var(fs, at, "checkpoint-at", 1, 1<<62, "stop at this cycle (the first point between host operations at or after it) and save --checkpoint")
-	uint64Var(fs, every, "checkpoint-every", 1, 1<<62, "also save --checkpoint every this many cycles, and go on")
+	resume := r.inFile("resume", "go on with the run saved in this checkpoint (the run's own flags are taken from it)")
+	ckpt := r.regularFile("checkpoint", "checkpoint file to write when the run stops early, or every --checkpoint-every cycles")
+	var at, every uint64
+	uint64Var(fs, &at, "checkpoint-at", 1, 1<<62, "stop at this cycle (the first point between host operations at or after it) and save --checkpoint")
+	uint64Var(fs, &every, "checkpoint-every", 1, 1<<62, "also save --checkpoint every this many cycles, and go on")
 	noDefault(fs, "checkpoint-at", "checkpoint-every")
-	trace := fs.String("trace", "", "write an FST waveform of the RTL to this file (from this process's start or resume)")
-	out := addOutputFlags(fs)
-	if err := parse(fs, args); err != nil {
-		return err
+	trace := r.traceFile("write an FST waveform of the RTL to this file (from this process's start or resume)")
+	r.outputs()
+	return func() error {
+		return runRun(r, cfg, dev, *resume, *ckpt, at, every, *trace)
 	}
-	if *resume != "" {
-		if err := checkResume(fs, "messages", "seed", "max-len", "idle", "model", "entries", "split-pos", "size-pos"); err != nil {
+}
+
+func runRun(r *runner, cfg session.Config, dev *deviceFlags, resume, ckpt string, at, every uint64, trace string) error {
+	if resume != "" {
+		if err := checkResume(r, "messages", "seed", "max-len", "idle", "model", "entries", "split-pos", "size-pos"); err != nil {
 			return err
 		}
 	}
-	switch {
-	case (*at != 0 || *every != 0) && *ckpt == "":
-		return badUsage(fs, errors.New("--checkpoint-at and --checkpoint-every need --checkpoint FILE"))
+	if (at != 0 || every != 0) && ckpt == "" {
+		return r.usage("--checkpoint-at and --checkpoint-every need --checkpoint FILE")
 	}
-	dc, err := dev.config(fs)
+	dc, err := dev.config(r)
 	if err != nil {
 		return err
 	}
 	if dc.Bridge == device.Plugin {
-		return badUsage(fs, errors.New("--bridge plugin: a run keeps its device in this process, to checkpoint its state (use --bridge cgo)"))
+		return r.usage("--bridge plugin: a run keeps its device in this process, to checkpoint its state (use --bridge cgo)")
 	}
 	cfg.Model, cfg.Entries = dc.Model, dc.Entries
-	if cfg.Host, err = dev.host(fs, cfg.Host); err != nil {
+	if cfg.Host, err = dev.host(r, cfg.Host, 12, "the run's messages"); err != nil {
 		return err
 	}
-	if err := dev.sizeAt(fs, 12, "the run's messages"); err != nil {
-		return err
-	}
-	if err := out.check(fs); err != nil {
-		return err
-	}
-	if *resume != "" {
-		if _, err := os.Stat(*resume); err != nil {
-			return badUsage(fs, fmt.Errorf("--resume: %w", err))
+	if resume != "" {
+		if _, err := os.Stat(resume); err != nil {
+			return r.usage("--resume: %w", err)
 		}
-		if f, err := checkpoint.Read(*resume); err == nil && ib.IsCheckpoint(f) {
-			return badUsage(fs, fmt.Errorf("--resume: %s is an InfiniBand run's checkpoint: resume it with lhsim ib run --resume %s", *resume, *resume))
+		if ib.IsCheckpointFile(resume) {
+			return r.usage("--resume: %s is an InfiniBand run's checkpoint: resume it with lhsim ib run --resume %s", resume, resume)
 		}
-	}
-	if *ckpt != "" {
-		if err := checkpoint.CanWrite(*ckpt); err != nil {
-			return badUsage(fs, fmt.Errorf("--checkpoint: %w", err))
-		}
-	}
-	if *resume != "" {
 		dc.Model = "" // the checkpoint's; session.Resume checks it against the trace
 	}
-	if err := checkTrace(fs, device.Config{Model: dc.Model, Trace: *trace}); err != nil {
+	if err := checkTrace(r, dc.Model, trace); err != nil {
 		return err
 	}
 
 	var s *session.Session
-	if *resume != "" {
-		s, err = session.Resume(*resume, *trace)
+	if resume != "" {
+		s, err = session.Resume(resume, trace)
 	} else {
-		s, err = session.New(cfg, *trace)
+		s, err = session.New(cfg, trace)
 	}
 	if err != nil {
 		return err
@@ -113,17 +97,17 @@ func runRun(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	stopAt := uint64(math.MaxUint64)
-	if *at != 0 {
-		stopAt = *at
+	if at != 0 {
+		stopAt = at
 	}
 	start := time.Now()
-	bar := newProgress(out.json, "run", int64(s.Config().Messages), "messages")
+	bar := newProgress(r.json, "run", int64(s.Config().Messages), "messages")
 	finished := false
 	defer func() { bar.finish(finished) }()
 	for {
 		next := stopAt
-		if *every != 0 {
-			next = min(next, (s.Cycle()/(*every)+1)*(*every))
+		if every != 0 {
+			next = min(next, (s.Cycle()/(every)+1)*(every))
 		}
 		limit := next
 		if bar != nil {
@@ -141,34 +125,34 @@ func runRun(args []string) error {
 		if s.Cycle() < next && ctx.Err() == nil {
 			continue // only a step of the progress bar
 		}
-		if *ckpt != "" {
-			if err := s.Save(*ckpt); err != nil {
+		if ckpt != "" {
+			if err := s.Save(ckpt); err != nil {
 				return err
 			}
 		}
 		if s.Cycle() >= stopAt || ctx.Err() != nil {
-			if *ckpt == "" {
+			if ckpt == "" {
 				return fmt.Errorf("interrupted at cycle %d (no --checkpoint to save to)", s.Cycle())
 			}
 			finished = true
 			bar.finish(true)
 			bar = nil
 			fmt.Fprintf(os.Stderr, "lhsim run: stopped at cycle %d after %d of %d messages; saved %s (resume with: lhsim run --resume %s)\n",
-				s.Cycle(), s.Checked(), s.Config().Messages, *ckpt, *ckpt)
+				s.Cycle(), s.Checked(), s.Config().Messages, ckpt, ckpt)
 			return nil
 		}
 	}
 	finished = true
 	bar.finish(true)
 	bar = nil
-	r := s.Result()
+	res := s.Result()
 	err = s.Close()
 	s = nil
 	if err != nil {
 		return err
 	}
 	wall := time.Since(start)
-	return out.write(r, func(w io.Writer) error { return printRun(w, r, wall) })
+	return r.write(res, func(w io.Writer) error { return printRun(w, res, wall) })
 }
 
 func printRun(w io.Writer, r session.Result, wall time.Duration) error {

@@ -362,7 +362,7 @@ func withoutMachineFields(t *testing.T, js string) any {
 		case map[string]any:
 			for k, c := range x {
 				switch k {
-				case "wall_seconds", "wall_s", "events_per_s", "flit_hops_per_s", "cpu_seconds":
+				case "wall_seconds", "wall_s", "events_per_s", "flit_hops_per_s", "cpu_seconds", "sim_ns_per_wall_s":
 					delete(x, k)
 				default:
 					walk(c)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,25 +16,26 @@ import (
 )
 
 func init() {
-	register("trace", traceSummary, runTrace)
+	register(&command{name: "trace", summary: "record a short scenario's waveform (FST) with a GTKWave save file (the RTL, in this process)", flags: traceFlags})
 }
 
-const traceSummary = "record a short scenario's waveform (FST) with a GTKWave save file (the RTL, in this process)"
-
-func runTrace(args []string) error {
-	fs := newFlags("trace", traceSummary)
-	dir := fs.String("dir", "build/waves", "folder for lhsim.fst and lhsim.gtkw")
+func traceFlags(r *runner) func() error {
+	dir := r.fs.String("dir", "build/waves", "folder for lhsim.fst and lhsim.gtkw")
 	var at int64 = -1
-	int64Var(fs, &at, "at", -1, 1<<50, "instead: write a GTKWave save file that opens --dump at this cycle (a timeline's fst_cycle; docs/timeline.md)")
-	dump := fs.String("dump", "", "with --at: the waveform (an FST written by incast --trace)")
-	save := fs.String("save", "", "with --at: the save file to write (default: beside the dump, NAME-cycleN.gtkw)")
-	if err := parse(fs, args); err != nil {
-		return err
+	int64Var(r.fs, &at, "at", -1, 1<<50, "instead: write a GTKWave save file that opens --dump at this cycle (a timeline's fst_cycle; docs/timeline.md)")
+	dump := r.inFile("dump", "with --at: the waveform (an FST written by incast --trace)")
+	save := r.regularFile("save", "with --at: the save file to write (default: beside the dump, NAME-cycleN.gtkw)")
+	return func() error {
+		if at >= 0 || *dump != "" {
+			return traceAt(r, uint64(at), at >= 0, *dump, *save)
+		}
+		return traceRecord(*dir)
 	}
-	if at >= 0 || *dump != "" {
-		return traceAt(fs, uint64(at), at >= 0, *dump, *save)
-	}
-	r, err := waves.Record(*dir)
+}
+
+// traceRecord records the default scenario into dir.
+func traceRecord(dir string) error {
+	r, err := waves.Record(dir)
 	if err != nil {
 		return err
 	}
@@ -58,18 +57,18 @@ func runTrace(args []string) error {
 // traceAt writes a save file that opens dump with a marker at a board cycle, the window
 // around it on the screen: cycle c is at (c + hw.ResetCycles) cycle times in the FST, the
 // count waves.Events' markers and lhsnic.Node.OnCommit use.
-func traceAt(fs *flag.FlagSet, cycle uint64, haveAt bool, dump, save string) error {
+func traceAt(r *runner, cycle uint64, haveAt bool, dump, save string) error {
 	if !haveAt || dump == "" {
-		return badUsage(fs, errors.New("--at CYCLE and --dump FILE.fst go together"))
+		return r.usage("--at CYCLE and --dump FILE.fst go together")
 	}
 	if _, err := os.Stat(dump); err != nil {
-		return badUsage(fs, fmt.Errorf("--dump: %w", err))
+		return r.usage("--dump: %w", err)
 	}
 	if save == "" {
 		save = fmt.Sprintf("%s-cycle%d.gtkw", strings.TrimSuffix(dump, filepath.Ext(dump)), cycle)
 	}
 	m := waves.Marker{Name: fmt.Sprintf("cycle %d", cycle), Time: (cycle + hw.ResetCycles) * waves.CycleTime}
-	if err := waves.ForRun(dump, gosim.DefaultParams, []waves.Marker{m}).Write(save); err != nil {
+	if err := writeFile("--save", save, waves.ForRun(dump, gosim.DefaultParams, []waves.Marker{m}).Write); err != nil {
 		return err
 	}
 	fmt.Printf("save file %s: %s at %d ns\nopen with: gtkwave %s %s\n", save, m.Name, m.Time, dump, save)

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -22,6 +23,7 @@ import (
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/goal"
+	"github.com/lhsim/lhsim/netsim/match"
 	"github.com/lhsim/lhsim/netsim/timeline"
 )
 
@@ -53,9 +55,10 @@ type Config struct {
 	TimelineSave string
 	// Progress, when set, is told every 16,384 operations a run starts (done of total)
 	// and at the end.
-	Progress func(done, total int64)
+	Progress *experiment.Progress `json:"-"`
 	// Simulated, when set, is told the simulated time of a packet run every 65,536 packets
-	// its NICs send (cluster.OnProgress): the progress of a few huge messages.
+	// its NICs send (cluster.OnProgress): the progress of a few huge messages; unset, the
+	// note beside Progress says it.
 	Simulated func(at netsim.Time)
 	// Matcher is the packet network's matcher (netsim/match: list, bins:K, alpu:N); "": none,
 	// matching takes no time.
@@ -88,6 +91,47 @@ type Result struct {
 	Events    uint64        `json:"events"`
 	PerRank   []RankResult  `json:"per_rank"`
 	Unmatched []string      `json:"unmatched,omitempty"`
+}
+
+// Validate refuses, before any work, what the run cannot do (an experiment.InputError),
+// naming the flags that chose it; the schedule itself is checked as it is read.
+func (cfg Config) Validate() error {
+	if cfg.Network != "loggp" && cfg.Network != "packet" {
+		return experiment.Refuse("--network %q: want loggp or packet", cfg.Network)
+	}
+	if cfg.Topology != "" {
+		if _, err := experiment.CheckTopology("topology", cfg.Topology, cfg.Fabric, 1); err != nil {
+			return err
+		}
+	}
+	if cfg.Matcher != "" {
+		if _, err := match.Parse(cfg.Matcher); err != nil {
+			return experiment.Refuse("--matcher: %w", err)
+		}
+	}
+	if len(cfg.MatcherRTLNodes) > 0 {
+		if spec, _ := match.Parse(cfg.Matcher); !spec.RTL() {
+			return experiment.Refuse("--matcher-rtl-nodes runs as RTL %s, not --matcher %q", match.RTLUsage, cfg.Matcher)
+		}
+	}
+	if cfg.Trace != "" && !slices.Contains(cfg.RTLNodes, cfg.TraceNode) {
+		return experiment.Refuse("--trace %d: not one of --rtl-nodes (only an RTL receive path has a waveform)", cfg.TraceNode)
+	}
+	return experiment.Input(cfg.validateKnobs())
+}
+
+// ReadInput reads the schedule file within the memory bound: what is wrong with it is the
+// input's fault, named by its file, line and column.
+func ReadInput(cfg Config) (*goal.Schedule, error) {
+	s, err := ReadSchedule(cfg.Schedule, cfg.MaxBytes)
+	if err != nil {
+		var se *goal.SyntaxError
+		if errors.As(err, &se) {
+			err = fmt.Errorf("%s:%d:%d: %s", cfg.Schedule, se.Line, se.Col, se.Msg)
+		}
+		return nil, experiment.Input(err)
+	}
+	return s, nil
 }
 
 // ErrUnmatched is wrapped by the error of a run that left operations unmatched.
@@ -143,12 +187,12 @@ func DefaultConfig() Config {
 	return c
 }
 
-// Validate refuses a knob the chosen network does not use, so that none is ignored without a
-// word: the LogGOPS model's L, o, g, G, O and its order (StdSort) on the packet network
+// validateKnobs refuses a knob the chosen network does not use, so that none is ignored
+// without a word: the LogGOPS model's L, o, g, G, O and its order (StdSort) on the packet network
 // (its times come from the fabric and the node latency; S, the rendezvous threshold, is
 // both's), and on loggp everything of the packet network (topology, node latency, RTL
 // nodes, matcher, waveform, timeline). A node named twice in a list is refused too.
-func (cfg Config) Validate() error {
+func (cfg Config) validateKnobs() error {
 	def := DefaultConfig()
 	switch cfg.Network {
 	case "packet":
@@ -190,9 +234,18 @@ func Run(cfg Config) (*Result, error) {
 	return RunSchedule(cfg, s)
 }
 
-// RunSchedule runs a parsed schedule.
+// RunSchedule runs a parsed schedule. A schedule whose times may pass the simulator's
+// range is the input's fault (goal.ErrTooLong), named by its file.
 func RunSchedule(cfg Config, s *goal.Schedule) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
+	res, err := runSchedule(cfg, s)
+	if errors.Is(err, goal.ErrTooLong) {
+		err = experiment.Refuse("%s: %w", cfg.Schedule, err)
+	}
+	return res, err
+}
+
+func runSchedule(cfg Config, s *goal.Schedule) (*Result, error) {
+	if err := cfg.validateKnobs(); err != nil {
 		return nil, &experiment.InputError{Err: err}
 	}
 	if err := cfg.Timeline.CheckNodes(len(s.Ranks)); err != nil {
@@ -201,13 +254,14 @@ func RunSchedule(cfg Config, s *goal.Schedule) (*Result, error) {
 	switch cfg.Network {
 	case "loggp":
 		opt := goal.Options{Stats: true, StdSort: cfg.StdSort, Searches: cfg.QStat != ""}
+		var told int64
 		if cfg.Progress != nil {
-			total := int64(s.NumOps)
-			opt.Progress = func(done int64) { cfg.Progress(done, total) }
+			cfg.Progress.Expect(int64(s.NumOps))
+			opt.Progress = func(done int64) { cfg.Progress.Step(done-told, ""); told = done }
 		}
 		res, err := goal.RunLogGP(s, cfg.LogGP, opt)
-		if err == nil && cfg.Progress != nil {
-			cfg.Progress(int64(s.NumOps), int64(s.NumOps))
+		if err == nil {
+			cfg.Progress.Step(int64(s.NumOps)-told, "")
 		}
 		if err != nil {
 			return nil, err

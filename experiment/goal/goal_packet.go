@@ -2,6 +2,7 @@ package goal
 
 import (
 	"fmt"
+	"github.com/lhsim/lhsim/netsim"
 	"math"
 	"path/filepath"
 	"slices"
@@ -66,10 +67,10 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 	}
 	topo, err := fabric.ParseTopology(cfg.Topology)
 	if err != nil {
-		return nil, err
+		return nil, experiment.Input(err) // a schedule too large for any network, among others
 	}
 	if len(s.Ranks) > topo.Nodes() {
-		return nil, fmt.Errorf("goal: %d ranks on %s (%d nodes)", len(s.Ranks), cfg.Topology, topo.Nodes())
+		return nil, experiment.Refuse("%s: %d ranks on %s (%d nodes)", cfg.Schedule, len(s.Ranks), cfg.Topology, topo.Nodes())
 	}
 	if err := rtlMessageSizes(s, cfg.RTLNodes); err != nil {
 		return nil, &experiment.InputError{Err: err}
@@ -86,11 +87,11 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 	var traced *lhsnic.Node // the node whose waveform is recorded (cfg.Trace)
 	var firstMsg []waves.Marker
 	if cfg.Trace != "" && !slices.Contains(cfg.RTLNodes, cfg.TraceNode) {
-		return nil, fmt.Errorf("goal: --trace %d: that node's receive path is not the RTL (add it to the RTL nodes)", cfg.TraceNode)
+		return nil, experiment.Refuse("--trace %d: that node's receive path is not the RTL (add it to the RTL nodes)", cfg.TraceNode)
 	}
 	for _, n := range cfg.RTLNodes {
 		if n < 0 || n >= topo.Nodes() {
-			return nil, fmt.Errorf("goal: RTL receive path on node %d: %s has nodes 0 to %d", n, cfg.Topology, topo.Nodes()-1)
+			return nil, experiment.Refuse("--rtl-nodes: node %d: %s has nodes 0 to %d", n, cfg.Topology, topo.Nodes()-1)
 		}
 		// The LHS receive path in Verilated RTL at 100 MHz, LHS on, each message released
 		// the cycle after it commits (lhsnic.DefaultConfig).
@@ -136,8 +137,11 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 	}
 	if cfg.Simulated != nil {
 		c.OnProgress(cfg.Simulated)
+	} else if cfg.Progress != nil { // the simulated time beside the count: a few huge messages
+		c.OnProgress(func(at netsim.Time) { cfg.Progress.Step(0, fmt.Sprintf("at %.6f s simulated", at.Nanoseconds()/1e9)) })
 	}
 	if cfg.Progress != nil {
+		cfg.Progress.Expect(int64(s.NumOps))
 		opt.Tracer = &progressTracer{next: opt.Tracer, total: int64(s.NumOps), tell: cfg.Progress}
 	}
 	var set *match.Set
@@ -148,7 +152,7 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 		}
 		for _, n := range cfg.MatcherRTLNodes {
 			if n < 0 || n >= len(s.Ranks) {
-				return nil, fmt.Errorf("goal: matcher RTL on node %d: the schedule has ranks 0 to %d", n, len(s.Ranks)-1)
+				return nil, experiment.Refuse("--matcher-rtl-nodes: node %d: the schedule has ranks 0 to %d", n, len(s.Ranks)-1)
 			}
 		}
 		if err := checkMatcherFields(spec, s); err != nil {

@@ -1,6 +1,7 @@
 package goal
 
 import (
+	"github.com/lhsim/lhsim/experiment"
 	"strconv"
 
 	"github.com/lhsim/lhsim/netsim"
@@ -127,12 +128,14 @@ func (t *goalTracer) Queues(rank int, now netsim.Time, posted, unexpected int) {
 type progressTracer struct {
 	next        goal.Tracer
 	done, total int64
-	tell        func(done, total int64)
+	tell        *experiment.Progress
+	told        int64
 }
 
 func (p *progressTracer) count() {
 	if p.done++; p.done&(1<<14-1) == 0 || p.done == p.total {
-		p.tell(p.done, p.total)
+		p.tell.Step(p.done-p.told, "")
+		p.told = p.done
 	}
 }
 

@@ -80,6 +80,29 @@ func AppWorkloads() []string {
 	return out
 }
 
+// ExpandApps replaces the workload apps by every application workload there is
+// (AppWorkloads); with none, it is the command line's mistake.
+func ExpandApps(ws []string) ([]string, error) {
+	var out []string
+	for _, w := range ws {
+		if w != "apps" {
+			out = append(out, w)
+			continue
+		}
+		apps := AppWorkloads()
+		if len(apps) == 0 {
+			return nil, experiment.Refuse("--workloads apps: no application schedule under traces/ or build/traces/ (make traces)")
+		}
+		out = append(out, apps...)
+	}
+	return out, nil
+}
+
+// HasApps says whether the study runs an application workload.
+func (cfg MatchersConfig) HasApps() bool {
+	return slices.ContainsFunc(cfg.Workloads, func(w string) bool { return AppSchedule(w) != "" })
+}
+
 // appName splits an application workload's name into its program and ranks.
 func appName(w string) (string, int) {
 	i := strings.LastIndex(w, ".")

@@ -3,7 +3,7 @@ package goal
 // The matchers study in parts (lhsim matchers --jobs): each workload with each matcher is a
 // run of its own on its own network (and its own Verilated models on the --rtl-nodes, each
 // pinned to the thread of the goroutine that made it), and so is each matcher on the fig6
-// micro-benchmark; MergeMatchers puts their rows together as RunMatchers gives them. The
+// micro-benchmark; Merge puts their rows together as RunMatchers gives them. The
 // parts share each workload's schedule, made once (RunSchedule only reads it).
 
 import (
@@ -105,7 +105,7 @@ func scheduleKey(file string) string { return "file:" + file }
 // for RunMatchers and every part of Parts to share: a schedule that cannot be made is an
 // error before any run. When no pattern runs, Ranks becomes the schedule file's.
 func (cfg MatchersConfig) Prepare() (MatchersConfig, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.repeats(); err != nil {
 		return cfg, err
 	}
 	if cfg.schedules == nil {
@@ -139,10 +139,10 @@ func (cfg MatchersConfig) Prepare() (MatchersConfig, error) {
 	return cfg, nil
 }
 
-// Validate refuses a study that names one thing twice: each matcher, workload and RTL node
+// repeats refuses a study that names one thing twice: each matcher, workload and RTL node
 // is one column or row of the tables, and a second mention would run it again for nothing.
 // Matchers are compared by what they are (bins:064 is bins:64).
-func (cfg MatchersConfig) Validate() error {
+func (cfg MatchersConfig) repeats() error {
 	canon := make([]string, len(cfg.Matchers))
 	for i, m := range cfg.Matchers {
 		spec, err := match.Parse(m)
@@ -218,8 +218,8 @@ func (cfg MatchersConfig) Parts() []experiment.Part[MatchersConfig] {
 	return out
 }
 
-// MergeMatchers puts the results of Parts (in Parts order) together into RunMatchers'.
-func MergeMatchers(parts []*MatchersResult) (*MatchersResult, error) {
+// Merge puts the results of Parts (in Parts order) together into RunMatchers'.
+func (cfg MatchersConfig) Merge(parts []*MatchersResult) (*MatchersResult, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("matchers: no parts to merge")
 	}

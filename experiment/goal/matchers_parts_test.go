@@ -2,6 +2,7 @@ package goal
 
 import (
 	"encoding/json"
+	"github.com/lhsim/lhsim/experiment"
 	"sync"
 	"testing"
 
@@ -27,14 +28,10 @@ func TestMatchersPartsAtOnce(t *testing.T) {
 	results := make([]*MatchersResult, len(parts))
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var told [][2]int
+	var told [][2]int64
+	progress := experiment.NewProgress(func(done, total int64, _ string) { told = append(told, [2]int64{done, total}) })
 	for i, p := range parts {
-		p.Config.Progress = func(done, total int) {
-			mu.Lock()
-			defer mu.Unlock()
-			told = append(told, [2]int{done, total})
-		}
+		p.Config.Progress = progress // shared by the parts run at once, as lhsim --jobs shares it
 		wg.Go(func() { results[i], errs[i] = RunMatchers(p.Config) })
 	}
 	wg.Wait()
@@ -42,10 +39,8 @@ func TestMatchersPartsAtOnce(t *testing.T) {
 		require.NoError(t, err, parts[i].Label)
 	}
 	require.Len(t, told, len(parts))
-	for _, d := range told {
-		require.Equal(t, [2]int{1, 1}, d)
-	}
-	merged, err := MergeMatchers(results)
+	require.Equal(t, [2]int64{int64(len(parts)), int64(len(parts))}, told[len(told)-1], "the parts' steps add up to the whole's")
+	merged, err := MatchersConfig{}.Merge(results)
 	require.NoError(t, err)
 	a, err := json.Marshal(whole)
 	require.NoError(t, err)
@@ -56,14 +51,14 @@ func TestMatchersPartsAtOnce(t *testing.T) {
 		results[i], err = RunMatchers(lazy[i].Config)
 		require.NoError(t, err)
 	}
-	merged, err = MergeMatchers(results)
+	merged, err = MatchersConfig{}.Merge(results)
 	require.NoError(t, err)
 	b, err = json.Marshal(merged)
 	require.NoError(t, err)
 	require.JSONEq(t, string(a), string(b))
 	// In another order the rows are out of the study's order: the merge keeps Parts order.
 	results[0], results[1] = results[1], results[0]
-	swapped, err := MergeMatchers(results)
+	swapped, err := MatchersConfig{}.Merge(results)
 	require.NoError(t, err)
 	c, err := json.Marshal(swapped)
 	require.NoError(t, err)

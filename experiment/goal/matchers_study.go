@@ -3,6 +3,7 @@ package goal
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/lhsim/lhsim/experiment"
 	"io"
 	"slices"
 	"strings"
@@ -35,7 +36,7 @@ type MatchersConfig struct {
 	RTLNodes []int
 	// Progress, when set, is told after each run of a workload with a matcher, and of each
 	// matcher on fig6 (done of total).
-	Progress func(done, total int) `json:"-"`
+	Progress *experiment.Progress `json:"-"`
 
 	// schedules, set on Parts, are the workloads' schedules, made once for every part.
 	schedules *scheduleCache
@@ -135,12 +136,8 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 	}
 	var ws []work
 	res := &MatchersResult{Ranks: cfg.Ranks, Size: cfg.Size, RTLNodes: cfg.RTLNodes}
-	done, total := 0, cfg.runs()
-	tell := func() {
-		if done++; cfg.Progress != nil {
-			cfg.Progress(done, total)
-		}
-	}
+	cfg.Progress.Expect(int64(cfg.runs()))
+	tell := func() { cfg.Progress.Step(1, "") }
 	for _, w := range cfg.Workloads {
 		if w == rx.Fig6Workload {
 			for _, m := range cfg.Matchers {

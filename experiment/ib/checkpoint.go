@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lhsim/lhsim/experiment"
 	"io"
 
 	"github.com/olekukonko/tablewriter"
@@ -105,7 +106,7 @@ type RunConfig struct {
 	// checkpoint.
 	Timeline *timeline.Writer `json:"-"`
 	// Progress, when set, is told of the sends completed (done of total) as the run goes.
-	Progress func(done, total int64) `json:"-"`
+	Progress *experiment.Progress `json:"-"`
 }
 
 // DefaultRun is the GC-LE cluster's 8 nodes, small shared receive queues that run dry,
@@ -156,7 +157,8 @@ func Run(cfg RunConfig) (*RunResult, error) {
 		// In steps of simulated time, counting the sends completed (the steps are one run:
 		// events fire in the same order).
 		n := int64(len(progs))
-		total := int64(cfg.Workload.Messages) * n * (n - 1)
+		cfg.Progress.Expect(int64(cfg.Workload.Messages) * n * (n - 1))
+		var told int64
 		for at := progressStep; ; at += progressStep {
 			if err := c.Run(at); err != nil {
 				return nil, err
@@ -169,7 +171,8 @@ func Run(cfg RunConfig) (*RunResult, error) {
 					ended = false
 				}
 			}
-			cfg.Progress(done, total)
+			cfg.Progress.Step(done-told, "")
+			told = done
 			if ended {
 				break
 			}
@@ -201,7 +204,7 @@ func Run(cfg RunConfig) (*RunResult, error) {
 func Resume(path string) (*RunResult, error) {
 	c, meta, err := ib.ReadCheckpoint(path)
 	if err != nil {
-		return nil, err
+		return nil, experiment.Input(err) // not a checkpoint of an InfiniBand run, or a broken one
 	}
 	if err := c.Continue(); err != nil {
 		return nil, err

@@ -74,6 +74,7 @@ type RTTRow struct {
 
 // RTTResult is both chipsets' round trips.
 type RTTResult struct {
+	part string // the part of Parts it is the result of ("": the whole)
 	Size int
 	Rows []RTTRow
 	// ThreeStages is E7501 with its 32-port switch taken as three stages of 8-port chips, a
@@ -81,8 +82,49 @@ type RTTResult struct {
 	ThreeStages [2]float64
 }
 
-// MarshalJSON is the form: {"gc_le": {"dowqe_us", "no_dowqe_us"}, "e7501": {...}}.
+// rttPart is a part's RTTResult as JSON: whole, so that it reads back (a Slurm array task's).
+type rttPart struct {
+	Part        string
+	Size        int
+	Rows        []rttRowWhole
+	ThreeStages [2]float64
+}
+
+// rttRowWhole is RTTRow with every field written (a conversion drops RTTRow's tags).
+type rttRowWhole struct {
+	Chipset     string
+	DoWQEUs     float64
+	NoDoWQEUs   float64
+	Calibrated  bool
+	DMAReadNs   float64
+	ImpliedDMA  float64
+	SwitchNs    float64
+	FirmwareCyc int
+}
+
+// UnmarshalJSON reads a part's result (MarshalJSON's form of a part).
+func (r *RTTResult) UnmarshalJSON(b []byte) error {
+	var p rttPart
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*r = RTTResult{part: p.Part, Size: p.Size, ThreeStages: p.ThreeStages}
+	for _, row := range p.Rows {
+		r.Rows = append(r.Rows, RTTRow(row))
+	}
+	return nil
+}
+
+// MarshalJSON is the form: {"gc_le": {"dowqe_us", "no_dowqe_us"}, "e7501": {...}};
+// a part's result is written whole, to be merged (UnmarshalJSON).
 func (r *RTTResult) MarshalJSON() ([]byte, error) {
+	if r.part != "" {
+		p := rttPart{Part: r.part, Size: r.Size, ThreeStages: r.ThreeStages}
+		for _, row := range r.Rows {
+			p.Rows = append(p.Rows, rttRowWhole(row))
+		}
+		return json.Marshal(p)
+	}
 	m := map[string]RTTRow{}
 	for _, row := range r.Rows {
 		m[strings.ReplaceAll(row.Chipset, "-", "_")] = row
@@ -92,7 +134,7 @@ func (r *RTTResult) MarshalJSON() ([]byte, error) {
 
 // RunRTT runs pmtest's ping-pong on both chipsets, with and without Data on WQE.
 func RunRTT(cfg RTTConfig) (*RTTResult, error) {
-	res := &RTTResult{Size: cfg.Size}
+	res := &RTTResult{Size: cfg.Size, part: cfg.part}
 	for _, p := range []ib.Params{ib.GCLE(), ib.E7501()} {
 		if cfg.part != "" && cfg.part != p.Chipset {
 			continue

@@ -25,8 +25,8 @@ func (cfg RTTConfig) Parts() []experiment.Part[RTTConfig] {
 		func(p string) string { return p }, func(c *RTTConfig, p string) { c.part = p })
 }
 
-// MergeRTT puts the parts' results (in Parts order) together.
-func MergeRTT(parts []*RTTResult) (*RTTResult, error) {
+// Merge puts the parts' results (in Parts order) together.
+func (cfg RTTConfig) Merge(parts []*RTTResult) (*RTTResult, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("ib rtt: no parts to merge")
 	}
@@ -49,8 +49,8 @@ func (cfg BandwidthConfig) Parts() []experiment.Part[BandwidthConfig] {
 		func(ch string) string { return ch }, func(c *BandwidthConfig, ch string) { c.Chipsets = []string{ch} })
 }
 
-// MergeBandwidth puts the parts' results (in Parts order) together.
-func MergeBandwidth(parts []*BandwidthResult) (*BandwidthResult, error) {
+// Merge puts the parts' results (in Parts order) together.
+func (cfg BandwidthConfig) Merge(parts []*BandwidthResult) (*BandwidthResult, error) {
 	res := &BandwidthResult{Peak: map[string]map[string]float64{}}
 	for _, p := range parts {
 		res.Rows = append(res.Rows, p.Rows...)
@@ -69,8 +69,8 @@ func (cfg BuffersConfig) Parts() []experiment.Part[BuffersConfig] {
 		func(d int) string { return fmt.Sprintf("depth %d", d) }, func(c *BuffersConfig, d int) { c.Depths = []int{d} })
 }
 
-// MergeBuffers puts the parts' results (in Parts order) together.
-func MergeBuffers(parts []*BuffersResult) (*BuffersResult, error) {
+// Merge puts the parts' results (in Parts order) together.
+func (cfg BuffersConfig) Merge(parts []*BuffersResult) (*BuffersResult, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("ib buffers: no parts to merge")
 	}
@@ -90,8 +90,8 @@ func (cfg CPRConfig) Parts() []experiment.Part[CPRConfig] {
 		func(n int) string { return fmt.Sprintf("%d QPs", n) }, func(c *CPRConfig, n int) { c.QPs = []int{n} })
 }
 
-// MergeCPR puts the parts' results (in Parts order) together.
-func MergeCPR(parts []*CPRResult) (*CPRResult, error) {
+// Merge puts the parts' results (in Parts order) together.
+func (cfg CPRConfig) Merge(parts []*CPRResult) (*CPRResult, error) {
 	res := &CPRResult{}
 	for _, p := range parts {
 		res.Rows = append(res.Rows, p.Rows...)

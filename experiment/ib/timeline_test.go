@@ -2,6 +2,7 @@ package ib
 
 import (
 	"bytes"
+	"github.com/lhsim/lhsim/experiment"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestIBRunTimeline(t *testing.T) {
 	var buf bytes.Buffer
 	cfg.Timeline = timeline.New(&buf, timeline.Options{})
 	var last, total int64
-	cfg.Progress = func(d, n int64) { last, total = d, n }
+	cfg.Progress = experiment.NewProgress(func(d, n int64, _ string) { last, total = d, n })
 	res, err := Run(cfg)
 	if err != nil {
 		t.Fatal(err)

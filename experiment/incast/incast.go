@@ -88,7 +88,7 @@ type Config struct {
 	// release).
 	TimelineSave string
 	// Progress, when set, is told after each run (done of total: LHS on, off, the speed rows).
-	Progress func(done, total int)
+	Progress *experiment.Progress `json:"-"`
 	// Runs, when set, are the only runs made (Parts): "on", "off", and the Speed rows' kinds.
 	Runs []string
 }
@@ -145,6 +145,17 @@ type Result struct {
 	Speed []Speed `json:"speed,omitempty"`
 	// SpeedNote says why a row of Speed is left out.
 	SpeedNote string `json:"speed_note,omitempty"`
+	// Part, on a part's result only (Config.Runs), carries the receive times Merge compares,
+	// so that a part's result read back from JSON (a Slurm array task's) merges as it does
+	// here; the merged result has none.
+	Part *PartTimes `json:"part,omitempty"`
+}
+
+// PartTimes are a part's receive completions: its LHS-on, LHS-off and speed runs'.
+type PartTimes struct {
+	On    []netsim.Time   `json:"on,omitempty"`
+	Off   []netsim.Time   `json:"off,omitempty"`
+	Speed [][]netsim.Time `json:"speed,omitempty"`
 }
 
 // Speed is the LHS-on run with every receiver's receive path of one kind.
@@ -231,12 +242,8 @@ func Run(cfg Config) (*Result, error) {
 		Senders:  topo.Nodes() - cfg.Receivers,
 		PostAtUs: cfg.PostAt.Microseconds(), TraceNode: cfg.TraceNode}
 	plan := cfg.plan()
-	total, done := len(plan), 0
-	tick := func() {
-		if done++; cfg.Progress != nil {
-			cfg.Progress(done, total)
-		}
-	}
+	cfg.Progress.Expect(int64(len(plan)))
+	tick := func() { cfg.Progress.Step(1, "") }
 	for _, k := range plan {
 		switch k {
 		case "on", "off":
@@ -272,6 +279,12 @@ func Run(cfg Config) (*Result, error) {
 			WallSeconds: run.WallSeconds, EventsPerS: run.EventsPerS, SimNsPerWallS: run.SimNsPerWallS, done: run.Done})
 	}
 	res.same()
+	if cfg.Runs != nil {
+		res.Part = &PartTimes{On: res.On.Done, Off: res.Off.Done}
+		for _, sp := range res.Speed {
+			res.Part.Speed = append(res.Part.Speed, sp.done)
+		}
+	}
 	return res, nil
 }
 
@@ -295,47 +308,6 @@ func (cfg Config) plan() []string {
 		}
 	}
 	return out
-}
-
-// same says which Speed rows received every message when the LHS-on run did, with its stalls.
-func (r *Result) same() {
-	for i := range r.Speed {
-		s := &r.Speed[i]
-		s.Same = r.On.Done != nil && slices.Equal(s.done, r.On.Done) && s.StallCycles == r.On.StallCycles
-	}
-}
-
-// Parts are the experiment's runs, one each (LHS on, LHS off, each Speed row): they build
-// their own machines and may run at once (lhsim incast --jobs). Each tells Progress (when
-// set) of its one run.
-func (cfg Config) Parts() []experiment.Part[Config] {
-	return experiment.Split(cfg, cfg.plan(), func(k string) string { return k }, func(c *Config, k string) { c.Runs = []string{k} })
-}
-
-// Merge puts the parts' results (in Parts order) together into the whole run's.
-func Merge(parts []*Result) (*Result, error) {
-	if len(parts) == 0 {
-		return nil, errors.New("incast: no parts to merge")
-	}
-	res := *parts[0]
-	res.Speed = nil
-	for i, p := range parts {
-		if p.Topology != res.Topology || p.Receivers != res.Receivers || p.Host != res.Host {
-			return nil, fmt.Errorf("incast: part %d is of another run (%s, %d receivers, host %s)", i, p.Topology, p.Receivers, p.Host)
-		}
-		if p.On.Done != nil {
-			res.On = p.On
-		}
-		if p.Off.Done != nil {
-			res.Off = p.Off
-		}
-		res.Speed = append(res.Speed, p.Speed...)
-		if p.SpeedNote != "" {
-			res.SpeedNote = p.SpeedNote
-		}
-	}
-	res.same()
-	return &res, nil
 }
 
 // JobMemory is what one part may take: its network's footprint doubled (as every network

@@ -57,9 +57,10 @@ type Config struct {
 	Timeline *timeline.Writer `json:"-"`
 	// Progress, when set, is told after each measurement (a round trip, a bandwidth, a
 	// send cost: done of total).
-	Progress func(done, total int) `json:"-"`
+	Progress *experiment.Progress `json:"-"`
 	// noSend leaves the send system call out: a part (Parts) that is not the first network.
 	noSend bool
+	part   bool // a part of Parts: its result carries its machines (Result.Part)
 }
 
 // Default is the seed's set of measurements.
@@ -116,6 +117,10 @@ type Result struct {
 	SendOverheadUs map[string]float64                       `json:"send_overhead_us"`
 	PeakMBs        map[string]map[string]float64            `json:"peak_mb_s"`
 
+	// Part, on a part's result only, carries what the table also shows (the machines, their
+	// counters), so that a part read back from JSON (a Slurm array task's) merges as here.
+	Part *PartState `json:"part,omitempty"`
+
 	cfg      Config
 	machines map[string]mbcf.Config
 	counters map[string]mbcf.NodeStats // the bandwidth runs' protocol counters, summed, by network
@@ -133,6 +138,41 @@ func cellFaults(f ether.Faults, network, op string, size int) ether.Faults {
 	return f
 }
 
+// The largest data sizes: what one SWAP_STAT packet holds, and what a WRITE with a flag
+// carries.
+const (
+	MaxSwapData  = mbcf.MaxSwapData
+	MaxReplyData = mbcf.MaxReplyData
+)
+
+// Validate refuses, before any work, what the experiment cannot run (an
+// experiment.InputError), naming the flags that chose it.
+func (cfg Config) Validate() error {
+	if len(cfg.Networks) == 0 {
+		return experiment.Refuse("--network: name at least one network")
+	}
+	for _, nw := range cfg.Networks {
+		if _, err := mbcf.ForNetwork(nw); err != nil {
+			return experiment.Refuse("--network: %w", err)
+		}
+	}
+	for _, l := range []struct {
+		flag  string
+		sizes []int
+		most  int
+	}{{"sizes", cfg.Sizes, MaxSwapData}, {"bandwidth-sizes", cfg.BandwidthSizes, MaxReplyData}} {
+		for _, n := range l.sizes {
+			if n < 1 || n > l.most {
+				return experiment.Refuse("--%s: %d: want whole numbers of bytes from 1 to %d", l.flag, n, l.most)
+			}
+		}
+	}
+	if cfg.Writes < cfg.Group || cfg.Writes%cfg.Group != 0 {
+		return experiment.Refuse("--writes %d, --group %d: want a whole number of groups of at least one write", cfg.Writes, cfg.Group)
+	}
+	return experiment.Input(cfg.Faults.Validate())
+}
+
 // Run makes the measurements.
 func Run(cfg Config) (*Result, error) {
 	if cfg.Iterations < 1 || cfg.Group < 1 || cfg.Writes < cfg.Group || cfg.Writes%cfg.Group != 0 || cfg.GroupsInFlight < 1 {
@@ -145,12 +185,8 @@ func Run(cfg Config) (*Result, error) {
 		PeakMBs: map[string]map[string]float64{}, cfg: cfg, machines: map[string]mbcf.Config{},
 		counters: map[string]mbcf.NodeStats{}, hub: map[string]ether.Stats{}}
 	timer := cfg.TimerRead.Microseconds()
-	total, done := cfg.Measurements(), 0
-	step := func() {
-		if done++; cfg.Progress != nil {
-			cfg.Progress(done, total)
-		}
-	}
+	cfg.Progress.Expect(int64(cfg.Measurements()))
+	step := func() { cfg.Progress.Step(1, "") }
 	// traced is m recording its next run as the next machine of the timeline, named name.
 	machines := 0
 	traced := func(m mbcf.Config, name string) mbcf.Config {
@@ -225,6 +261,9 @@ func Run(cfg Config) (*Result, error) {
 			step()
 		}
 	}
+	if cfg.part {
+		res.Part = &PartState{Machines: res.machines, Counters: res.counters, Hub: res.hub}
+	}
 	return res, nil
 }
 
@@ -253,14 +292,21 @@ func (cfg Config) Parts() []experiment.Part[Config] {
 	var out []experiment.Part[Config]
 	for i, nw := range cfg.Networks {
 		c := cfg
-		c.Networks, c.noSend = []string{nw}, i > 0
+		c.Networks, c.noSend, c.part = []string{nw}, i > 0, true
 		out = append(out, experiment.Part[Config]{Label: nw, Config: c})
 	}
 	return out
 }
 
+// PartState is what a part's result carries besides the tables' figures (Result.Part).
+type PartState struct {
+	Machines map[string]mbcf.Config    `json:"machines"`
+	Counters map[string]mbcf.NodeStats `json:"counters"`
+	Hub      map[string]ether.Stats    `json:"hub"`
+}
+
 // Merge puts the parts' results (in Parts order) together into what Run(cfg) gives.
-func Merge(cfg Config, parts []*Result) (*Result, error) {
+func (cfg Config) Merge(parts []*Result) (*Result, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("mbcf: no parts to merge")
 	}
@@ -268,6 +314,9 @@ func Merge(cfg Config, parts []*Result) (*Result, error) {
 		PeakMBs: map[string]map[string]float64{}, cfg: cfg, machines: map[string]mbcf.Config{},
 		counters: map[string]mbcf.NodeStats{}, hub: map[string]ether.Stats{}}
 	for _, p := range parts {
+		if s := p.Part; s != nil { // read back from JSON, a part has its machines here alone
+			p.machines, p.counters, p.hub = s.Machines, s.Counters, s.Hub
+		}
 		maps.Copy(res.RTTUs, p.RTTUs)
 		maps.Copy(res.PeakMBs, p.PeakMBs)
 		maps.Copy(res.machines, p.machines)

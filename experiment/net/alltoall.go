@@ -51,8 +51,8 @@ type AlltoallConfig struct {
 	PaperSyncRule bool
 	// Cluster: the NSIM-ACE paper's node (DMA 2.8 GB/s, node latency 1.0 µs): Ohno et al.'s all-to-all paper gives no node figures.
 	Cluster cluster.Config
-	// Progress, when set, is told after each run (done of total).
-	Progress func(done, total int)
+	// Progress, when set, counts the runs.
+	Progress *experiment.Progress `json:"-"`
 	// Timeline, when set, records every run, a machine each (docs/timeline.md).
 	Timeline *timeline.Writer
 }
@@ -162,8 +162,33 @@ type AlltoallResult struct {
 	EventsPerS float64           `json:"events_per_s"`
 }
 
-// Validate checks the configuration before any work.
-func (cfg *AlltoallConfig) Validate() (*fabric.Torus, error) {
+// Validate refuses, before any work, what the sweep cannot run (an experiment.InputError).
+func (cfg AlltoallConfig) Validate() error {
+	if cfg.Heavy && !cfg.Uneven {
+		return experiment.Refuse("--heavy is a distribution of the uneven sizes: add --uneven")
+	}
+	if _, err := experiment.CheckTopology("torus", cfg.Torus, cfg.Fabric, 2); err != nil {
+		return err
+	}
+	_, err := cfg.torus()
+	return experiment.Input(err)
+}
+
+// ParseSchemes reads scheme names (alltoall.ParseScheme).
+func ParseSchemes(names []string) ([]alltoall.Scheme, error) {
+	var out []alltoall.Scheme
+	for _, s := range names {
+		sc, err := alltoall.ParseScheme(s)
+		if err != nil {
+			return nil, experiment.Refuse("--schemes: %w", err)
+		}
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
+// torus is the sweep's torus, once its configuration is checked.
+func (cfg *AlltoallConfig) torus() (*fabric.Torus, error) {
 	topo, err := fabric.ParseTopology(cfg.Torus)
 	if err != nil {
 		return nil, err
@@ -208,7 +233,7 @@ func (cfg *AlltoallConfig) Validate() (*fabric.Torus, error) {
 
 // RunAlltoall runs the sweep.
 func RunAlltoall(cfg AlltoallConfig) (*AlltoallResult, error) {
-	topo, err := cfg.Validate()
+	topo, err := cfg.torus()
 	if err != nil {
 		return nil, &experiment.InputError{Err: err} // what the user chose
 	}
@@ -255,6 +280,7 @@ func RunAlltoall(cfg AlltoallConfig) (*AlltoallResult, error) {
 		unevens = append(unevens, true)
 	}
 	total := len(lats) * len(unevens) * len(cfg.Sizes) * len(cfg.Schemes)
+	cfg.Progress.Expect(int64(total))
 	done := 0
 	for _, lat := range lats {
 		for _, uneven := range unevens {
@@ -284,10 +310,8 @@ func RunAlltoall(cfg AlltoallConfig) (*AlltoallResult, error) {
 					}
 					res.Rows = append(res.Rows, row)
 					res.Events += r.Events
-					done++
-					if cfg.Progress != nil {
-						cfg.Progress(done, total)
-					}
+					done++ // the next run's machine on the timeline
+					cfg.Progress.Step(1, "")
 				}
 			}
 		}

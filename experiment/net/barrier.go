@@ -45,8 +45,8 @@ type BarrierConfig struct {
 	TorusSeed002 bool           // torus links as in Ohno et al.'s all-to-all paper (16 GB/s; X/Y/Z latencies are the default anyway)
 	// Timeline, when set, records every run (docs/timeline.md); the caller closes it.
 	Timeline *timeline.Writer
-	// Progress, when set, is told after each barrier (done of total).
-	Progress func(done, total int)
+	// Progress, when set, counts the barriers run.
+	Progress *experiment.Progress `json:"-"`
 }
 
 // DefaultBarrier is the NSIM-ACE paper's sweep: the 64-node crossbar and fat tree, and a 4,096-node torus.
@@ -93,6 +93,37 @@ type BarrierResult struct {
 	WallSeconds float64         `json:"wall_seconds"`
 }
 
+// Validate refuses, before any work, what the sweep cannot run (an experiment.InputError):
+// a topology that does not parse, has one node or does not fit in memory, a process count
+// past a topology's nodes.
+func (cfg BarrierConfig) Validate() error {
+	for _, ts := range cfg.Topologies {
+		topo, err := experiment.CheckTopology("topology", ts, cfg.Fabric, 2)
+		if err != nil {
+			return err
+		}
+		for _, p := range cfg.Processes {
+			if p < 2 || p > topo.Nodes() {
+				return experiment.Refuse("--processes: %d processes on %s (%d nodes)", p, ts, topo.Nodes())
+			}
+		}
+	}
+	return nil
+}
+
+// ParseAlgorithms reads barrier names (collective.ParseAlgorithm).
+func ParseAlgorithms(names []string) ([]collective.Algorithm, error) {
+	var out []collective.Algorithm
+	for _, a := range names {
+		alg, err := collective.ParseAlgorithm(a)
+		if err != nil {
+			return nil, experiment.Refuse("--algorithm: %w", err)
+		}
+		out = append(out, alg)
+	}
+	return out, nil
+}
+
 // processCounts are 2, 3, 4, 5, 8, 9, ... up to n, and n.
 func processCounts(n int) []int {
 	var ps []int
@@ -118,7 +149,7 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 	}
 	res := &BarrierResult{}
 	start := time.Now()
-	total, done := 0, 0
+	total := 0
 	if cfg.Progress != nil {
 		for _, ts := range cfg.Topologies {
 			topo, err := fabric.ParseTopology(ts)
@@ -137,6 +168,7 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 				}
 			}
 		}
+		cfg.Progress.Expect(int64(total))
 	}
 	for k, ts := range cfg.Topologies {
 		topo, err := fabric.ParseTopology(ts)
@@ -184,9 +216,7 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 					if err != nil {
 						return nil, fmt.Errorf("%s: %w", ts, err)
 					}
-					if done++; cfg.Progress != nil {
-						cfg.Progress(done, total)
-					}
+					cfg.Progress.Step(1, "")
 					if tl != nil {
 						tl.Run(fmt.Sprintf("%s barrier, %d processes", alg, p), t0, eng.Now(), timeline.I("node_latency_ns", int64(nl/netsim.Nanosecond)))
 					}

@@ -34,8 +34,8 @@ func (cfg BarrierConfig) Parts() []experiment.Part[BarrierConfig] {
 	return out
 }
 
-// MergeBarrier puts the parts' results (in Parts order) together; WallSeconds is their sum.
-func MergeBarrier(parts []*BarrierResult) *BarrierResult {
+// Merge puts the parts' results (in Parts order) together; WallSeconds is their sum.
+func (cfg BarrierConfig) Merge(parts []*BarrierResult) (*BarrierResult, error) {
 	res := &BarrierResult{}
 	for _, p := range parts {
 		res.PutLatency = append(res.PutLatency, p.PutLatency...)
@@ -43,7 +43,7 @@ func MergeBarrier(parts []*BarrierResult) *BarrierResult {
 		res.Events += p.Events
 		res.WallSeconds += p.WallSeconds
 	}
-	return res
+	return res, nil
 }
 
 // Parts are the all-to-all sweep by size and scheme; each part runs its size and scheme on
@@ -61,9 +61,9 @@ func (cfg AlltoallConfig) Parts() []experiment.Part[AlltoallConfig] {
 	return out
 }
 
-// MergeAlltoall puts the parts' results together in the whole sweep's row order (latency,
+// Merge puts the parts' results together in the whole sweep's row order (latency,
 // evenness, size, scheme). WallS is the parts' sum; EventsPerS is made from it.
-func MergeAlltoall(cfg AlltoallConfig, parts []*AlltoallResult) (*AlltoallResult, error) {
+func (cfg AlltoallConfig) Merge(parts []*AlltoallResult) (*AlltoallResult, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("alltoall: no parts to merge")
 	}
@@ -104,11 +104,11 @@ func (cfg TrafficConfig) Parts() []experiment.Part[TrafficConfig] {
 		func(l float64) string { return fmt.Sprintf("load %g", l) }, func(c *TrafficConfig, l float64) { c.Loads = []float64{l} })
 }
 
-// MergeTraffic puts the parts' results (in Parts order) together as the whole sweep would
+// Merge puts the parts' results (in Parts order) together as the whole sweep would
 // have run: in load order, stopping after the first saturated load unless AllLoads (a part
 // past it ran for nothing and counts nowhere). CPU time is the sum of the counted parts';
 // the rates are made from it.
-func MergeTraffic(cfg TrafficConfig, parts []*TrafficResult) (*TrafficResult, error) {
+func (cfg TrafficConfig) Merge(parts []*TrafficResult) (*TrafficResult, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("traffic: no parts to merge")
 	}

@@ -33,7 +33,8 @@ func TestMergeIsTheWholeSweep(t *testing.T) {
 		parts := cfg.Parts()
 		require.Len(t, parts, 4)
 		require.Equal(t, "fattree:2x3 node-latency 1us", parts[3].Label)
-		merged := MergeBarrier(runParts(t, parts, RunBarrier))
+		merged, err := cfg.Merge(runParts(t, parts, RunBarrier))
+		require.NoError(t, err)
 		whole.WallSeconds, merged.WallSeconds = 0, 0
 		require.Equal(t, whole, merged)
 	})
@@ -44,7 +45,7 @@ func TestMergeIsTheWholeSweep(t *testing.T) {
 		require.NoError(t, err)
 		parts := cfg.Parts()
 		require.Len(t, parts, 8) // 2 sizes x 4 schemes
-		merged, err := MergeAlltoall(cfg, runParts(t, parts, RunAlltoall))
+		merged, err := cfg.Merge(runParts(t, parts, RunAlltoall))
 		require.NoError(t, err)
 		for _, r := range []*AlltoallResult{whole, merged} {
 			r.WallS, r.EventsPerS = 0, 0
@@ -61,7 +62,7 @@ func TestMergeIsTheWholeSweep(t *testing.T) {
 			cfg.WarmupCycles, cfg.MeasureCycles, cfg.DrainCycles = 500, 1000, 2000
 			whole, err := RunTraffic(cfg)
 			require.NoError(t, err)
-			merged, err := MergeTraffic(cfg, runParts(t, cfg.Parts(), RunTraffic))
+			merged, err := cfg.Merge(runParts(t, cfg.Parts(), RunTraffic))
 			require.NoError(t, err)
 			require.Equal(t, len(whole.Rows), len(merged.Rows))
 			if !all {
@@ -84,6 +85,6 @@ func TestMergeRefusesMixedParts(t *testing.T) {
 	require.NoError(t, err)
 	rb, err := RunTraffic(b)
 	require.NoError(t, err)
-	_, err = MergeTraffic(TrafficConfig{Loads: []float64{0.1, 0.2}}, []*TrafficResult{ra, rb})
+	_, err = TrafficConfig{Loads: []float64{0.1, 0.2}}.Merge([]*TrafficResult{ra, rb})
 	require.ErrorContains(t, err, "part 1 (load 0.2) describes another machine than part 0")
 }

@@ -15,6 +15,7 @@ package net
 import (
 	"errors"
 	"fmt"
+	"github.com/lhsim/lhsim/experiment"
 	"math"
 
 	"github.com/lhsim/lhsim/cputime"
@@ -51,7 +52,7 @@ type TrafficConfig struct {
 	// Progress, when set, is told of the router cycles each load has just run (warm-up
 	// and measurement; the booksim router's at the end of each load): it may be called
 	// from several parts at once.
-	Progress func(cycles int64) `json:"-"`
+	Progress *experiment.Progress `json:"-"`
 	machine  int
 }
 
@@ -156,19 +157,13 @@ type TrafficResult struct {
 	SimulatedSeconds  float64       `json:"simulated_s"`
 }
 
-// TrafficInputError is a configuration RunTraffic refuses before it starts: a topology,
-// pattern, load or size that makes no sense.
-type TrafficInputError struct{ Err error }
-
-func (e *TrafficInputError) Error() string { return e.Err.Error() }
-func (e *TrafficInputError) Unwrap() error { return e.Err }
-
 // RunTraffic runs the sweep.
 func RunTraffic(cfg TrafficConfig) (*TrafficResult, error) {
 	topo, probe, pat, err := trafficCheck(&cfg)
 	if err != nil {
-		return nil, &TrafficInputError{err}
+		return nil, experiment.Input(err) // a topology, pattern, load or size that makes no sense
 	}
+	cfg.Progress.Expect(int64(len(cfg.Loads)) * (cfg.WarmupCycles + cfg.MeasureCycles))
 	fc := probe.Config()
 	if cfg.Fabric.Router == fabric.BookSimIQ {
 		fc = cfg.Fabric // the probe's may have one VC more (its dateline wants an even count)
@@ -209,8 +204,8 @@ func RunTraffic(cfg TrafficConfig) (*TrafficResult, error) {
 		}
 		cfg.machine = k
 		row, ev, fh, end, err := point(topo, fc, pat, cfg, load)
-		if cfg.Progress != nil && fc.Router == fabric.BookSimIQ {
-			cfg.Progress(cfg.WarmupCycles + cfg.MeasureCycles)
+		if fc.Router == fabric.BookSimIQ {
+			cfg.Progress.Step(cfg.WarmupCycles+cfg.MeasureCycles, "")
 		}
 		if err != nil {
 			return nil, err
@@ -416,9 +411,7 @@ func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cf
 		for clock < until {
 			next := min(until, clock+step)
 			eng.Run(next)
-			if cfg.Progress != nil {
-				cfg.Progress(int64((next - clock) / c))
-			}
+			cfg.Progress.Step(int64((next-clock)/c), "")
 			clock = next
 		}
 	}
@@ -443,7 +436,7 @@ func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cf
 	}
 	w := syn.Window()
 	if w.Created == 0 {
-		return row, 0, 0, 0, &TrafficInputError{fmt.Errorf("load %g: no packet was created in the %d-cycle measurement window; lengthen it (--measure) or raise the load", load, cfg.MeasureCycles)}
+		return row, 0, 0, 0, experiment.Input(fmt.Errorf("load %g: no packet was created in the %d-cycle measurement window; lengthen it (--measure) or raise the load", load, cfg.MeasureCycles))
 	}
 	nodes := float64(topo.Nodes())
 	row.Generated = float64(w.CreatedFl) / w.Cycles / nodes

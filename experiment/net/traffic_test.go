@@ -3,6 +3,7 @@ package net
 import (
 	"encoding/json"
 	"errors"
+	"github.com/lhsim/lhsim/experiment"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,7 +119,7 @@ func TestTrafficDeterministicAndJSON(t *testing.T) {
 	}
 }
 
-// What RunTraffic refuses, it refuses before any work, as a TrafficInputError.
+// What RunTraffic refuses, it refuses before any work, as an experiment.InputError.
 func TestTrafficBadInput(t *testing.T) {
 	for _, c := range []struct {
 		mod  func(*TrafficConfig)
@@ -139,8 +140,8 @@ func TestTrafficBadInput(t *testing.T) {
 		c.mod(&cfg)
 		_, err := RunTraffic(cfg)
 		require.ErrorContains(t, err, c.says)
-		var ie *TrafficInputError
-		require.True(t, errors.As(err, &ie), "%v is a TrafficInputError", err)
+		var ie *experiment.InputError
+		require.True(t, errors.As(err, &ie), "%v is an InputError", err)
 	}
 }
 
@@ -231,7 +232,9 @@ func TestTrafficCommand(t *testing.T) {
 		code, _, stderr := run(c.args...)
 		require.Equal(t, 2, code, "%v: %s", c.args, stderr)
 		require.Contains(t, stderr, c.says, "%v", c.args)
-		require.Contains(t, stderr, "usage: lhsim traffic", "%v", c.args)
+		if c.args[0] != "--plot" { // a path that cannot be used: one line, no usage
+			require.Contains(t, stderr, "usage: lhsim traffic", "%v", c.args)
+		}
 	}
 }
 
@@ -298,7 +301,7 @@ func TestTrafficAllowDeadlock(t *testing.T) {
 	cfg.Fabric = fabric.BookSimConfig(4 * netsim.Nanosecond)
 	cfg.Fabric.VCs, cfg.Fabric.BufferFlits = 1, 2
 	_, err := RunTraffic(cfg)
-	var ie *TrafficInputError
+	var ie *experiment.InputError
 	require.ErrorAs(t, err, &ie)
 	require.ErrorContains(t, err, "torus:8 with 1 VC can deadlock")
 	cfg.AllowDeadlock = true
@@ -339,7 +342,7 @@ func TestTrafficKnobsRefusedByTheModel(t *testing.T) {
 		cfg := quickTraffic(c.topo, "uniform", 0.1)
 		cfg.TorusLatency, cfg.DrainCycles = c.lat, c.drain
 		_, err := RunTraffic(cfg)
-		var ie *TrafficInputError
+		var ie *experiment.InputError
 		require.ErrorAs(t, err, &ie, "%s %v drain %d", c.topo, c.lat, c.drain)
 		require.ErrorContains(t, err, c.says)
 	}

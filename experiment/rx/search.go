@@ -74,9 +74,9 @@ type SearchConfig struct {
 	SODIMMReadLatency int
 	// Progress, when not nil, is called after each depth of each design (done of total
 	// steps; step names the one done), from RunSearch's goroutine.
-	Progress func(done, total int, step string) `json:"-"`
+	Progress *experiment.Progress `json:"-"`
 	// Run, when set, makes RunSearch run that one rig with that one loop (a part of
-	// SearchConfig.Parts) and return its curves alone, for MergeSearch.
+	// SearchConfig.Parts) and return its curves alone, for Merge.
 	Run *SearchRun `json:"-"`
 
 	tick func(step string) // Progress with the count kept, set by RunSearch
@@ -331,11 +331,12 @@ func RunSearch(cfg SearchConfig) (*SearchResult, error) {
 		return nil, err
 	}
 	if cfg.Progress != nil {
-		done, total := 0, SearchSteps(len(depths))
+		total := SearchSteps(len(depths))
 		if cfg.Run != nil {
 			total = len(depths)
 		}
-		cfg.tick = func(step string) { done++; cfg.Progress(done, total, step) }
+		cfg.Progress.Expect(int64(total))
+		cfg.tick = func(step string) { cfg.Progress.Step(1, "("+step+")") }
 	}
 	if cfg.Run != nil {
 		return runSearchPart(cfg, depths, entries)

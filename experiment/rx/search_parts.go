@@ -3,7 +3,7 @@ package rx
 // The search experiment in parts (lhsim search --jobs): each rig with each compiled loop is a
 // run of its own, with its own device (and so its own Verilated model, pinned to its own
 // thread) and its own random tags drawn from the seed, as RunSearch runs them one after
-// another; MergeSearch puts their curves together into RunSearch's result.
+// another; Merge puts their curves together into RunSearch's result.
 
 import (
 	"errors"
@@ -28,7 +28,7 @@ type SearchRun struct {
 
 // Parts are the experiment's runs in RunSearch's order: the three rigs with the headline's
 // loop, then the no-LHS and LHS rigs with every other loop. The native timing is not a part:
-// MergeSearch runs it alone, after them, when cfg.Native asks.
+// Merge runs it alone, after them, when cfg.Native asks.
 func (cfg SearchConfig) Parts() []experiment.Part[SearchConfig] {
 	var out []experiment.Part[SearchConfig]
 	add := func(rig string, l SearchLoop) {
@@ -96,10 +96,10 @@ func runSearchPart(cfg SearchConfig, depths []int, entries int) (*SearchResult, 
 	return nil, fmt.Errorf("%s: %w", what, err)
 }
 
-// MergeSearch puts the results of cfg's Parts (in any order: each says its loop and carries
+// Merge puts the results of cfg's Parts (in any order: each says its loop and carries
 // its rig's curves) together into what RunSearch(cfg) returns. It leaves the parts as they
 // were.
-func MergeSearch(cfg SearchConfig, parts []*SearchResult) (*SearchResult, error) {
+func (cfg SearchConfig) Merge(parts []*SearchResult) (*SearchResult, error) {
 	depths, _, err := cfg.Plan()
 	if err != nil {
 		return nil, err
@@ -145,4 +145,11 @@ func MergeSearch(cfg SearchConfig, parts []*SearchResult) (*SearchResult, error)
 		return nil, err
 	}
 	return res, nil
+}
+
+// Validate refuses, before any work, a search the device cannot make (an
+// experiment.InputError): depths past its entries, a CPU model that makes no sense.
+func (cfg SearchConfig) Validate() error {
+	_, _, err := cfg.Plan()
+	return experiment.Input(err)
 }
