@@ -206,13 +206,12 @@ always @* begin
     end
 end
 
-// Reachable: the matcher full and refusing, an entry found in the wildcard list older than
-// its bin's match, a wildcard search past another entry.
+// Reachable: the matcher full and refusing; a search that walks a bin and the wildcard list
+// and finds a match.
 always @* begin
     if (!rst) begin
         hm_cover_refused: cover (ev_ins_refused);
         hm_cover_wild_older: cover (m_rsp_tvalid && m_rsp_hit && !rq_src_any && !rq_tag_any && m_rsp_walked >= 2);
-        hm_cover_drained: cover (status_empty && f_inserts >= 2 && !m_rsp_tvalid);
     end
 end
 

@@ -216,6 +216,8 @@ func TestReadmeFormalTable(t *testing.T) {
 				require.Equal(t, fmt.Sprintf("proven (%d-induction)", p.Depth), res, "%s: %s", file, p.Name)
 			case formal.Counterexample:
 				require.Regexp(t, `^counterexample at step \d+ \(`+strings.Join(p.Asserts, "|")+`\), as expected$`, res, "%s: %s", file, p.Name)
+			case formal.Bounded:
+				require.Equal(t, fmt.Sprintf("no counterexample in %d steps", p.Depth), res, "%s: %s", file, p.Name)
 			case formal.Reached:
 				require.True(t, strings.HasPrefix(res, "reached: "), "%s: %s: %s", file, p.Name, res)
 				for _, c := range p.Covers {

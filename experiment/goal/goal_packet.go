@@ -158,7 +158,7 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 		if err := checkMatcherFields(spec, s); err != nil {
 			return nil, &experiment.InputError{Err: fmt.Errorf("goal: %w", err)}
 		}
-		if m := spec.Memory(len(s.Ranks), s.NumOps); cfg.MaxBytes > 0 && uint64(m) > cfg.MaxBytes {
+		if m := spec.Footprint(len(s.Ranks), s.NumOps); cfg.MaxBytes > 0 && uint64(m) > cfg.MaxBytes {
 			return nil, fmt.Errorf("goal: matcher %s: %d ranks and %d operations may take %d MiB, over the %d MiB available", spec, len(s.Ranks), s.NumOps, m>>20, cfg.MaxBytes>>20)
 		}
 		if set, err = match.NewSet(spec, MatchConfig(spec, cfg.MatcherRTLNodes, len(s.Ranks))); err != nil {
@@ -251,6 +251,9 @@ type MemoryUser interface {
 	// Memory is the bytes it takes on a run of ranks ranks, and what it is (for the message).
 	Memory(ranks int) (bytes int64, what string)
 }
+
+// Every matcher's Spec gives its share (bins:K's bins, lhs's receive paths).
+var _ MemoryUser = match.Spec{}
 
 // packetFits checks the run's estimate (the network, and the matcher's share when its Spec
 // is a MemoryUser) against the process's memory limit.

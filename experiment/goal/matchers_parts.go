@@ -238,7 +238,7 @@ func (cfg MatchersConfig) Merge(parts []*MatchersResult) (*MatchersResult, error
 // garbage collector; a few MiB), the run's state over the schedule's operations, 1 KiB a rank
 // squared (an all-to-all has ranks squared of them; measured, alltoall_late with list peaked
 // at 123 MB resident at 256 ranks and 1,011 MB at 1,024, the process's 30 MB included), and
-// the largest of the matchers' own (match.Spec.Memory: for lhs and lhs+alpu:N the receive
+// the largest of the matchers' own (match.Spec.Footprint: for lhs and lhs+alpu:N the receive
 // path of every rank, 1 MiB each, measured: lhs took 0.4 MB a rank more than list at 256
 // ranks; for bins:K the bins made as entries arrive, at most one per operation).
 func (cfg MatchersConfig) JobMemory() int64 {
@@ -246,7 +246,7 @@ func (cfg MatchersConfig) JobMemory() int64 {
 	var matchers int64
 	for _, m := range cfg.Matchers {
 		if spec, err := match.Parse(m); err == nil {
-			matchers = max(matchers, spec.Memory(cfg.Ranks, int(p*p)))
+			matchers = max(matchers, spec.Footprint(cfg.Ranks, int(p*p)))
 		}
 	}
 	topo, err := fabric.ParseTopology(Topology(cfg.Ranks))

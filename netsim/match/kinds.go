@@ -182,10 +182,16 @@ func (s Spec) CheckFields(maxSrc, maxTag uint32, line int) error {
 	return nil
 }
 
-// Memory is what a run's matchers take in bytes beyond the schedule's own state, for ranks
+// Memory is the matchers' share of a run's memory estimate on ranks ranks, and what it is
+// (experiment/goal's MemoryUser): Footprint with an all-to-all's operations, ranks squared.
+func (s Spec) Memory(ranks int) (int64, string) {
+	return s.Footprint(ranks, ranks*ranks), fmt.Sprintf("matcher %s on %d ranks", s, ranks)
+}
+
+// Footprint is what a run's matchers take in bytes beyond the schedule's own state, for ranks
 // ranks and ops operations: NICBytes a rank for the LHS receive path, and whatever the kind
 // allocates as entries arrive (bins:K's bins).
-func (s Spec) Memory(ranks, ops int) int64 {
+func (s Spec) Footprint(ranks, ops int) int64 {
 	k := s.k()
 	if k == nil {
 		return 0
