@@ -24,5 +24,5 @@ func Generate(w io.Writer, c goal.GenConfig) error {
 // MatcherUsage lists the matchers, for -h.
 var MatcherUsage = match.Usage
 
-// MatcherRTLUsage says which matchers run as RTL, for -h.
+// MatcherRTLUsage says which matchers run as RTL beside their model, for -h.
 var MatcherRTLUsage = match.RTLUsage
