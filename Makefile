@@ -52,7 +52,8 @@ tracer:
 # The matcher study's real programs (docs/apps.md, "The study on real programs"): LAMMPS (two
 # examples), HPCC and NWChem recorded at 8, 16 and 64 ranks under Open MPI and converted to
 # build/traces/NAME.RANKS.goal.gz, which lhsim matchers --workloads NAME.RANKS (or apps) runs.
-# Not in make test: about 20 minutes on 2 cores. TRACES_RANKS and TRACES_PROGRAMS choose.
+# Not in make test: about 45 minutes on the 2-core machine (docs/apps.md). TRACES_RANKS and
+# TRACES_PROGRAMS choose.
 traces: rtl tracer
 	$(GO) build -o build/bin/lhsim ./cmd/lhsim
 	bash scripts/traces.sh $(TRACES_RANKS) $(if $(TRACES_PROGRAMS),-- $(TRACES_PROGRAMS))
