@@ -10,7 +10,7 @@ VLIBS := $(foreach t,$(VTOPS),build/verilator/$(t)/lib$(t).a)
 LINT_TOPS := $(basename $(notdir $(RTL)))
 
 .PHONY: all setup rtl test lint demo bench soak synth clean plugin generate
-.PHONY: tracer tracer-if-mpi
+.PHONY: tracer tracer-if-mpi traces
 .PHONY: waves regress coverage fuzz synth-check test-slurm formal edges goal-compare qstat-compare liballprof-compare papers booksim-compare bench-net
 all: rtl tracer-if-mpi
 
@@ -48,6 +48,15 @@ build/tracer/mpich/liblhtrace.so: $(TRACER_SRC)
 tracer:
 	@test -n "$(TRACER_MPIS)" || { echo "make tracer: neither Open MPI nor MPICH is installed (with its headers): bash scripts/setup.sh --mpi" >&2; exit 1; }
 	@$(MAKE) --no-print-directory $(foreach m,$(TRACER_MPIS),build/tracer/$(m)/liblhtrace.so)
+
+# The matcher study's real programs (docs/apps.md, "The study on real programs"): LAMMPS (two
+# examples), HPCC and NWChem recorded at 8, 16 and 64 ranks under Open MPI and converted to
+# build/traces/NAME.RANKS.goal.gz, which lhsim matchers --workloads NAME.RANKS (or apps) runs.
+# Not in make test: about 45 minutes on the 2-core machine (docs/apps.md). TRACES_RANKS and
+# TRACES_PROGRAMS choose.
+traces: rtl tracer
+	$(GO) build -o build/bin/lhsim ./cmd/lhsim
+	bash scripts/traces.sh $(TRACES_RANKS) $(if $(TRACES_PROGRAMS),-- $(TRACES_PROGRAMS))
 
 # make builds the tracer for the MPI libraries present, and says nothing when there is none.
 tracer-if-mpi:

@@ -4,7 +4,8 @@
 set -euo pipefail
 need=()
 # --mpi: also what lhsim goal record needs (docs/apps.md): Open MPI and MPICH with their headers
-# and Fortran compiler, for make tracer, and LAMMPS and HPCC to trace. make test needs none.
+# and Fortran compiler, for make tracer, and LAMMPS (with its examples), HPCC and NWChem to trace
+# (make traces). make test needs none.
 if [ "${1:-}" = "--mpi" ]; then
 	command -v mpirun.openmpi >/dev/null || need+=(openmpi-bin)
 	[ -f /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] || [ -f /usr/include/x86_64-linux-gnu/openmpi/mpi.h ] || need+=(libopenmpi-dev)
@@ -13,6 +14,9 @@ if [ "${1:-}" = "--mpi" ]; then
 	command -v gfortran >/dev/null || need+=(gfortran)
 	command -v lmp >/dev/null || need+=(lammps)
 	command -v hpcc >/dev/null || need+=(hpcc)
+	# make traces: LAMMPS's example inputs and NWChem (Fortran) for the matcher study.
+	[ -d /usr/share/lammps/examples ] || need+=(lammps-examples)
+	command -v nwchem.openmpi >/dev/null || need+=(nwchem-openmpi)
 fi
 command -v verilator >/dev/null || need+=(verilator)
 command -v yosys >/dev/null || need+=(yosys)

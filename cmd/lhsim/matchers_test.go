@@ -124,3 +124,32 @@ func TestMatchersScheduleAloneHasItsRanks(t *testing.T) {
 	require.Equal(t, 2, code, stderr)
 	require.Contains(t, stderr, "--rtl-nodes: node 3: the workloads have ranks 0 to 2")
 }
+
+// A real program's schedule as a workload (PROGRAM.RANKS, checked in under traces/): its own
+// table, the same with one job or two, JSON with its application figures; an unknown one, a
+// depth plot without one, and RTL nodes past its ranks are the command line's mistakes.
+func TestMatchersApplicationWorkloads(t *testing.T) {
+	args := []string{"matchers", "--workloads", "lammps-melt-50steps.8", "--matchers", "list,alpu:64"}
+	code, one, stderr := run(t, nil, append(args, "--jobs", "1")...)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, one, "matchers on application schedules")
+	require.NotContains(t, one, "matchers on the packet network,")
+	code, two, stderr := run(t, nil, append(args, "--jobs", "2")...)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, one, two)
+	code, js, stderr := run(t, nil, append(args, "--json", "--jobs", "2")...)
+	require.Equal(t, 0, code, stderr)
+	for _, k := range []string{`"application"`, `"program": "lammps-melt-50steps"`, `"queue_depth"`, `"hardware_share": 1`} {
+		require.Contains(t, js, k)
+	}
+	for bad, msg := range map[string][]string{
+		"lammps-melt-50steps.9": {"--workloads", "lammps-melt-50steps.9"},
+		"--plot-depth":          {"--workloads", "incast", "--plot-depth", filepath.Join(t.TempDir(), "d.svg")},
+		"ranks 0 to 7":          {"--workloads", "lammps-melt-50steps.8", "--rtl-nodes", "8", "--matchers", "lhs"},
+	} {
+		code, out, stderr := run(t, nil, append([]string{"matchers"}, msg...)...)
+		require.Equal(t, 2, code, stderr)
+		require.Empty(t, out)
+		require.Contains(t, stderr, bad)
+	}
+}

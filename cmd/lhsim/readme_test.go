@@ -126,6 +126,9 @@ func TestREADMEExamples(t *testing.T) {
 	})
 	t.Run("matchers", func(t *testing.T) { network(t, "lhsim matchers") })
 	t.Run("matchers fig6", func(t *testing.T) { network(t, "lhsim matchers --workloads fig6 --matchers list,lhs") })
+	t.Run("matchers on a real program", func(t *testing.T) {
+		network(t, "lhsim matchers --workloads lammps-melt-50steps.8 --matchers list,alpu:8,alpu:64,lhs")
+	})
 	t.Run("mbcf", func(t *testing.T) { network(t, "lhsim mbcf") })
 	t.Run("ib rtt", func(t *testing.T) { network(t, "lhsim ib rtt") })
 	t.Run("ib run, checkpoint, resume", func(t *testing.T) {

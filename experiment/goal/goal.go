@@ -5,6 +5,8 @@ package goal
 // simulated network.
 
 import (
+	"bufio"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -142,7 +144,30 @@ func ReadSchedule(file string, maxBytes uint64) (*goal.Schedule, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return goal.ParseLimits(f, goal.Limits{MaxBytes: maxBytes})
+	r, err := gunzipped(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	s, err := goal.ParseLimits(r, goal.Limits{MaxBytes: maxBytes})
+	if _, gz := r.(*gzip.Reader); gz && err != nil {
+		return nil, fmt.Errorf("%s (gzip): %w", file, err) // a cut or corrupt file names itself
+	}
+	return s, err
+}
+
+// gunzipped is f's text, decompressed when it starts with gzip's magic (a schedule stored
+// as F.goal.gz: make traces writes them so).
+func gunzipped(f io.Reader) (io.Reader, error) {
+	b := bufio.NewReader(f)
+	magic, _ := b.Peek(2)
+	if len(magic) < 2 || magic[0] != 0x1f || magic[1] != 0x8b {
+		return b, nil
+	}
+	z, err := gzip.NewReader(b)
+	if err != nil {
+		return nil, fmt.Errorf("not a gzip file: %w", err)
+	}
+	return z, nil
 }
 
 // ParamString is p in LogGOPSim's terms and units.

@@ -56,6 +56,10 @@ type MatchSummary struct {
 	// Policy are the hardware lists' figures under their policy, for a matcher named with it
 	// (alpu:256/onload, hash:64:1024/overflow).
 	Policy *PolicySummary `json:"policy,omitempty"`
+	// found are the matches on both queues, hwServed those the hardware served (the hardware
+	// lists' and the LH buffer's), switches the hardware queues' moves between hardware and
+	// software: the application workloads' figures (AppFigures).
+	found, hwServed, switches int
 }
 
 // PolicySummary is where a run's hardware queues matched under their policy (simulated).
@@ -107,6 +111,9 @@ func summarizeMatch(set *match.Set, endPs uint64) *MatchSummary {
 		s.MaxUnexpected = max(s.MaxUnexpected, st.MaxUnexpected)
 		s.Fallbacks += st.Fallbacks
 		s.Refills += st.Refills
+		s.found += st.Found
+		s.hwServed += st.HWMatches + st.NICMatches
+		s.switches += st.Switches
 		for i, ps := range st.Ps {
 			sum += float64(ps)
 			// Buckets of queue length 0, 1, 2-3, 4-7, ...

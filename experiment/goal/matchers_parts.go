@@ -48,8 +48,17 @@ func (c *scheduleCache) get(name string, make func() (*goal.Schedule, error)) (*
 	return e.s, e.err
 }
 
-// generate makes workload w's schedule (a goal gen pattern).
+// generate makes workload w's schedule (a goal gen pattern), or reads it (an application
+// workload: AppSchedule).
 func (cfg MatchersConfig) generate(w string) (*goal.Schedule, error) {
+	if f := AppSchedule(w); f != "" {
+		s, err := ReadSchedule(f, 0)
+		if err != nil {
+			return nil, err
+		}
+		denseTags(s)
+		return s, nil
+	}
 	var buf bytes.Buffer
 	if err := goal.Generate(&buf, goal.GenConfig{Pattern: w, Ranks: cfg.Ranks, Size: cfg.Size, Segment: 1024, Seed: cfg.Seed}); err != nil {
 		return nil, err
@@ -59,6 +68,34 @@ func (cfg MatchersConfig) generate(w string) (*goal.Schedule, error) {
 		return nil, fmt.Errorf("matchers: %s: %w", w, err)
 	}
 	return s, nil
+}
+
+// pattern says whether workload w is made at --ranks (a goal gen pattern), not fig6 nor an
+// application's schedule.
+func (cfg MatchersConfig) pattern(w string) bool { return w != rx.Fig6Workload && AppSchedule(w) == "" }
+
+// denseTags renumbers s's tags 0, 1, 2, ... in the order first written (any tag stays any):
+// a one-to-one map, so every message matches the receive it matched before. lhsim goal
+// convert gives each communicator's tag spaces tags from 2^31 up (docs/apps.md), which fit
+// neither the ALPU's 26-bit tag field nor the MPI envelope's signed 32 bits of the LHS
+// receive path; an MPI library puts the communicator's context in the match bits the same
+// way, as a small number.
+func denseTags(s *goal.Schedule) {
+	ids := map[uint32]uint32{}
+	for r := range s.Ranks {
+		ops := s.Ranks[r].Ops
+		for i := range ops {
+			if ops[i].Tag == goal.Any || (ops[i].Kind != goal.Send && ops[i].Kind != goal.Recv) {
+				continue
+			}
+			id, ok := ids[ops[i].Tag]
+			if !ok {
+				id = uint32(len(ids))
+				ids[ops[i].Tag] = id
+			}
+			ops[i].Tag = id
+		}
+	}
 }
 
 // scheduleKey is the cache's name of the user's schedule file, apart from the patterns'.
@@ -74,20 +111,28 @@ func (cfg MatchersConfig) Prepare() (MatchersConfig, error) {
 	if cfg.schedules == nil {
 		cfg.schedules = &scheduleCache{m: map[string]*cachedSchedule{}}
 	}
+	appRanks := 0 // the fewest ranks of the application workloads'
 	for _, w := range cfg.Workloads {
 		if w == rx.Fig6Workload {
 			continue
 		}
-		if _, err := cfg.schedules.get(w, func() (*goal.Schedule, error) { return cfg.generate(w) }); err != nil {
+		s, err := cfg.schedules.get(w, func() (*goal.Schedule, error) { return cfg.generate(w) })
+		if err != nil {
 			return cfg, err
 		}
+		if !cfg.pattern(w) && (appRanks == 0 || len(s.Ranks) < appRanks) {
+			appRanks = len(s.Ranks)
+		}
+	}
+	if appRanks > 0 && !slices.ContainsFunc(cfg.Workloads, cfg.pattern) {
+		cfg.Ranks = appRanks // no pattern runs at --ranks: --rtl-nodes must be in every schedule
 	}
 	if cfg.Schedule != "" {
 		s, err := cfg.schedules.get(scheduleKey(cfg.Schedule), func() (*goal.Schedule, error) { return ReadSchedule(cfg.Schedule, 0) })
 		if err != nil {
 			return cfg, err
 		}
-		if !slices.ContainsFunc(cfg.Workloads, func(w string) bool { return w != rx.Fig6Workload }) {
+		if !slices.ContainsFunc(cfg.Workloads, cfg.pattern) && (appRanks == 0 || len(s.Ranks) < appRanks) {
 			cfg.Ranks = len(s.Ranks) // no pattern runs at --ranks: the study is the schedule's
 		}
 	}
@@ -208,5 +253,15 @@ func (cfg MatchersConfig) JobMemory() int64 {
 	if err != nil {
 		return 0
 	}
-	return 16<<20 + 2*fabric.Footprint(topo, fabric.DefaultConfig()) + p*p<<10 + matchers
+	// An application's schedule: its run's state, measured: lammps-peptide.8's 1,041,547
+	// operations took 205 MB resident with list, about 200 bytes an operation.
+	var apps int64
+	for _, w := range cfg.Workloads {
+		if !cfg.pattern(w) && w != rx.Fig6Workload && cfg.schedules != nil {
+			if s, err := cfg.schedules.get(w, func() (*goal.Schedule, error) { return cfg.generate(w) }); err == nil {
+				apps = max(apps, 256*int64(s.NumOps))
+			}
+		}
+	}
+	return 16<<20 + 2*fabric.Footprint(topo, fabric.DefaultConfig()) + p*p<<10 + matchers + apps
 }

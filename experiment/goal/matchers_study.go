@@ -75,6 +75,8 @@ type MatchersCell struct {
 	// report (synth-reports has the ALPU of 64, 128, 256 and 512 cells).
 	Area     *MatcherArea `json:"area,omitempty"`
 	Software bool         `json:"software"`
+	// App are an application workload's figures (AppSchedule), nil for the others.
+	App *AppFigures `json:"application,omitempty"`
 }
 
 // MatchersResult is the study.
@@ -130,6 +132,7 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 	type work struct {
 		name string
 		s    *goal.Schedule
+		app  bool
 	}
 	var ws []work
 	res := &MatchersResult{Ranks: cfg.Ranks, Size: cfg.Size, RTLNodes: cfg.RTLNodes}
@@ -157,14 +160,14 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		ws = append(ws, work{w, s})
+		ws = append(ws, work{w, s, AppSchedule(w) != ""})
 	}
 	if cfg.Schedule != "" {
 		s, err := cfg.schedules.get(scheduleKey(cfg.Schedule), func() (*goal.Schedule, error) { return ReadSchedule(cfg.Schedule, 0) })
 		if err != nil {
 			return nil, err
 		}
-		ws = append(ws, work{cfg.Schedule, s})
+		ws = append(ws, work{cfg.Schedule, s, false})
 	}
 	for _, w := range ws {
 		for _, m := range cfg.Matchers {
@@ -184,7 +187,11 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 			if err != nil {
 				return nil, fmt.Errorf("matchers: %s with %s: %w", w.name, m, err)
 			}
-			res.Cells = append(res.Cells, MatchersCell{Workload: w.name, Matcher: m, EndUs: r.EndNs / 1000, Matching: r.Matching, Area: a, Software: !spec.Hardware()})
+			c := MatchersCell{Workload: w.name, Matcher: m, EndUs: r.EndNs / 1000, Matching: r.Matching, Area: a, Software: !spec.Hardware()}
+			if w.app {
+				c.App = appFigures(w.name, len(w.s.Ranks), spec.Hardware(), r.Matching)
+			}
+			res.Cells = append(res.Cells, c)
 			tell()
 		}
 	}
@@ -198,13 +205,29 @@ func (r *MatchersResult) WriteJSON(w io.Writer) error {
 	return e.Encode(r)
 }
 
-// WriteTable writes one row per cell, then the micro-benchmark's table.
+// WriteTable writes one row per cell (the generated workloads and the schedule's, then the
+// application workloads' in a table of their own), then the micro-benchmark's table.
 func (r *MatchersResult) WriteTable(w io.Writer) error {
-	if len(r.Cells) == 0 {
+	var cells, apps []MatchersCell
+	for _, c := range r.Cells {
+		if c.App != nil {
+			apps = append(apps, c)
+		} else {
+			cells = append(cells, c)
+		}
+	}
+	if len(cells) == 0 && len(apps) == 0 {
 		return rx.WriteFig6Table(w, r.Fig6)
 	}
-	if err := r.writeCells(w); err != nil {
-		return err
+	if len(cells) > 0 {
+		if err := r.writeCells(w, cells); err != nil {
+			return err
+		}
+	}
+	if len(apps) > 0 {
+		if err := writeApps(w, apps); err != nil {
+			return err
+		}
 	}
 	if len(r.Fig6) > 0 {
 		return rx.WriteFig6Table(w, r.Fig6)
@@ -212,12 +235,12 @@ func (r *MatchersResult) WriteTable(w io.Writer) error {
 	return nil
 }
 
-func (r *MatchersResult) writeCells(w io.Writer) error {
+func (r *MatchersResult) writeCells(w io.Writer, cells []MatchersCell) error {
 	fmt.Fprintf(w, "matchers on the packet network, %d ranks, %d-byte messages (simulated; area from synth-reports, Yosys)\n", r.Ranks, r.Size)
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("workload", "matcher", "end µs", "match ns mean", "p99", "posted max", "unexp. max", "to software", "xc2vp slices/LUTs/BRAM", "xc7 slices/LUTs/BRAM")
 	var rtl []string
-	for _, c := range r.Cells {
+	for _, c := range cells {
 		v, k := "0 (software)", "0 (software)"
 		if !c.Software {
 			v, k = "no report", "no report"
@@ -241,7 +264,7 @@ func (r *MatchersResult) writeCells(w io.Writer) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
-	if err := r.writePolicies(w); err != nil {
+	if err := writePolicies(w, cells); err != nil {
 		return err
 	}
 	if len(r.RTLNodes) > 0 {
@@ -253,9 +276,9 @@ func (r *MatchersResult) writeCells(w io.Writer) error {
 // writePolicies writes, for the cells whose matcher is named with its policy, where their
 // hardware queues matched: the share of matches the hardware served, the switches between
 // hardware and software, and the queues' time in each.
-func (r *MatchersResult) writePolicies(w io.Writer) error {
+func writePolicies(w io.Writer, cells []MatchersCell) error {
 	var rows [][]string
-	for _, c := range r.Cells {
+	for _, c := range cells {
 		if p := c.Matching.Policy; p != nil {
 			rows = append(rows, []string{strings.TrimSuffix(c.Workload, ".goal"), c.Matcher, fmt.Sprintf("%.1f %%", 100*p.HWShare), fmt.Sprint(p.Switches),
 				fmt.Sprintf("%.2f", p.HardwareUs), fmt.Sprintf("%.2f", p.SoftwareUs)})

@@ -15,8 +15,9 @@ import (
 // twice, fig6 without its matchers, no workload.
 func (cfg MatchersConfig) Validate() error {
 	for _, w := range cfg.Workloads {
-		if !slices.Contains(goal.Patterns(), w) && w != rx.Fig6Workload {
-			return experiment.Refuse("--workloads: no workload %q; workloads: %s, %s", w, strings.Join(goal.Patterns(), ", "), rx.Fig6Workload)
+		if !slices.Contains(goal.Patterns(), w) && w != rx.Fig6Workload && AppSchedule(w) == "" {
+			return experiment.Refuse("--workloads: no workload %q; workloads: %s, %s; applications (make traces for more): %s", w,
+				strings.Join(goal.Patterns(), ", "), rx.Fig6Workload, strings.Join(AppWorkloads(), ", "))
 		}
 	}
 	var canon []string

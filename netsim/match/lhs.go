@@ -220,6 +220,8 @@ func (q *lhsQueue) Take(src, tag uint32) (goal.Entry, int, bool) {
 	}
 	if q.nic.Spilled(id) {
 		q.u.fallbacks++ // moved off the full LH buffer, found in host memory
+	} else {
+		q.u.nicMatches++
 	}
 	e := q.ent[id]
 	delete(q.ent, id)

@@ -74,6 +74,10 @@ type Stats struct {
 	SWOpen                       []uint64
 	// Queues are the rank's hardware queues that follow a policy.
 	Queues int
+	// Found are the matches on both queues (a run that completes has one per receive);
+	// NICMatches those the LHS receive path served from its LH buffer (lhs, lhs+alpu:N),
+	// not from host memory after a spill.
+	Found, NICMatches int
 }
 
 // Set makes the matchers of one run and keeps their statistics.
@@ -138,6 +142,7 @@ func (s *Set) Stats() []*Stats {
 		u.st.Fallbacks, u.st.Refills, u.st.Examined = u.fallbacks, u.refills, u.examined
 		u.st.Matches, u.st.HWMatches, u.st.Switches, u.st.SWPs = u.matches, u.hwMatches, u.switches, u.swPs
 		u.st.Queues = u.queues
+		u.st.Found, u.st.NICMatches = u.found, u.nicMatches
 		u.st.SWOpen = u.st.SWOpen[:0]
 		for m, sw := range u.open {
 			if sw {
@@ -233,6 +238,7 @@ type unit struct {
 	swPs                         uint64
 	open                         map[*mode]bool
 	queues                       int // hardware queues with a policy
+	found, nicMatches            int // matches on both queues; those served from the LH buffer
 	rtl                          []*alpuRTL
 	hash                         []*hashPair // hash:K:N's matchers with the RTL beside the model
 	rtlOps                       int         // LHS operations checked between the RTL and the Go model
@@ -273,5 +279,9 @@ type timed struct {
 
 func (t *timed) Take(src, tag uint32) (goal.Entry, int, bool) {
 	t.u.qlen = t.Queue.Len()
-	return t.Queue.Take(src, tag)
+	e, depth, ok := t.Queue.Take(src, tag)
+	if ok {
+		t.u.found++
+	}
+	return e, depth, ok
 }
