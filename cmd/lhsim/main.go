@@ -60,6 +60,9 @@ func dispatch(args []string) int {
 	if perr := stopProfiles(); perr != nil && err == nil {
 		err = perr
 	}
+	if err == nil {
+		successLines.print()
+	}
 	var ue usageError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):

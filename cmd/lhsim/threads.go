@@ -54,6 +54,10 @@ func (r *runner) splitThreads(threads, parts int, fit func(int) (int, string), l
 	return got
 }
 
+// successLines are printed on stderr once the command has done all its work, its outputs and
+// profiles written: a command that fails says only what failed, in one line.
+var successLines stderrLines
+
 // stderrLines are lines for stderr, gathered from a run's parts (at once) and printed at its
 // end.
 type stderrLines struct {

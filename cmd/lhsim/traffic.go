@@ -83,22 +83,18 @@ func trafficFlags(r *runner) func() error {
 		if cfg.Timeline, err = r.openTimeline(); err != nil {
 			return err
 		}
-		var lines stderrLines
 		cfg.Threads = r.splitThreads(*threads, len(cfg.Loads), func(t int) (int, string) {
 			c := cfg
 			c.Threads = t
 			return net.TrafficThreads(c)
-		}, &lines)
+		}, &successLines)
 		cfg.Windows = func(load float64, ws netsim.WindowStats) {
 			if s := windowsLine("traffic", fmt.Sprintf("load %g", load), ws); s != "" {
-				lines.add(s)
+				successLines.add(s)
 			}
 		}
 		cfg.Progress = r.progress("traffic", "cycles")
 		res, err := runSweep(r, cfg, net.RunTraffic)
-		if err == nil && res != nil {
-			lines.print()
-		}
 		return report(r, res, err)
 	}
 }
