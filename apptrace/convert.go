@@ -27,6 +27,8 @@ type Stats struct {
 	Comms         int            `json:"communicators"`     // MPI_COMM_WORLD included
 	CrossSpace    int            `json:"cross_space"`       // any-tag receives that could take a message of another tag space
 	Cancelled     int            `json:"cancelled"`         // cancelled requests dropped
+	CancelUnknown int            `json:"cancel_unknown"`    // of those, the ones whose outcome the trace does not say
+	CancelFailed  int            `json:"cancel_failed"`     // requests kept: their cancel failed (a receive matched a message)
 	Collectives   map[string]int `json:"collectives"`       // "allreduce/recursive_doubling": calls (once per communicator)
 	Unknown       map[string]int `json:"unknown_calls"`     // MPI functions the conversion does not know: calls
 	CPUNanos      uint64         `json:"cpu_ns"`            // the computation the trace holds

@@ -239,11 +239,21 @@ func (rc *rankConv) call(cl *Call) error {
 		}
 		rc.join(done)
 	case KCancel:
+		// A cancel that failed leaves the operation as it was: a receive that matched a
+		// message must take it, or the message stays unreceived. One the trace says nothing
+		// of is taken as cancelled, and counted.
 		if q := rc.reqs[cl.Req]; len(q) > 0 {
 			o := q[len(q)-1]
-			if !rc.ops[o].dead {
+			switch {
+			case rc.ops[o].dead:
+			case cl.Cancel == CancelFailed:
+				rc.c.st.CancelFailed++
+			default:
 				rc.ops[o].dead = true
 				rc.c.st.Cancelled++
+				if cl.Cancel == CancelUnknown {
+					rc.c.st.CancelUnknown++
+				}
 			}
 		}
 	case KRequestFree:

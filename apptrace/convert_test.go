@@ -196,6 +196,40 @@ func TestCancelDropped(t *testing.T) {
 	}
 }
 
+// TestCancelOutcome: a receive whose cancel failed matched a message: it stays, and takes the
+// message (HPCC's RandomAccess cancels its last any-source receive, which may have matched a
+// peer's message already); one whose cancel took effect is dropped, and so is one the trace
+// says nothing of (liballprof's, older traces), counted apart.
+func TestCancelOutcome(t *testing.T) {
+	program := func(outcome CancelOutcome, sent bool) *Trace {
+		other := []Call{}
+		if sent {
+			other = append(other, send(0, 7, 0))
+		}
+		return world(
+			[]Call{
+				{Func: "MPI_Irecv", Kind: KIrecv, Peer: AnySource, Tag: AnyTag, Size: 8, Req: 1},
+				{Func: "MPI_Cancel", Kind: KCancel, Req: 1, Cancel: outcome},
+				{Func: "MPI_Wait", Kind: KComplete, Reqs: []uint64{1}},
+			},
+			other,
+		)
+	}
+	// convertRun fails when a message stays unreceived or a receive unmatched.
+	s, st := convertRun(t, program(CancelFailed, true), Options{})
+	if rv := find(&s.Ranks[0], goal.Recv, nil); len(rv) != 1 || st.Cancelled != 0 || st.CancelFailed != 1 || st.CancelUnknown != 0 {
+		t.Errorf("a cancel that failed: receives %v, stats %+v", rv, st)
+	}
+	s, st = convertRun(t, program(CancelTookEffect, false), Options{})
+	if rv := find(&s.Ranks[0], goal.Recv, nil); len(rv) != 0 || st.Cancelled != 1 || st.CancelFailed != 0 || st.CancelUnknown != 0 {
+		t.Errorf("a cancel that took effect: receives %v, stats %+v", rv, st)
+	}
+	s, st = convertRun(t, program(CancelUnknown, false), Options{})
+	if rv := find(&s.Ranks[0], goal.Recv, nil); len(rv) != 0 || st.Cancelled != 1 || st.CancelUnknown != 1 {
+		t.Errorf("a cancel of unknown outcome: receives %v, stats %+v", rv, st)
+	}
+}
+
 // TestProbes: a probe receives nothing (the receive after it does); an Iprobe that found
 // nothing is nothing; a matched probe (Mprobe) is the receive, its size from Mrecv.
 func TestProbes(t *testing.T) {

@@ -115,18 +115,34 @@ const (
 // CommWorld is MPI_COMM_WORLD's id; its members are the ranks in order.
 const CommWorld uint64 = 0
 
+// CancelOutcome is whether an MPI_Cancel took effect, as the tracer saw it when the request
+// completed (MPI_Test_cancelled).
+type CancelOutcome uint8
+
+const (
+	// CancelUnknown: the trace does not say (liballprof's, or lhsim's tracer before it
+	// recorded it, or a request that did not complete soon after the cancel). The request is
+	// taken as cancelled.
+	CancelUnknown CancelOutcome = iota
+	// CancelTookEffect: the request was cancelled; a receive matched no message.
+	CancelTookEffect
+	// CancelFailed: the request completed as it would have; a receive matched a message.
+	CancelFailed
+)
+
 // Call is one MPI call of one rank.
 type Call struct {
 	Func    string // the MPI function, "MPI_Isend"
 	Kind    Kind
 	Coll    Coll
-	Flag    bool   // Iprobe, Improbe: found a message
-	Comm    uint64 // the communicator's id (Trace.Comms)
-	NewComm uint64 // KCommCreate: the communicator made
-	Peer    int32  // a world rank, AnySource or ProcNull
-	Tag     int32  // or AnyTag
-	Root    int32  // KColl: the root's world rank
-	Size    uint64 // bytes
+	Flag    bool          // Iprobe, Improbe: found a message
+	Cancel  CancelOutcome // KCancel: whether the cancel took effect
+	Comm    uint64        // the communicator's id (Trace.Comms)
+	NewComm uint64        // KCommCreate: the communicator made
+	Peer    int32         // a world rank, AnySource or ProcNull
+	Tag     int32         // or AnyTag
+	Root    int32         // KColl: the root's world rank
+	Size    uint64        // bytes
 
 	RecvPeer int32 // KSendrecv's receive
 	RecvTag  int32

@@ -85,7 +85,7 @@ func zig(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
 // decode fills c from a record's fields and returns the communicator it makes, if any.
 func decode(c *Call, fi funcInfo, f []uint64, size int) (*Comm, error) {
-	want := map[decoder]int{decNone: 0, decP2P: 4, decP2PReq: 5, decSendrecv: 7, decProbe: 5, decReq: 1, decCommFree: 1}
+	want := map[decoder]int{decNone: 0, decP2P: 4, decP2PReq: 5, decSendrecv: 7, decProbe: 5, decCommFree: 1}
 	if n, ok := want[fi.dec]; ok && len(f) != n {
 		return nil, fmt.Errorf("%d fields, want %d", len(f), n)
 	}
@@ -171,7 +171,18 @@ func decode(c *Call, fi funcInfo, f []uint64, size int) (*Comm, error) {
 			c.Reqs = f[1:]
 		}
 	case decReq:
+		// MPI_Cancel's record has a second field, whether the cancel took effect (0 when the
+		// tracer did not see it; a trace made before it was recorded has one field).
+		if len(f) != 1 && !(len(f) == 2 && c.Kind == KCancel) {
+			return nil, fmt.Errorf("%d fields, want 1", len(f))
+		}
 		c.Req = f[0]
+		if len(f) == 2 {
+			if f[1] > uint64(CancelFailed) {
+				return nil, fmt.Errorf("cancel outcome %d, want 0, 1 or 2", f[1])
+			}
+			c.Cancel = CancelOutcome(f[1])
+		}
 	case decColl:
 		if len(f) < 4 || f[3] != uint64(len(f)-4) {
 			return nil, fmt.Errorf("%d fields for a collective", len(f))

@@ -236,3 +236,51 @@ func TestReadPolls(t *testing.T) {
 		t.Fatalf("calls %+v, folded %d", tr.Ranks[0], tr.Folded)
 	}
 }
+
+// TestReadCancelOutcome: MPI_Cancel's record says whether the cancel took effect (a second
+// field: 1 it did, 2 it failed); one without it (a trace of the tracer before it recorded it)
+// reads as not known; an outcome the tracer never writes is refused.
+func TestReadCancelOutcome(t *testing.T) {
+	funcs := []string{"LHT_End", "LHT_Comm", "MPI_Init", "MPI_Init_thread", "MPI_Finalize", "LHT_Polls", "MPI_Cancel"}
+	file := func(outcomes ...[]uint64) []byte {
+		e := &enc{b: []byte(Magic)}
+		e.u(1)
+		e.u(0)
+		e.u(1)
+		e.str("Test MPI 1.0")
+		e.u(uint64(len(funcs)))
+		for _, f := range funcs {
+			e.str(f)
+		}
+		for _, fields := range outcomes {
+			e.u(6)
+			e.u(0)
+			e.u(uint64(len(fields)))
+			for _, v := range fields {
+				e.u(v)
+			}
+		}
+		e.u(0)
+		e.u(0)
+		e.u(1)
+		e.u(uint64(len(outcomes)))
+		return e.b
+	}
+	tr, err := ReadDir(writeTrace(t, file([]uint64{7}, []uint64{8, 1}, []uint64{9, 2}, []uint64{10, 0})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []CancelOutcome{CancelUnknown, CancelTookEffect, CancelFailed, CancelUnknown}
+	for i, c := range tr.Ranks[0] {
+		if c.Kind != KCancel || c.Req != uint64(7+i) || c.Cancel != want[i] {
+			t.Errorf("cancel %d: %+v, want request %d, outcome %d", i, c, 7+i, want[i])
+		}
+	}
+	var fe *FormatError
+	if _, err := ReadDir(writeTrace(t, file([]uint64{7, 3}))); !errors.As(err, &fe) || !strings.Contains(err.Error(), "cancel outcome 3") {
+		t.Errorf("outcome 3: %v, want a FormatError naming it", err)
+	}
+	if _, err := ReadDir(writeTrace(t, file([]uint64{7, 1, 1}))); !errors.As(err, &fe) || !strings.Contains(err.Error(), "3 fields") {
+		t.Errorf("three fields: %v, want a FormatError naming them", err)
+	}
+}

@@ -188,7 +188,8 @@ int main(int argc, char **argv) {
 
 // TestGoalRecordShapes records tracer/testdata/calls.c (every record shape) under both
 // libraries and checks the fields the conversion relies on: requests by value through
-// Waitsome, Testany, persistent requests, matched probes; sizes, roots and counts of the v
+// Waitsome, Testany, persistent requests, matched probes, whether each cancel took effect;
+// sizes, roots and counts of the v
 // collectives; communicators from Cart_sub. The schedule runs on both networks.
 func TestGoalRecordShapes(t *testing.T) {
 	for _, mpi := range []string{"openmpi", "mpich"} {
@@ -256,6 +257,11 @@ func checkShapes(t *testing.T, r int, calls []apptrace.Call, tr *apptrace.Trace)
 	}
 	if sr := by["MPI_Sendrecv_replace"]; len(sr) != 1 || sr[0].Size != 24 || sr[0].RecvSize != 24 || sr[0].Peer != int32((r+1)%4) || sr[0].RecvPeer != int32((r+3)%4) {
 		t.Errorf("rank %d: Sendrecv_replace %+v", r, sr)
+	}
+	// The first cancel failed (its receive had matched the left rank's message, which the
+	// schedule must then receive), the second took effect.
+	if cn := by["MPI_Cancel"]; len(cn) != 2 || cn[0].Cancel != apptrace.CancelFailed || cn[1].Cancel != apptrace.CancelTookEffect {
+		t.Errorf("rank %d: cancels %+v, want one that failed, then one that took effect", r, cn)
 	}
 	if g := by["MPI_Gatherv"]; len(g) != 1 || g[0].Root != 1 || (r == 1) != (len(g[0].Counts) == 4) || r == 1 && g[0].Counts[3] != 16 {
 		t.Errorf("rank %d: Gatherv %+v", r, g)

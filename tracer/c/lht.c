@@ -136,6 +136,29 @@ uint64_t lht_tsize(MPI_Datatype t)
 	return (uint64_t)s;
 }
 
+/* lht_cancel_outcome says whether MPI_Cancel of r took effect: 1 it did, 2 it failed (the
+ * request completed as it would have: a receive matched a message, which the conversion must
+ * keep), 0 not known. MPI completes a cancelled request locally, whatever the other ranks do,
+ * so the tracer polls its status here (without freeing it: the program's own Wait or Test
+ * still completes it) and asks MPI_Test_cancelled, as the program itself seldom does (HPCC
+ * waits with MPI_STATUS_IGNORE). The polls are bounded: a send whose cancel the library
+ * ignores (Open MPI's) may wait on its receiver; that outcome is then not known. */
+#define LHT_CANCEL_POLLS 100000
+uint64_t lht_cancel_outcome(MPI_Request r)
+{
+	if (r == MPI_REQUEST_NULL)
+		return 0;
+	for (int i = 0; i < LHT_CANCEL_POLLS; i++) {
+		int done = 0, cancelled = 0;
+		MPI_Status st;
+		if (PMPI_Request_get_status(r, &done, &st) != MPI_SUCCESS)
+			return 0;
+		if (done)
+			return PMPI_Test_cancelled(&st, &cancelled) == MPI_SUCCESS ? (cancelled ? 1 : 2) : 0;
+	}
+	return 0;
+}
+
 static size_t slot_of(uint64_t key)
 {
 	key ^= key >> 29;

@@ -55,6 +55,7 @@ void lht_forget(MPI_Comm c);
 void lht_newcomm(int fid, uint64_t cpu, MPI_Comm parent, MPI_Comm made);
 uint64_t *lht_scratch(int n);
 uint64_t lht_tsize(MPI_Datatype t);
+uint64_t lht_cancel_outcome(MPI_Request r);
 
 static inline void lht_u(uint64_t v)
 {

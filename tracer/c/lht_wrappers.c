@@ -1691,8 +1691,10 @@ int MPI_Cancel(MPI_Request *request)
 		return PMPI_Cancel(request);
 	uint64_t cpu = lht_enter();
 	int rc = PMPI_Cancel(request);
-	lht_begin(LHT_F_Cancel, cpu, 1);
+	uint64_t outcome = lht_cancel_outcome((*request));
+	lht_begin(LHT_F_Cancel, cpu, 2);
 	lht_u(lht_handle(*request));
+	lht_u(outcome);
 	lht_end();
 	lht_exit();
 	return rc;
@@ -1708,8 +1710,10 @@ void mpi_cancel_(MPI_Fint *request, MPI_Fint *ierr)
 	}
 	uint64_t cpu = lht_enter();
 	pmpi_cancel_(request, ierr);
-	lht_begin(LHT_F_Cancel, cpu, 1);
+	uint64_t outcome = lht_cancel_outcome(PMPI_Request_f2c(*request));
+	lht_begin(LHT_F_Cancel, cpu, 2);
 	lht_u(lht_fhandle(*request));
+	lht_u(outcome);
 	lht_end();
 	lht_exit();
 }

@@ -208,6 +208,12 @@ func expand(tmpl string, c call, fortran bool) (string, error) {
 					return p.value(fortran)
 				}
 			}
+		case "CREQUEST":
+			// The request as a C handle, for PMPI calls of the tracer's own.
+			if fortran {
+				return "PMPI_Request_f2c(*request)"
+			}
+			return "(*request)"
 		case "FID":
 			return "LHT_F_" + strings.TrimPrefix(c.name, "MPI_")
 		}

@@ -194,8 +194,13 @@ lht_end();
 `},
 	"waitsome": {pre: copySomeReqs, post: someDone},
 	"testsome": {pre: copySomeReqs, nothing: "$outcount == 0 || $outcount == MPI_UNDEFINED", post: someDone},
-	"cancel": {post: `lht_begin($FID, cpu, 1);
+	// Cancel: the request, and whether the cancel took effect (lht_cancel_outcome: 1 it did,
+	// 2 it failed, the request having completed as it would have, 0 not known): a receive whose
+	// cancel failed matched a message, which the schedule must keep.
+	"cancel": {post: `uint64_t outcome = lht_cancel_outcome($CREQUEST);
+lht_begin($FID, cpu, 2);
 lht_u($request);
+lht_u(outcome);
 lht_end();
 `},
 	"requestfree": {pre: "uint64_t r0 = $request;\n", post: `lht_begin($FID, cpu, 1);

@@ -1,9 +1,11 @@
 /* The tracer's record shapes, each at least once, on 4 ranks (cmd/lhsim's
  * TestGoalRecordShapes): Waitsome, Testany, persistent requests with Startall, Mprobe/Mrecv,
- * Improbe/Imrecv, an Iprobe that finds its message, Sendrecv_replace, the v collectives and the
- * others, Comm_dup, Cart_create and Cart_sub, and collectives on them. */
+ * Improbe/Imrecv, an Iprobe that finds its message, Sendrecv_replace, a cancel that fails (its
+ * receive has matched) and one that takes effect, the v collectives and the others, Comm_dup,
+ * Cart_create and Cart_sub, and collectives on them. */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 int main(int argc, char **argv)
 {
@@ -57,6 +59,26 @@ int main(int argc, char **argv)
 	MPI_Recv(a, 1, MPI_INT, st.MPI_SOURCE, 16, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 
 	MPI_Sendrecv_replace(a, 6, MPI_INT, right, 17, left, 17, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+
+	/* A wildcard receive that has matched its message before MPI_Cancel (MPI_Request_get_status,
+	 * which the tracer does not wrap, completes it without freeing it): the cancel fails. Then
+	 * one nobody sends to: the cancel takes effect. The program checks both, as HPCC does not. */
+	int cancelled[2];
+	MPI_Irecv(a, 7, MPI_INT, MPI_ANY_SOURCE, 18, MPI_COMM_WORLD, &r[0]);
+	MPI_Send(c, 7, MPI_INT, right, 18, MPI_COMM_WORLD);
+	for (flag = 0; !flag;)
+		MPI_Request_get_status(r[0], &flag, MPI_STATUS_IGNORE);
+	MPI_Cancel(&r[0]);
+	MPI_Wait(&r[0], &st);
+	MPI_Test_cancelled(&st, &cancelled[0]);
+	MPI_Irecv(a, 9, MPI_INT, MPI_ANY_SOURCE, 19, MPI_COMM_WORLD, &r[0]);
+	MPI_Cancel(&r[0]);
+	MPI_Wait(&r[0], &st);
+	MPI_Test_cancelled(&st, &cancelled[1]);
+	if (cancelled[0] || !cancelled[1]) {
+		fprintf(stderr, "calls: rank %d: cancels took effect: %d %d, want 0 1\n", rank, cancelled[0], cancelled[1]);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
 
 	for (int i = 0; i < size; i++) {
 		sc[i] = (rank + i) % 3 + 1; /* what i sends to rank is what rank sends to i */
