@@ -105,20 +105,46 @@ func (m *Model) MarshalState() ([]byte, error) {
 	return e.buf, err
 }
 
-// UnmarshalState restores the golden model; its parameters must match the saved model's.
+// UnmarshalState restores the golden model; its parameters must match the saved model's. The
+// state is decoded into a fresh model and taken only whole: one whose parameters, or the
+// sizes and masks derived from them, differ from this model's (an edited file) is refused and
+// changes nothing, since the clocked logic indexes its RAMs through those masks.
 func (m *Model) UnmarshalState(data []byte) error {
-	p := m.p
+	n, err := NewModel(m.p)
+	if err != nil {
+		return err
+	}
 	d := stateDecoder{buf: data}
-	d.value(reflect.ValueOf(m).Elem(), "Model")
+	d.value(reflect.ValueOf(n).Elem(), "Model")
 	if err := d.finish(); err != nil {
 		return err
 	}
-	if m.p != p {
-		saved := m.p
-		m.p = p
-		return fmt.Errorf("%w: the checkpoint's model has %+v, this one %+v", ErrState, saved, p)
+	if n.p != m.p {
+		return fmt.Errorf("%w: the checkpoint's model has %+v, this one %+v", ErrState, n.p, m.p)
 	}
+	if got, want := n.shape(), m.shape(); got != want {
+		return fmt.Errorf("%w: the checkpoint's model is shaped %+v, its parameters make %+v", ErrState, got, want)
+	}
+	*m = *n
 	return nil
+}
+
+// modelShape is what a model's parameters fix: the widths and RAM sizes its logic relies on.
+type modelShape struct {
+	idxW, winAW               uint
+	entries, ram              uint32
+	winBytes, rwin, wwinShort uint32
+}
+
+func (m *Model) shape() modelShape {
+	s := modelShape{idxW: m.idxW, winAW: m.winAW, entries: m.rx.entries, ram: uint32(len(m.rx.ram)),
+		winBytes: m.vec.winBytes, rwin: uint32(len(m.vec.rwin))}
+	for _, w := range m.vec.wwin {
+		if len(w) != len(m.vec.rwin) {
+			s.wwinShort++
+		}
+	}
+	return s
 }
 
 // MarshalState saves both cores, the cycle count and the first disagreement.
