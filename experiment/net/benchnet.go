@@ -14,6 +14,7 @@ import (
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/fabric/booksim"
 )
 
 // BenchNetConfig is what lhsim bench-net measures: every topology on every router, at every
@@ -142,7 +143,11 @@ func (cfg BenchNetConfig) JobMemory() int64 {
 	ps, _ := cfg.points()
 	var most int64
 	for _, p := range ps {
-		most = max(most, 2*fabric.Footprint(p.Topology, p.Config)+int64(p.Topology.Nodes())*(p.WarmupCycles+p.MeasureCycles)*256)
+		net := fabric.Footprint(p.Topology, p.Config)
+		if p.Config.Router == fabric.BookSimIQ {
+			net = booksim.Footprint(p.Topology, p.Config)
+		}
+		most = max(most, 2*net+int64(p.Topology.Nodes())*(p.WarmupCycles+p.MeasureCycles)*256)
 	}
 	return most
 }
@@ -169,7 +174,11 @@ func RunBenchNet(cfg BenchNetConfig) (*BenchNetResult, error) {
 	start := time.Now()
 	res := &BenchNetResult{Jobs: cfg.Jobs, warmup: cfg.Warmup, measure: cfg.Measure}
 	for _, p := range ps {
-		sp, err := fabric.MeasureSpeed(p.SpeedConfig)
+		measure := fabric.MeasureSpeed
+		if p.Config.Router == fabric.BookSimIQ {
+			measure = booksim.MeasureSpeed
+		}
+		sp, err := measure(p.SpeedConfig)
 		if err != nil {
 			return nil, fmt.Errorf("%v, %s router, load %g, %d-flit packets: %w", p.Topology, p.router, p.Load, p.PacketFlits, err)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/alltoall"
 	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/fabric/booksim"
 )
 
 // Parts are the barrier sweep by topology and node latency: each part builds its machine
@@ -171,7 +172,12 @@ func (cfg BarrierConfig) JobMemory() int64 { return networkMemory(cfg.Fabric, cf
 func (cfg AlltoallConfig) JobMemory() int64 { return networkMemory(cfg.Fabric, cfg.Torus) }
 
 // JobMemory is the memory one part of the traffic sweep may take (the topology's network).
-func (cfg TrafficConfig) JobMemory() int64 { return networkMemory(cfg.Fabric, cfg.Topology) }
+func (cfg TrafficConfig) JobMemory() int64 {
+	if topo, err := fabric.ParseTopology(cfg.Topology); err == nil && cfg.Fabric.Router == fabric.BookSimIQ {
+		return 2 * booksim.Footprint(topo, cfg.Fabric) // (the booksim router's own, not the event model's)
+	}
+	return networkMemory(cfg.Fabric, cfg.Topology)
+}
 
 // Remeasure sets the barrier sweep's wall time to the whole run's.
 func (r *BarrierResult) Remeasure(wallS, _ float64) { r.WallSeconds = wallS }

@@ -21,6 +21,7 @@ import (
 	"github.com/lhsim/lhsim/cputime"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/fabric/booksim"
 	"github.com/lhsim/lhsim/netsim/timeline"
 )
 
@@ -38,7 +39,7 @@ type TrafficConfig struct {
 	AllLoads bool
 	// IQ is the measurement of the booksim router (Fabric.Router BookSimIQ), which
 	// replaces the three windows above with BookSim2's sample periods.
-	IQ fabric.IQMeasure
+	IQ booksim.Measure
 	// AllowDeadlock runs a topology, routing and VC count that can deadlock (refused
 	// otherwise), to watch it happen.
 	AllowDeadlock bool
@@ -76,7 +77,7 @@ func DefaultTraffic() TrafficConfig {
 		WarmupCycles:  2000,
 		MeasureCycles: 5000,
 		DrainCycles:   20000,
-		IQ:            fabric.DefaultIQMeasure(),
+		IQ:            booksim.DefaultMeasure(),
 	}
 }
 
@@ -254,10 +255,12 @@ func trafficCheck(cfg *TrafficConfig) (fabric.Topology, *fabric.Network, fabric.
 	pc.Router = fabric.NSIMRouter
 	if cfg.Fabric.Router == fabric.BookSimIQ {
 		pc.VCs += pc.VCs % 2 // the probe's dateline wants an even count; its routes are the same
-		if _, err := fabric.NewIQ(topo, cfg.Fabric, cfg.Seed); err != nil {
+		// Its own configuration and memory, checked before the probe is built (whose memory
+		// is the event model's, and less).
+		if err := booksim.Check(topo, cfg.Fabric); err != nil {
 			return nil, nil, nil, err
 		}
-		if err := fabric.DeadlockCheck(topo, cfg.Fabric); err != nil && !cfg.AllowDeadlock {
+		if err := booksim.DeadlockCheck(topo, cfg.Fabric); err != nil && !cfg.AllowDeadlock {
 			return nil, nil, nil, fmt.Errorf("%w (--allow-deadlock runs it anyway and reports a deadlock as one)", err)
 		}
 	}
@@ -405,15 +408,19 @@ func trafficPoint(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cf
 // deadlocked).
 func trafficPointIQ(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, cfg TrafficConfig, load float64) (TrafficRow, uint64, uint64, netsim.Time, error) {
 	row := TrafficRow{Topology: topo.String(), Pattern: pat.String(), PacketFlits: cfg.PacketFlits, Offered: load, OfferedGBps: fc.GBps(load)}
-	n, err := fabric.NewIQ(topo, fc, cfg.Seed)
+	threads, _ := TrafficThreads(cfg)
+	n, err := booksim.NewParts(topo, fc, cfg.Seed, threads)
 	if err != nil {
 		return row, 0, 0, 0, err
 	}
 	m := cfg.IQ
 	m.WatchDeadlock = m.WatchDeadlock || cfg.AllowDeadlock
-	r, err := fabric.RunIQ(n, pat, load, cfg.PacketFlits, m)
+	r, err := booksim.Run(n, pat, load, cfg.PacketFlits, m)
 	if err != nil {
 		return row, 0, 0, 0, err
+	}
+	if r.Windows != nil && cfg.Windows != nil {
+		cfg.Windows(load, *r.Windows)
 	}
 	c := fc.ClockPeriod.Nanoseconds()
 	row.Generated, row.Accepted, row.AcceptedGBps = r.Injected, r.Accepted, fc.GBps(r.Accepted)

@@ -10,9 +10,9 @@ import (
 )
 
 // TrafficThreads is how many threads a load of cfg runs on, and why that is fewer than
-// cfg.Threads when it is: the booksim router and a timeline run on one, a topology splits
-// into at most fabric.MaxParts parts, and a network whose cut links take no time has no
-// lookahead.
+// cfg.Threads when it is: a timeline runs on one, a topology splits into at most
+// fabric.MaxParts parts (both routers cut it alike), and a network of the event model whose
+// cut links take no time has no lookahead.
 func TrafficThreads(cfg TrafficConfig) (int, string) {
 	t := max(cfg.Threads, 1)
 	if t == 1 {
@@ -22,8 +22,6 @@ func TrafficThreads(cfg TrafficConfig) (int, string) {
 	switch {
 	case err != nil:
 		return 1, ""
-	case cfg.Fabric.Router == fabric.BookSimIQ:
-		return 1, "the booksim router runs on one thread (its cycle-by-cycle model is not split into parts)"
 	case cfg.Timeline != nil:
 		return 1, "a timeline records the run on one thread"
 	}
@@ -34,6 +32,9 @@ func TrafficThreads(cfg TrafficConfig) (int, string) {
 		}
 		t = m
 		return t, why
+	}
+	if cfg.Fabric.Router == fabric.BookSimIQ {
+		return t, "" // (its channels take a cycle at least: its windows are never empty)
 	}
 	if la := fabric.LookaheadOf(topo, cfg.Fabric, t); la <= 0 {
 		return 1, fmt.Sprintf("no lookahead: the links cut between parts of %v take no time", topo)

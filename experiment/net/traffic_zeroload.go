@@ -6,6 +6,7 @@ package net
 import (
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/fabric/booksim"
 )
 
 // zeroLoad sends lone packets over the pattern's pairs (uniform: node 0 to every other
@@ -93,7 +94,7 @@ func (l *lone) Receive(now netsim.Time, p *fabric.Packet) {
 // zeroLoadIQ sends lone packets through the booksim router over the pattern's pairs (as
 // zeroLoad does) and compares each latency with the closed form fabric.IQZeroLoad.
 func zeroLoadIQ(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flits int, res *TrafficResult) error {
-	n, err := fabric.NewIQ(topo, fc, res.Seed)
+	n, err := booksim.New(topo, fc, res.Seed)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func (n *Network) path(src, dst int) ([]int, error) {
 	if src < 0 || src >= n.Nodes() || dst < 0 || dst >= n.Nodes() {
 		return nil, fmt.Errorf("path %d to %d: %w (the network has %d)", src, dst, ErrBadNode, n.Nodes())
 	}
-	p := Packet{Src: src, Dst: dst, dim: -1}
+	h := StartHop
 	o := len(n.in) + src
 	ports := []int{o}
 	for n.out[o].down >= 0 {
@@ -47,7 +47,7 @@ func (n *Network) path(src, dst int) ([]int, error) {
 			return nil, fmt.Errorf("path %d to %d on %v: routing leaves the graph", src, dst, n.topo)
 		}
 		r := int(n.in[n.out[o].down].router)
-		port, _ := n.topo.route(r, &p)
+		port, _ := n.topo.Route(r, dst, &h, DeterministicRule)
 		o = int(n.portBase[r]) + port
 		ports = append(ports, o)
 	}

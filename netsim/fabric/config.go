@@ -325,3 +325,20 @@ const (
 	// maxDelay bounds every delay, so that sums of them stay far from overflowing Time.
 	maxDelay = netsim.Second
 )
+
+// RouterModel is which router a Config describes.
+type RouterModel uint8
+
+const (
+	// NSIMRouter is the event-driven virtual cut-through router of NSIM-ACE (Susukita et al.'s NSIM-ACE paper).
+	NSIMRouter RouterModel = iota
+	// BookSimIQ is BookSim2's input-queued wormhole router, cycle by cycle (netsim/fabric/booksim).
+	BookSimIQ
+)
+
+func (m RouterModel) String() string {
+	if m == BookSimIQ {
+		return "booksim-iq"
+	}
+	return "nsim"
+}

@@ -163,6 +163,12 @@ func (n *Network) CountLinks() {
 // LinkFlits is a copy of the per-link flit counts (nil unless CountLinks was called).
 func (n *Network) LinkFlits() []uint64 { return append([]uint64(nil), n.linkFlits...) }
 
+// LinkUse is a channel and the share of cycles it carried a flit.
+type LinkUse struct {
+	Link        string  `json:"link"`
+	Utilisation float64 `json:"utilisation"` // flits per cycle over the measurement
+}
+
 // Busiest is the k links that carried the most flits between two LinkFlits snapshots, with
 // their utilisation in flits per cycle over the cycles between them. Injection links are
 // left out: they carry what the sources offer, the cap is downstream of them.
@@ -457,7 +463,7 @@ func (n *Network) Inject(now netsim.Time, p *Packet) error {
 	p.Flits = int32(n.cfg.Flits(p.Bytes))
 	p.InjectedAt, p.ArrivedAt = now, 0
 	p.Hops, p.VC, p.zeroLoad = 0, 0, 0
-	p.dim, p.class, p.requested = -1, 0, false
+	p.hop, p.requested = StartHop, false
 	p.state = stQueued
 	n.lastInj[p.Src] = now
 	n.stats[n.nodePart(p.Src)].Injected++

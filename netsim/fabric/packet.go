@@ -23,8 +23,7 @@ type Packet struct {
 	out       int32       // the output port (global) it has asked for at the current router
 	vcLo      uint8       // output virtual channels it may take: [vcLo, vcHi)
 	vcHi      uint8       //
-	dim       int8        // torus: dimension of the link it arrived on (-1: injection)
-	class     uint8       // torus: dateline class of the link it arrived on
+	hop       Hop         // routing state: the torus dimension and dateline class of the link it arrived on
 	state     uint8       // where it is: see the st constants
 	requested bool        // it is in its output's request list
 	// zeroLoad is the closed-form latency of the links crossed so far (Network.ZeroLoadOf),

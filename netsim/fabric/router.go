@@ -160,7 +160,7 @@ func avail(q *outVC, now netsim.Time) int32 {
 func (n *Network) request(key int, p *Packet, now netsim.Time) {
 	i := key / n.v
 	r := int(n.in[i].router)
-	port, class := n.topo.route(r, p)
+	port, class := n.topo.Route(r, p.Dst, &p.hop, DeterministicRule)
 	o := int(n.portBase[r]) + port
 	p.out = int32(o)
 	switch {

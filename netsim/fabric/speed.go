@@ -51,8 +51,53 @@ type Speed struct {
 	Accepted    float64 // flits per cycle per node delivered over the measured cycles
 }
 
-// MeasureSpeed runs one point of the speed benchmark.
+// SpeedRun is a network under the speed benchmark's traffic: Step runs its next cycles,
+// Count says what it has done so far (events, flits moved over a link, flits delivered).
+// Another router model (netsim/fabric/booksim) measures itself through MeasureSpeedOf.
+type SpeedRun interface {
+	Step(cycles int64)
+	Count() (events, flitHops, delivered uint64)
+}
+
+// MeasureSpeed runs one point of the speed benchmark on the event model's router.
 func MeasureSpeed(c SpeedConfig) (Speed, error) {
+	if c.Config.Router != NSIMRouter {
+		return Speed{}, fmt.Errorf("%w: MeasureSpeed runs the event model's router; %v measures itself (booksim.MeasureSpeed)", ErrBadConfig, c.Config.Router)
+	}
+	return MeasureSpeedOf(c, func() (SpeedRun, error) {
+		eng := &netsim.Engine{}
+		n, err := New(eng, c.Topology, c.Config)
+		if err != nil {
+			return nil, err
+		}
+		pat, err := ParsePattern("uniform", c.Topology)
+		if err != nil {
+			return nil, err
+		}
+		syn, err := NewSynthetic(n, SyntheticConfig{Pattern: pat, Load: c.Load, PacketFlits: c.PacketFlits, Seed: c.Seed})
+		if err != nil {
+			return nil, err
+		}
+		syn.Start(0)
+		return &eventRun{eng, n, c.Config.ClockPeriod}, nil
+	})
+}
+
+type eventRun struct {
+	eng   *netsim.Engine
+	n     *Network
+	clock netsim.Time
+}
+
+func (r *eventRun) Step(cycles int64) { r.eng.Run(r.eng.Now() + netsim.Time(cycles)*r.clock) }
+func (r *eventRun) Count() (uint64, uint64, uint64) {
+	st := r.n.Stats()
+	return r.eng.Fired(), st.FlitHops, st.Flits
+}
+
+// MeasureSpeedOf runs one point of the speed benchmark on the network build makes (after
+// the heap is first read, so that the network counts in HeapPerNode).
+func MeasureSpeedOf(c SpeedConfig, build func() (SpeedRun, error)) (Speed, error) {
 	var sp Speed
 	if c.Topology == nil || c.WarmupCycles < 0 || c.MeasureCycles < 1 {
 		return sp, fmt.Errorf("speed: need a topology, a warm-up >= 0 and a measurement >= 1 cycle")
@@ -66,56 +111,12 @@ func MeasureSpeed(c SpeedConfig) (Speed, error) {
 		runtime.ReadMemStats(&ms)
 		heap0 = ms.HeapAlloc
 	}
-	var step func(cycles int64) // runs the next cycles
-	var count func() (events, flitHops, delivered uint64)
 	nodes := c.Topology.Nodes()
-	if c.Config.Router == BookSimIQ {
-		n, err := NewIQ(c.Topology, c.Config, c.Seed)
-		if err != nil {
-			return sp, err
-		}
-		pat, err := ParseBookSimPattern("uniform", c.Topology)
-		if err != nil {
-			return sp, err
-		}
-		s, err := newIQSim(n, pat, c.Load, c.PacketFlits, DefaultIQMeasure())
-		if err != nil {
-			return sp, err
-		}
-		step = func(cycles int64) {
-			for range cycles {
-				s.step()
-			}
-		}
-		count = func() (uint64, uint64, uint64) {
-			var acc int64
-			for i := range s.t {
-				acc += s.t[i].accepted
-			}
-			return uint64(n.events), uint64(n.moved), uint64(acc)
-		}
-	} else {
-		eng := &netsim.Engine{}
-		n, err := New(eng, c.Topology, c.Config)
-		if err != nil {
-			return sp, err
-		}
-		pat, err := ParsePattern("uniform", c.Topology)
-		if err != nil {
-			return sp, err
-		}
-		syn, err := NewSynthetic(n, SyntheticConfig{Pattern: pat, Load: c.Load, PacketFlits: c.PacketFlits, Seed: c.Seed})
-		if err != nil {
-			return sp, err
-		}
-		syn.Start(0)
-		clock := c.Config.ClockPeriod
-		step = func(cycles int64) { eng.Run(eng.Now() + netsim.Time(cycles)*clock) }
-		count = func() (uint64, uint64, uint64) {
-			st := n.Stats()
-			return eng.Fired(), st.FlitHops, st.Flits
-		}
+	run, err := build()
+	if err != nil {
+		return sp, err
 	}
+	step, count := run.Step, run.Count
 	step(c.WarmupCycles)
 	ev0, fh0, fl0 := count()
 	cpu0, err := cputime.Process()

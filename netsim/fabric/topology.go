@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,14 +26,51 @@ type Topology interface {
 	// Bisection is the capacity of the cut that halves the nodes, one direction.
 	Bisection(cfg *Config) Bisection
 
+	// Route is the routing function, the one both routers call (the event model's and
+	// netsim/fabric/booksim's): the local output port at router r for a packet to node dst
+	// and the class of virtual channel it takes there (0 or 1: the torus's dateline
+	// partitions; -1: any). h is the routing state the packet carries from router to router
+	// (zero Hop with Dim -1 at injection); Route updates it. rule says how to choose what the
+	// routing leaves open (nil: DeterministicRule).
+	Route(r, dst int, h *Hop, rule *Rule) (port int, class int)
+	// DatelineRing is the longest ring of routers the routing goes round, whose buffers
+	// close a cycle unless its packets change virtual-channel class on the way (the
+	// torus's dateline); 0 when the routing closes no cycle (up/down, one switch).
+	DatelineRing() int
+
 	// build lays out routers, ports and links in g.
 	build(cfg *Config, g *graph) error
-	// route gives the local output port at router r for p and the dateline class of the
-	// link it takes (-1: any virtual channel). It may update p's routing state.
-	route(r int, p *Packet) (port int, class int)
 	// cuts are the node halvings the bisection bound is taken over.
 	cuts(cfg *Config) []cut
 }
+
+// Hop is a packet's routing state between routers: the torus dimension it moves in (-1:
+// none yet) and its virtual-channel class there.
+type Hop struct {
+	Dim   int8
+	Class uint8
+}
+
+// StartHop is the routing state of a packet at its injection.
+var StartHop = Hop{Dim: -1}
+
+// Rule is how the routing function chooses what its routes leave open: the direction round
+// a torus ring when the destination is exactly half way, the up port of a fat tree, and
+// when a torus packet's class turns to 1.
+type Rule struct {
+	// Rand, when set, draws those choices (BookSim2's routefunc.cpp: dim_order_torus's coin
+	// at k/2, fattree_nca's RandomInt up port); nil takes the event model's deterministic
+	// ones (+ from an even coordinate; d-mod-k: the destination's digit).
+	Rand *rand.Rand
+	// Partition sets a torus packet's class as BookSim2's dim_order_torus does: on turning
+	// into a dimension, 1 when its route will cross the wrap link going + or will not going
+	// -, kept for the whole dimension. Otherwise (the event model's dateline) the class is 0
+	// on entering a dimension and turns 1 on the wrap link itself.
+	Partition bool
+}
+
+// DeterministicRule is the event model's routing: the same route for a pair every time.
+var DeterministicRule = &Rule{}
 
 // Bisection is a cut through the middle of the network.
 type Bisection struct {
@@ -141,7 +179,11 @@ func (x *Crossbar) build(cfg *Config, g *graph) error {
 	return nil
 }
 
-func (x *Crossbar) route(r int, p *Packet) (int, int) { return p.Dst, -1 }
+// Route on a crossbar: the destination's port.
+func (x *Crossbar) Route(r, dst int, h *Hop, rule *Rule) (int, int) { return dst, -1 }
+
+// DatelineRing of a crossbar: one switch closes no cycle.
+func (x *Crossbar) DatelineRing() int { return 0 }
 
 // Bisection of a crossbar: the switch does not block, so a halving cut crosses the n/2
 // node links of one half.
@@ -219,13 +261,23 @@ func (t *FatTree) build(cfg *Config, g *graph) error {
 	return nil
 }
 
-func (t *FatTree) route(r int, p *Packet) (int, int) {
+// Route on the fat tree: down by the destination's digit once it is below this switch;
+// otherwise up, by the destination's digit (d-mod-k) or, under a rule with Rand, by a port
+// drawn at random (BookSim2's fattree_nca: gK + RandomInt(gK-1); BookSim2 numbers levels
+// from the top, this from the leaves: the rule is the same).
+func (t *FatTree) Route(r, dst int, h *Hop, rule *Rule) (int, int) {
 	l, s := r/t.sw, r%t.sw
-	if p.Dst/t.pow[l+1] == s/t.pow[l] { // the destination is below: go down
-		return (p.Dst / t.pow[l]) % t.k, -1
+	if dst/t.pow[l+1] == s/t.pow[l] { // the destination is below: go down
+		return (dst / t.pow[l]) % t.k, -1
 	}
-	return t.k + (p.Dst/t.pow[l])%t.k, -1
+	if rule != nil && rule.Rand != nil {
+		return t.k + rule.Rand.IntN(t.k), -1
+	}
+	return t.k + (dst/t.pow[l])%t.k, -1
 }
+
+// DatelineRing of the fat tree: up, then down, closes no cycle.
+func (t *FatTree) DatelineRing() int { return 0 }
 
 // Bisection of a k-ary n-tree: full, N/2 links each way (the top digit splits the nodes).
 func (t *FatTree) Bisection(cfg *Config) Bisection { return t.cuts(cfg)[0].Bisection }
@@ -326,35 +378,80 @@ func (t *Torus) build(cfg *Config, g *graph) error {
 	return nil
 }
 
-func (t *Torus) route(r int, p *Packet) (int, int) {
+// Route on the torus: dimension order, the shorter way round. A tie (exactly half way) goes +
+// from an even coordinate and - from an odd one, or, under a rule with Rand, by a fair coin
+// (BookSim2's dor_next_torus: RandomInt(1), drawn on turning into the dimension; a radix of 2
+// draws it too and goes + either way). Once moving in a dimension a packet keeps its direction
+// (the rest of the way is shorter that way). The class: see Rule.Partition. At the
+// destination router: the node's port, port 0.
+func (t *Torus) Route(r, dst int, h *Hop, rule *Rule) (int, int) {
 	dims := len(t.k)
-	rc, dc := t.coords[r*dims:r*dims+dims], t.coords[p.Dst*dims:p.Dst*dims+dims]
+	rc, dc := t.coords[r*dims:r*dims+dims], t.coords[dst*dims:dst*dims+dims]
+	random := rule != nil && rule.Rand != nil
 	for d, k := range t.k {
-		cur, dst := int(rc[d]), int(dc[d])
-		if cur == dst {
+		cur, to := int(rc[d]), int(dc[d])
+		if cur == to {
 			continue
 		}
-		fwd := (dst - cur + k) % k
-		plus := k == 2 || 2*fwd < k || 2*fwd == k && cur%2 == 0
+		fwd := to - cur // (to - cur) mod k, without a division
+		if fwd < 0 {
+			fwd += k
+		}
+		in := int(h.Dim) == d
+		// right is the direction the class is taken for (BookSim2's); a radix of 2 goes +
+		// whichever it is. Once in a dimension the rest of the way is shorter the way it
+		// goes, so a tie is only ever where the dimension starts.
+		var right bool
+		switch {
+		case 2*fwd != k:
+			right = 2*fwd < k
+		case random:
+			right = rule.Rand.IntN(2) == 1
+		default:
+			right = cur%2 == 0
+		}
+		plus := right || k == 2
+		port := t.port(d, plus)
 		class := 0
-		if int(p.dim) == d {
-			class = int(p.class)
+		if in {
+			class = int(h.Class)
 		}
-		port := 1 + 2*d
-		if plus {
-			if cur == k-1 {
-				class = 1 // the dateline: the wrap link itself is in class 1
+		if rule != nil && rule.Partition {
+			if !in {
+				class = int(datelinePartition(right, cur, to))
 			}
-		} else {
-			port++
-			if cur == 0 {
-				class = 1
-			}
+		} else if plus && cur == k-1 || !plus && cur == 0 {
+			class = 1 // the dateline: the wrap link itself is in class 1
 		}
-		p.dim, p.class = int8(d), uint8(class)
+		h.Dim, h.Class = int8(d), uint8(class)
 		return port, class
 	}
 	return 0, -1
+}
+
+// port is the local port of dimension d's + or - link.
+func (t *Torus) port(d int, plus bool) int {
+	if plus || t.k[d] == 2 {
+		return 1 + 2*d
+	}
+	return 2 + 2*d
+}
+
+// datelinePartition is BookSim2's dateline partition of a route from coordinate cur to to: 1 when
+// going + it will wrap (cur > to), or going - it will not (to > cur).
+func datelinePartition(plus bool, cur, to int) uint8 {
+	if plus && cur > to || !plus && to > cur {
+		return 1
+	}
+	return 0
+}
+
+// DatelineRing of the torus: its largest radix above 2 (a ring of 2 has one link each way).
+func (t *Torus) DatelineRing() int {
+	if m := slices.Max(t.k); m > 2 {
+		return m
+	}
+	return 0
 }
 
 // Bisection of a torus: the narrowest of the cuts across one dimension into halves; a ring
@@ -394,9 +491,9 @@ func (t *Torus) cuts(cfg *Config) []cut {
 // ErrTooBig is a network that cannot fit in memory: New refuses it before it allocates.
 var ErrTooBig = memlimit.ErrTooBig
 
-// shape is how many routers, router ports and router-to-router links topo has, counted
+// Shape is how many routers, router ports and router-to-router links topo has, counted
 // without building it.
-func shape(topo Topology) (routers, ports, links int) {
+func Shape(topo Topology) (routers, ports, links int) {
 	switch t := topo.(type) {
 	case *Crossbar:
 		return 1, t.n, 0
@@ -422,7 +519,7 @@ func shape(topo Topology) (routers, ports, links int) {
 // tables and the channel graph New builds them from. TestFootprint holds it to the heap New
 // really takes.
 func Footprint(topo Topology, cfg Config) int64 {
-	r, p, l := shape(topo)
+	r, p, l := Shape(topo)
 	nodes, v := int64(topo.Nodes()), int64(max(cfg.VCs, 1))
 	ports, outs := int64(p), int64(p)+nodes
 	b := ports*int64(unsafe.Sizeof(inPort{})) + // its inlineVCs buffers and credit counters inside
@@ -450,7 +547,7 @@ func MemoryLimit() int64 { return memlimit.Current().Bytes }
 // the topology's shape. A run adds its own structures' shares (a matcher's tables) before it
 // checks the estimate.
 func Estimate(topo Topology, cfg Config) *memlimit.Estimate {
-	_, ports, _ := shape(topo)
+	_, ports, _ := Shape(topo)
 	e := &memlimit.Estimate{}
 	e.Add(fmt.Sprintf("its %d nodes, %d router ports and %d VCs per port", topo.Nodes(), ports, max(cfg.VCs, 1)), Footprint(topo, cfg))
 	return e

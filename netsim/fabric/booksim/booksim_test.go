@@ -1,4 +1,4 @@
-package fabric
+package booksim
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 // RoundRobinArbiter::Supersedes (roundrobin_arb.hpp): priority first, then the position
@@ -76,10 +77,10 @@ func TestSepInputFirstWorked(t *testing.T) {
 }
 
 func TestDeadlockCheck(t *testing.T) {
-	torus, _ := NewTorus(8, 8)
-	ring, _ := NewTorus(2, 2)
-	tree, _ := NewFatTree(4, 2)
-	c := BookSimConfig(netsim.Nanosecond)
+	torus, _ := fabric.NewTorus(8, 8)
+	ring, _ := fabric.NewTorus(2, 2)
+	tree, _ := fabric.NewFatTree(4, 2)
+	c := fabric.BookSimConfig(netsim.Nanosecond)
 	c1 := c
 	c1.VCs = 1
 	nd := c
@@ -93,17 +94,17 @@ func TestDeadlockCheck(t *testing.T) {
 
 // With the check overridden, a ring with one VC under tornado traffic locks up, and the
 // run says so instead of running forever.
-func TestIQDeadlockReported(t *testing.T) {
-	topo, _ := NewTorus(8)
-	c := BookSimConfig(netsim.Nanosecond)
+func TestDeadlockReported(t *testing.T) {
+	topo, _ := fabric.NewTorus(8)
+	c := fabric.BookSimConfig(netsim.Nanosecond)
 	c.VCs, c.BufferFlits = 1, 2
-	n, err := NewIQ(topo, c, 1)
+	n, err := New(topo, c, 1)
 	require.NoError(t, err)
-	pat, err := ParseBookSimPattern("tornado", topo)
+	pat, err := fabric.ParseBookSimPattern("tornado", topo)
 	require.NoError(t, err)
-	m := DefaultIQMeasure()
+	m := DefaultMeasure()
 	m.LatencyThres = -1 // no giving up as unstable: let it lock
-	r, err := RunIQ(n, pat, 1, 16, m)
+	r, err := Run(n, pat, 1, 16, m)
 	require.NoError(t, err)
 	require.True(t, r.Deadlock, "%+v", r)
 	require.False(t, r.Stable)
@@ -113,7 +114,7 @@ func TestIQDeadlockReported(t *testing.T) {
 // A lone packet's latency in the booksim router is BookSim2's: 2 + 5H cycles on the fat
 // tree (BookSim2 prints minimum 7 for the pairs under one switch), 1 + 6H on the torus
 // (use_noc_latency: torus channels of latency 2), plus one cycle per flit behind the head.
-func TestIQZeroLoad(t *testing.T) {
+func TestZeroLoad(t *testing.T) {
 	for _, c := range []struct {
 		topo         string
 		src, dst, fl int
@@ -131,9 +132,9 @@ func TestIQZeroLoad(t *testing.T) {
 		{"crossbar:16", 2, 9, 4, 1, 10},
 	} {
 		t.Run(fmt.Sprintf("%s/%d-%d/%d", c.topo, c.src, c.dst, c.fl), func(t *testing.T) {
-			topo, err := ParseTopology(c.topo)
+			topo, err := fabric.ParseTopology(c.topo)
 			require.NoError(t, err)
-			n, err := NewIQ(topo, BookSimConfig(4*netsim.Nanosecond), 1)
+			n, err := New(topo, fabric.BookSimConfig(4*netsim.Nanosecond), 1)
 			require.NoError(t, err)
 			want, err := n.ZeroLoad(c.src, c.dst, c.fl)
 			require.NoError(t, err)
@@ -152,15 +153,15 @@ func TestIQZeroLoad(t *testing.T) {
 // on the 4-ary 3-tree with 1-flit packets BookSim2 saturates at 0.742 flits/cycle/node and
 // averages 25.82 cycles at 0.297. The booksim router must stay stable 5 % below that
 // saturation, unstable 5 % above it, and within 2 % of that latency.
-func TestIQFatTreeAgainstBookSim2(t *testing.T) {
-	topo, err := ParseTopology("fattree:4x3")
+func TestFatTreeAgainstBookSim2(t *testing.T) {
+	topo, err := fabric.ParseTopology("fattree:4x3")
 	require.NoError(t, err)
-	pat, err := ParseBookSimPattern("uniform", topo)
+	pat, err := fabric.ParseBookSimPattern("uniform", topo)
 	require.NoError(t, err)
-	run := func(load float64, seed uint64) *IQResult {
-		n, err := NewIQ(topo, BookSimConfig(4*netsim.Nanosecond), seed)
+	run := func(load float64, seed uint64) *Result {
+		n, err := New(topo, fabric.BookSimConfig(4*netsim.Nanosecond), seed)
 		require.NoError(t, err)
-		r, err := RunIQ(n, pat, load, 1, DefaultIQMeasure())
+		r, err := Run(n, pat, load, 1, DefaultMeasure())
 		require.NoError(t, err)
 		return r
 	}
@@ -185,16 +186,16 @@ func TestIQFatTreeAgainstBookSim2(t *testing.T) {
 // a lone packet of any length takes one cycle more per router per extra cycle, and a loaded
 // network never has two flits for one output in a cycle (it panicked: the flits granted
 // behind one still crossing were never timed).
-func TestIQSwitchLatencyCycles(t *testing.T) {
-	topo, err := ParseTopology("torus:4x4")
+func TestSwitchLatencyCycles(t *testing.T) {
+	topo, err := fabric.ParseTopology("torus:4x4")
 	require.NoError(t, err)
-	base, err := NewIQ(topo, BookSimConfig(4*netsim.Nanosecond), 1)
+	base, err := New(topo, fabric.BookSimConfig(4*netsim.Nanosecond), 1)
 	require.NoError(t, err)
 	for _, st := range []int64{2, 3, 5} {
-		c := BookSimConfig(4 * netsim.Nanosecond)
+		c := fabric.BookSimConfig(4 * netsim.Nanosecond)
 		c.SwitchLatency = netsim.Time(st) * c.ClockPeriod
 		for _, fl := range []int{1, 4, 16} {
-			n, err := NewIQ(topo, c, 1)
+			n, err := New(topo, c, 1)
 			require.NoError(t, err)
 			one, routers, err := base.Lone(0, 10, fl)
 			require.NoError(t, err)
@@ -205,11 +206,11 @@ func TestIQSwitchLatencyCycles(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, closed, got, "closed form")
 		}
-		n, err := NewIQ(topo, c, 1)
+		n, err := New(topo, c, 1)
 		require.NoError(t, err)
-		pat, err := ParseBookSimPattern("uniform", topo)
+		pat, err := fabric.ParseBookSimPattern("uniform", topo)
 		require.NoError(t, err)
-		r, err := RunIQ(n, pat, 0.3, 4, DefaultIQMeasure())
+		r, err := Run(n, pat, 0.3, 4, DefaultMeasure())
 		require.NoError(t, err, "switch latency %d cycles", st)
 		require.True(t, r.Stable, "switch latency %d cycles at 0.3: %+v", st, r)
 	}

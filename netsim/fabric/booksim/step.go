@@ -1,156 +1,118 @@
-package fabric
+package booksim
 
 // One cycle of the booksim router: reading the channels, routing, the router's pipeline
 // (IQRouter::_InternalStep) and writing the channels.
 
 import "fmt"
 
-// route is the routing function at router r for the head flit f arriving on local input
-// port in: the output port and the range of VCs at it.
-func (n *IQNet) route(r *iqRouter, in int, f *iqFlit) (out, lo, hi int) {
+// route is the routing function at router r for the head flit f: the topology's own
+// (fabric.Topology.Route) under BookSim2's rule, drawing from r's stream, and the range of
+// VCs at its output port: routefunc.cpp's dim_order_torus splits them in two halves by the
+// dateline partition, except at the destination router (class -1: any).
+func (n *Network) route(r *router, f *flit) (out, lo, hi int) {
+	h := f.hop()
+	out, class := n.topo.Route(int(r.id), int(f.dst), &h, &r.rule)
+	f.setHop(h)
 	lo, hi = 0, n.v-1
-	switch t := n.topo.(type) {
-	case *Torus:
-		out = n.dimOrderTorus(t, int(r.id), in, f)
-		if out != 0 && !n.cfg.NoDateline && n.v >= 2 {
-			// routefunc.cpp dim_order_torus: the VCs split in two halves by partition,
-			// except at the destination router.
-			avail := (hi - lo + 1) / 2
-			if f.flags&flitPh == 0 {
-				hi -= avail
-			} else {
-				lo += avail
-			}
+	if class >= 0 && !n.cfg.NoDateline && n.v >= 2 {
+		avail := (hi - lo + 1) / 2
+		if class == 0 {
+			hi -= avail
+		} else {
+			lo += avail
 		}
-	case *FatTree:
-		out = n.ncaFatTree(t, int(r.id), f)
-	case *Crossbar:
-		out = int(f.dst)
 	}
 	return out, lo, hi
 }
 
-// dimOrderTorus is routefunc.cpp's dor_next_torus (balance off) on lhsim's port numbering
-// (0 the node, 1+2d the + link of dimension d, 2+2d the - link; a + link arrives on the next
-// router's 2+2d). Dimensions in order; on turning into a dimension the direction is the
-// shorter way round, a tie (exactly k/2) decided by a fair coin (RandomInt(1)); the
-// partition is 1 when the route will cross the wrap link (the dateline between k-1 and 0)
-// and holds for the whole dimension. At the destination: the node's port.
-func (n *IQNet) dimOrderTorus(t *Torus, cur, in int, p *iqFlit) int {
-	dims := len(t.k)
-	rc, dc := t.coords[cur*dims:cur*dims+dims], t.coords[int(p.dst)*dims:int(p.dst)*dims+dims]
-	for d, k := range t.k {
-		c, dst := int(rc[d]), int(dc[d])
-		if c == dst {
-			continue
-		}
-		if in > 0 && (in-1)/2 == d && k > 2 {
-			// Going on in the same dimension keeps the direction (in_port ^ 1).
-			if in == 2+2*d {
-				return 1 + 2*d
-			}
-			return 2 + 2*d
-		}
-		fwd := dst - c // (dst - c) mod k, without a division
-		if fwd < 0 {
-			fwd += k
-		}
-		dist2 := k - 2*fwd
-		right := dist2 > 0 || dist2 == 0 && n.rng.IntN(2) == 1
-		if right && c > dst || !right && dst > c {
-			p.flags |= flitPh
-		} else {
-			p.flags &^= flitPh
-		}
-		if right || k == 2 {
-			return 1 + 2*d
-		}
-		return 2 + 2*d
-	}
-	return 0
-}
-
-// ncaFatTree is routefunc.cpp's fattree_nca: down (by the destination's digit) once the
-// destination is below this switch, otherwise up by a port drawn at random
-// (gK + RandomInt(gK-1)). lhsim numbers levels from the leaves (level 0), BookSim2 from the
-// top; the rule is the same.
-func (n *IQNet) ncaFatTree(t *FatTree, r int, p *iqFlit) int {
-	l, s := r/t.sw, r%t.sw
-	dst := int(p.dst)
-	if dst/t.pow[l+1] == s/t.pow[l] {
-		return (dst / t.pow[l]) % t.k
-	}
-	return t.k + n.rng.IntN(t.k)
-}
-
-// evaluate runs one cycle of every active router after the terminals: ReadInputs happened when
-// the wheel slot was read; here _InternalStep and WriteOutputs.
-func (n *IQNet) evaluate() {
-	act := n.active
-	keep := n.spare[:0]
+// evaluate runs one cycle of every active router of part p after the terminals: the
+// flits its inputs read, in input order (ReadInputs), then _InternalStep and WriteOutputs.
+func (n *Network) evaluate(p *part) {
+	act := p.active
+	keep := p.spare[:0]
 	const ahead = 4
 	for i := range min(ahead, len(act)) {
-		n.touch(&n.routers[act[i]])
+		p.touch(&n.routers[act[i]])
 	}
 	for i, id := range act {
 		if i+ahead < len(act) {
-			n.touch(&n.routers[act[i+ahead]])
+			p.touch(&n.routers[act[i+ahead]])
 		}
 		r := &n.routers[id]
-		n.internalStep(r)
-		n.writeOutputs(r)
+		if len(r.arrived) > 0 {
+			n.readFlits(r)
+		}
+		n.internalStep(r, p.now)
+		n.writeOutputs(p, r)
 		if r.active {
 			keep = append(keep, id)
 		}
 	}
 	// The routers still busy stay for the next cycle; reads add the ones woken then.
-	n.spare, n.active = act[:0], keep
+	p.spare, p.active = act[:0], keep
+}
+
+// readFlits queues the flits r's inputs read this cycle, in the order of the inputs, as
+// BookSim2's ReadInputs walks them: not in the order the channels delivered them, which
+// depends on the order the routers upstream ran in, and so on the parts.
+func (n *Network) readFlits(r *router) {
+	a := r.arrived
+	for i := 1; i < len(a); i++ { // a few inputs at most: insertion sort
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+	for _, in := range a {
+		n.inputQueuing(r, int(in), &r.inFlit[in])
+	}
+	r.arrived = a[:0]
 }
 
 // touch reads a line of each of the objects internalStep reads first in router r, a few
 // routers before it is evaluated: on a network larger than the caches each is a miss, and
 // read early they overlap instead of waiting one after another. It changes nothing.
-func (n *IQNet) touch(r *iqRouter) {
+func (p *part) touch(r *router) {
 	x := r.routeQ.buf[r.routeQ.head].time ^ r.vcQ.buf[r.vcQ.head].time ^ r.swQ.buf[r.swQ.head].time
 	x ^= int64(r.next[0].occ) ^ int64(r.vcs[0].n) ^ int64(r.creditOut[0])
 	if r.xbarHead < len(r.xbar) {
 		x ^= r.xbar[r.xbarHead].time
 	}
-	n.touched ^= x
+	p.touched ^= x
 }
 
-// readInputs delivers this cycle's wheel slot: flits and credits to routers (their
-// ReadInputs), ejected flits and injection credits to the terminals (returned).
-func (n *IQNet) readInputs(eject func(node int, f *iqFlit), injCredit func(node, vc int)) {
-	s := n.now & int64(len(n.wheel)-1)
-	evs := n.wheel[s]
-	n.events += int64(len(evs))
+// readInputs delivers this cycle's wheel slot of part p: flits and credits to routers
+// (their ReadInputs: a flit waits in its input until the router runs), ejected flits and
+// injection credits to the terminals (returned).
+func (n *Network) readInputs(p *part, eject func(node int, f *flit), injCredit func(node, vc int)) {
+	s := p.now & p.mask
+	evs := p.wheel[s]
+	p.events += int64(len(evs))
 	for i := range evs {
 		e := &evs[i]
 		switch e.kind {
 		case evFlitIn:
 			r := &n.routers[e.r]
-			n.inputQueuing(r, int(e.port), &e.f)
-			n.wake(r)
+			r.inFlit[e.port] = e.f
+			r.arrived = append(r.arrived, int32(e.port))
+			p.wake(r)
 		case evCreditOut:
 			// _InternalStep's processing of the credits read (_proc_credits), done as
 			// they are read: nothing reads the router's credit counts in between.
 			r := &n.routers[e.r]
 			r.next[int(e.port)*n.v+int(e.f.vc)].occ--
-			n.wake(r)
+			p.wake(r)
 		case evEject:
 			eject(int(e.r), &e.f)
 		case evInjCredit:
 			injCredit(int(e.r), int(e.f.vc))
 		}
 	}
-	n.wheel[s] = evs[:0]
+	p.wheel[s] = evs[:0]
 }
 
-// inputQueuing is _InternalStep's _InputQueuing for the flit f read on input in, done as
-// it is read (in the order read, as _in_queue_flits is walked): nothing touches the router's
-// buffers or queues between its ReadInputs and its _InternalStep.
-func (n *IQNet) inputQueuing(r *iqRouter, in int, f *iqFlit) {
+// inputQueuing is _InternalStep's _InputQueuing for the flit f read on input in (in input
+// order, as _in_queue_flits is walked).
+func (n *Network) inputQueuing(r *router, in int, f *flit) {
 	key := in*n.v + int(f.vc)
 	if !n.push(r, key, f) {
 		panic(fmt.Sprintf("booksim router %d input %d VC %d: buffer overflow (credit accounting broken)", r.id, in, f.vc))
@@ -158,17 +120,16 @@ func (n *IQNet) inputQueuing(r *iqRouter, in int, f *iqFlit) {
 	switch c := &r.vcs[key]; {
 	case c.state == vcIdle:
 		c.state = vcRouting
-		r.routeQ.push(iqEntry{time: -1, res: -1, input: uint16(in), vc: int16(f.vc)})
+		r.routeQ.push(entry{time: -1, res: -1, input: uint16(in), vc: int16(f.vc)})
 	case c.state == vcActive && c.n == 1: // it is at the front
-		r.swQ.push(iqEntry{time: -1, res: -1, input: uint16(in), vc: int16(f.vc)})
+		r.swQ.push(entry{time: -1, res: -1, input: uint16(in), vc: int16(f.vc)})
 	}
 }
 
 // internalStep is IQRouter::_InternalStep with the options above, after its input queuing
 // and credit processing (readInputs).
-func (n *IQNet) internalStep(r *iqRouter) {
+func (n *Network) internalStep(r *router, now int64) {
 	v := n.v
-	now := n.now
 
 	// _RouteEvaluate
 	for i := range r.routeQ.len() {
@@ -257,11 +218,11 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			break
 		}
 		key := int(e.input)*v + int(e.vc)
-		out, lo, hi := n.route(r, int(e.input), n.front(r, key))
+		out, lo, hi := n.route(r, n.front(r, key))
 		c := &r.vcs[key]
 		c.outPort, c.vcLo, c.vcHi = int32(out), int16(lo), int16(hi)
 		c.state = vcAlloc
-		r.vcQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
+		r.vcQ.push(entry{time: -1, res: -1, input: e.input, vc: e.vc})
 		r.routeQ.pop()
 	}
 	// _VCAllocUpdate
@@ -285,9 +246,9 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			r.next[int(e.res)].inUse = int32(key) // TakeBuffer
 			c.outPort, c.outVC = int32(out), int16(ovc)
 			c.state = vcActive
-			r.swQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
+			r.swQ.push(entry{time: -1, res: -1, input: e.input, vc: e.vc})
 		} else {
-			r.vcQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
+			r.vcQ.push(entry{time: -1, res: -1, input: e.input, vc: e.vc})
 		}
 		r.vcQ.pop()
 	}
@@ -309,7 +270,7 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			}
 		}
 		if e.res < 0 {
-			r.swQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
+			r.swQ.push(entry{time: -1, res: -1, input: e.input, vc: e.vc})
 			continue
 		}
 		out := int(e.res)
@@ -320,9 +281,7 @@ func (n *IQNet) internalStep(r *iqRouter) {
 		x := &r.xbar[len(r.xbar)-1]
 		x.time, x.f, x.output = -1, n.pop(r, key), int32(out)
 		f := &x.f
-		if f.head() {
-			f.hops++
-		}
+		f.hops++ // every flit counts them (the tail's count is read when it is out)
 		f.vc = int8(c.outVC)
 		// BufferState::SendingFlit: one more slot taken; a tail frees the VC for the next
 		// packet (wait_for_tail_credit = 0).
@@ -341,9 +300,9 @@ func (n *IQNet) internalStep(r *iqRouter) {
 			}
 		} else if f.tail() {
 			c.state = vcRouting
-			r.routeQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
+			r.routeQ.push(entry{time: -1, res: -1, input: e.input, vc: e.vc})
 		} else {
-			r.swQ.push(iqEntry{time: -1, res: -1, input: e.input, vc: e.vc})
+			r.swQ.push(entry{time: -1, res: -1, input: e.input, vc: e.vc})
 		}
 	}
 	// _SwitchUpdate
@@ -369,7 +328,7 @@ func (n *IQNet) internalStep(r *iqRouter) {
 }
 
 // writeOutputs is _SendFlits and _SendCredits: one flit per output, one credit per input.
-func (n *IQNet) writeOutputs(r *iqRouter) {
+func (n *Network) writeOutputs(p *part, r *router) {
 	for o := 0; r.outN > 0; o++ {
 		if !r.outHas[o] {
 			continue
@@ -378,13 +337,71 @@ func (n *IQNet) writeOutputs(r *iqRouter) {
 		r.outN--
 		g := int(r.outBase) + o
 		n.outFlits[g]++
-		n.moved++
-		n.send(&n.flitTo[g], &r.outFlit[o])
+		p.moved++
+		p.send(&n.flitTo[g], &r.outFlit[o])
 	}
 	for _, in := range r.creditIns {
 		vc := r.creditOut[in]
 		r.creditOut[in] = -1
-		n.sendCredit(&n.creditTo[int(r.inBase)+int(in)], int16(vc))
+		p.sendCredit(&n.creditTo[int(r.inBase)+int(in)], int16(vc))
 	}
 	r.creditIns = r.creditIns[:0]
+}
+
+// send puts an event on a channel of latency d: BookSim2's channel takes what was sent in
+// a cycle at its next ReadInputs and delivers it d cycles later, so the receiver reads it
+// d+1 cycles after the send.
+//
+// It and the functions below take and write flits through pointers, memory to memory: a
+// flit passed by value travels field by field in registers, and copying it whole right after
+// its fields were stored one by one waits for those stores to drain.
+func (p *part) send(to *dest, f *flit) {
+	e := p.slot(to)
+	e.dest, e.f = *to, *f
+}
+
+// sendCredit sends a credit for VC vc.
+func (p *part) sendCredit(to *dest, vc int16) {
+	e := p.slot(to)
+	e.dest, e.f = *to, flit{}
+	e.f.vc = int8(vc)
+}
+
+// push puts f at the back of input VC key's buffer; false if the buffer is full.
+func (n *Network) push(r *router, key int, f *flit) bool {
+	c := &r.vcs[key]
+	if c.n == n.bufFlits {
+		return false
+	}
+	mask := int32(1)<<n.ringShift - 1
+	r.flits[key<<n.ringShift+int((c.head+c.n)&mask)] = *f
+	c.n++
+	return true
+}
+
+// front is the flit at the front of input VC key's buffer, which is not empty.
+func (n *Network) front(r *router, key int) *flit {
+	return &r.flits[key<<n.ringShift+int(r.vcs[key].head)]
+}
+
+// pop takes the flit at the front of input VC key's buffer, which is not empty.
+func (n *Network) pop(r *router, key int) flit {
+	c := &r.vcs[key]
+	f := r.flits[key<<n.ringShift+int(c.head)]
+	c.n--
+	if c.n == 0 {
+		// An empty ring starts again at its first slot: at light load a VC's flits stay in
+		// one cache line instead of walking round all of its ring.
+		c.head = 0
+	} else {
+		c.head = (c.head + 1) & (int32(1)<<n.ringShift - 1)
+	}
+	return f
+}
+
+func (p *part) wake(r *router) {
+	if !r.active {
+		r.active = true
+		p.active = append(p.active, r.id)
+	}
 }

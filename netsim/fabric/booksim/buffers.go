@@ -1,37 +1,37 @@
-package fabric
+package booksim
 
 // The booksim router's queues and buffers: the pipeline stages' queues, the VC buffers and the
 // sender's view of the buffer downstream.
 
-// iqEntry is an item of one of the router's pipeline queues (_route_vcs, _vc_alloc_vcs,
+// entry is an item of one of the router's pipeline queues (_route_vcs, _vc_alloc_vcs,
 // _sw_alloc_vcs): the time its stage completes (-1: not yet evaluated), the input VC, and
 // the stage's result. 16 bytes: a router's queues stay in a few cache lines.
-type iqEntry struct {
+type entry struct {
 	time  int64
 	res   int32
 	input uint16 // a router has at most 65535 ports (NewIQ)
 	vc    int16
 }
 
-// iqQueue is a FIFO on a ring whose size is a power of two. An input VC has at most one
+// queue is a FIFO on a ring whose size is a power of two. An input VC has at most one
 // entry in its router's three queues, so a ring of the router's VCs never grows; it would
 // if that broke. An emptied ring starts again at its first slot.
-type iqQueue struct {
-	buf     []iqEntry
+type queue struct {
+	buf     []entry
 	head, n uint32
 }
 
-func newIQQueue(size int) iqQueue {
+func newQueue(size int) queue {
 	c := 4
 	for c < size {
 		c *= 2
 	}
-	return iqQueue{buf: make([]iqEntry, c)}
+	return queue{buf: make([]entry, c)}
 }
 
-func (q *iqQueue) len() int { return int(q.n) }
+func (q *queue) len() int { return int(q.n) }
 
-func (q *iqQueue) push(e iqEntry) {
+func (q *queue) push(e entry) {
 	if int(q.n) == len(q.buf) {
 		q.grow()
 	}
@@ -42,20 +42,20 @@ func (q *iqQueue) push(e iqEntry) {
 // grow doubles the ring (out of line: push stays small enough to be inlined).
 //
 //go:noinline
-func (q *iqQueue) grow() {
-	b := make([]iqEntry, 2*len(q.buf))
+func (q *queue) grow() {
+	b := make([]entry, 2*len(q.buf))
 	for i := range q.n {
 		b[i] = q.buf[(q.head+i)&uint32(len(q.buf)-1)]
 	}
 	q.buf, q.head = b, 0
 }
 
-func (q *iqQueue) front() *iqEntry { return &q.buf[q.head] }
+func (q *queue) front() *entry { return &q.buf[q.head] }
 
 // at is the i-th entry from the front, i < len.
-func (q *iqQueue) at(i int) *iqEntry { return &q.buf[(q.head+uint32(i))&uint32(len(q.buf)-1)] }
+func (q *queue) at(i int) *entry { return &q.buf[(q.head+uint32(i))&uint32(len(q.buf)-1)] }
 
-func (q *iqQueue) pop() {
+func (q *queue) pop() {
 	q.n--
 	if q.n == 0 {
 		q.head = 0
@@ -67,7 +67,7 @@ func (q *iqQueue) pop() {
 // xbarEntry is a flit crossing the switch (_crossbar_flits).
 type xbarEntry struct {
 	time   int64
-	f      iqFlit
+	f      flit
 	output int32
 }
 

@@ -1,6 +1,6 @@
-package fabric
+package booksim
 
-// The allocators of the booksim router (Config.Router = BookSimIQ): BookSim2's round-robin
+// The allocators of the booksim router : BookSim2's round-robin
 // arbiter (src/arbiters/roundrobin_arb.cpp) and its separable input-first allocator
 // (src/allocators/separable_input_first.cpp on separable.cpp), one iteration, as
 // iq_router.cpp uses them for VC and switch allocation. sepInputFirst (iqalloc_test.go) is

@@ -1,4 +1,4 @@
-package fabric
+package booksim
 
 // sepInputFirst is the reference for rrAlloc: BookSim2's allocator as it is written, with
 // priorities. The worked cases of iq_test.go pin it; TestRRAllocMatchesSepInputFirst pins
