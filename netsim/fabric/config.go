@@ -108,7 +108,7 @@ type Config struct {
 	// NoDateline turns off the torus's dateline virtual channels: a packet may take any
 	// virtual channel on any link. This can deadlock; it exists to show that the dateline matters.
 	NoDateline bool
-	// Router is the router model: NSIMRouter (New, the default) or BookSimIQ (NewIQ, the
+	// Router is the router model: NSIMRouter (New, the default) or BookSimIQ (netsim/fabric/booksim, the
 	// cycle-by-cycle BookSim2 router that lhsim traffic --preset booksim runs).
 	Router RouterModel
 }
@@ -154,7 +154,7 @@ func Seed002Torus() Config {
 }
 
 // BookSimConfig is the booksim router (Router BookSimIQ: BookSim2's input-queued router,
-// NewIQ) on a clock of the given period: routing_delay, vc_alloc_delay, sw_alloc_delay and
+// netsim/fabric/booksim) on a clock of the given period: routing_delay, vc_alloc_delay, sw_alloc_delay and
 // st_final_delay one cycle each and one flit per cycle per link (booksim_config.cpp), 4 VCs
 // of 16 flits (num_vcs = 4, vc_buf_size = 16, the set-up of the comparison in
 // docs/network.md; BookSim2's own defaults are 16 x 8). A BookSim2 channel of latency L

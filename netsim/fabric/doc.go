@@ -56,8 +56,10 @@
 // # The booksim router
 //
 // Config.Router = BookSimIQ (BookSimConfig) is another model: BookSim2's input-queued
-// router flit by flit and cycle by cycle (NewIQ), its terminals and its measurement (RunIQ,
-// IQMeasure), its patterns (ParseBookSimPattern), a lone packet's latency and its closed form
-// (IQNet.Lone, IQNet.ZeroLoad) and DeadlockCheck; lhsim traffic --preset booksim runs it.
-// New refuses it.
+// router flit by flit and cycle by cycle, in netsim/fabric/booksim. It runs on the same
+// topologies through what they export for it: the channel graph (BuildGraph), the routing
+// function (Topology.Route, under BookSim2's Rule: random ties and up ports, the dateline
+// partition chosen on entering a dimension), the rings that need a dateline
+// (Topology.DatelineRing), the shape (Shape) and the cut into parts (Partition). A new
+// topology written here runs on both routers. New refuses BookSimIQ.
 package fabric

@@ -209,7 +209,7 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 		return nil, fmt.Errorf("%w: %w", ErrBadConfig, err)
 	}
 	if cfg.Router != NSIMRouter {
-		return nil, fmt.Errorf("%w: Router %v is run by NewIQ, not New", ErrBadConfig, cfg.Router)
+		return nil, fmt.Errorf("%w: Router %v is run by netsim/fabric/booksim, not New", ErrBadConfig, cfg.Router)
 	}
 	if _, ok := topo.(*Torus); ok && !cfg.NoDateline && cfg.VCs%2 != 0 {
 		return nil, fmt.Errorf("%w: the torus's dateline needs an even number of VCs, not %d", ErrBadConfig, cfg.VCs)

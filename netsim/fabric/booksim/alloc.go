@@ -3,7 +3,7 @@ package booksim
 // The allocators of the booksim router : BookSim2's round-robin
 // arbiter (src/arbiters/roundrobin_arb.cpp) and its separable input-first allocator
 // (src/allocators/separable_input_first.cpp on separable.cpp), one iteration, as
-// iq_router.cpp uses them for VC and switch allocation. sepInputFirst (iqalloc_test.go) is
+// iq_router.cpp uses them for VC and switch allocation. sepInputFirst (alloc_ref_test.go) is
 // BookSim2's on its sparse request lists (allocator.cpp), priorities and all; rrAlloc is the
 // same with the priorities all equal, as the router uses it, on bit sets.
 

@@ -1,7 +1,7 @@
 package booksim
 
 // sepInputFirst is the reference for rrAlloc: BookSim2's allocator as it is written, with
-// priorities. The worked cases of iq_test.go pin it; TestRRAllocMatchesSepInputFirst pins
+// priorities. The worked cases of booksim_test.go pin it; TestRRAllocMatchesSepInputFirst pins
 // rrAlloc to it.
 
 import (

@@ -9,7 +9,7 @@ package booksim
 type entry struct {
 	time  int64
 	res   int32
-	input uint16 // a router has at most 65535 ports (NewIQ)
+	input uint16 // a router has at most 65535 ports (New)
 	vc    int16
 }
 

@@ -163,7 +163,7 @@ func (n *Network) internalStep(r *router, now int64) {
 			if !elig {
 				e.res = stallBusy
 			}
-			// vc_alloc_delay is 1 (NewIQ): the entry completes this cycle, and
+			// vc_alloc_delay is 1 (New): the entry completes this cycle, and
 			// _VCAllocUpdate reads its grant from the allocator (nothing in between
 			// touches it).
 			e.time = now + n.vcAllocDelay - 1
@@ -182,7 +182,7 @@ func (n *Network) internalStep(r *router, now int64) {
 				break
 			}
 			c := &r.vcs[int(e.input)*v+int(e.vc)]
-			// sw_alloc_delay is 1 (NewIQ): the entry completes this cycle, and
+			// sw_alloc_delay is 1 (New): the entry completes this cycle, and
 			// _SWAllocUpdate reads its grant from the allocator (nothing in between
 			// touches it).
 			e.time = now + n.swAllocDelay - 1
