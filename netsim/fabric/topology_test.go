@@ -116,3 +116,58 @@ func TestLinkIDs(t *testing.T) {
 	_, err = n.LinkIDs(0, 8)
 	require.ErrorIs(t, err, ErrBadNode)
 }
+
+// The torus's routing under BookSim2's rule (Rule with Rand and Partition, the booksim
+// router's): every route is minimal, dimension by dimension, a tie at k/2 goes either way
+// (both are taken over the pairs), and the class is BookSim2's partition, fixed on entering a
+// dimension: 1 going + when the route wraps, or going - when it does not. Under the
+// deterministic rule the same pairs take the event model's routes, drawing nothing.
+func TestTorusRouteRules(t *testing.T) {
+	topo, err := NewTorus(8, 4)
+	require.NoError(t, err)
+	rule := &Rule{Rand: rand.New(rand.NewPCG(1, 2)), Partition: true}
+	ties := map[bool]int{}
+	for src := range topo.Nodes() {
+		for dst := range topo.Nodes() {
+			h, r, routers := StartHop, src, 0
+			for {
+				routers++
+				before := h
+				port, class := topo.Route(r, dst, &h, rule)
+				if port == 0 {
+					require.Equal(t, -1, class)
+					break
+				}
+				d, plus := (port-1)/2, port%2 == 1
+				cur, to, k := topo.coord(r, d), topo.coord(dst, d), topo.k[d]
+				if 2*((to-cur+k)%k) == k && topo.coord(src, d) == cur {
+					ties[plus]++
+				}
+				if int(before.Dim) == d { // kept for the whole dimension
+					require.Equal(t, int(before.Class), class, "%d -> %d at %d", src, dst, r)
+				} else {
+					wraps := plus && cur > to || !plus && to > cur
+					require.Equal(t, wraps, class == 1, "%d -> %d at %d: class %d", src, dst, r, class)
+				}
+				step := topo.stride[d]
+				if plus {
+					r += step * (((cur + 1) % k) - cur)
+				} else {
+					r += step * (((cur - 1 + k) % k) - cur)
+				}
+				require.Less(t, routers, 20)
+			}
+			dist := 0
+			for d, k := range topo.k {
+				f := (topo.coord(dst, d) - topo.coord(src, d) + k) % k
+				dist += min(f, k-f)
+			}
+			require.Equal(t, dist+1, routers, "%d -> %d: minimal", src, dst)
+		}
+	}
+	require.Positive(t, ties[true])
+	require.Positive(t, ties[false])
+	det := StartHop
+	port, _ := topo.Route(0, 4, &det, DeterministicRule)
+	require.Equal(t, 1, port, "a tie from an even coordinate goes +")
+}
