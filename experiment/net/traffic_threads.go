@@ -7,6 +7,7 @@ import (
 
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/fabric/booksim"
 )
 
 // TrafficThreads is how many threads a load of cfg runs on, and why that is fewer than
@@ -25,7 +26,11 @@ func TrafficThreads(cfg TrafficConfig) (int, string) {
 	case cfg.Timeline != nil:
 		return 1, "a timeline records the run on one thread"
 	}
-	if m := fabric.MaxParts(topo, cfg.Fabric); t > m {
+	m := fabric.MaxParts(topo, cfg.Fabric)
+	if cfg.Fabric.Router == fabric.BookSimIQ {
+		m = booksim.MaxParts(topo, cfg.Fabric)
+	}
+	if t > m {
 		why := fmt.Sprintf("%v splits into at most %d parts", topo, m)
 		if m == 1 {
 			return 1, why

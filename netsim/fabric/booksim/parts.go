@@ -16,10 +16,16 @@ import (
 	"time"
 
 	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 // maxParts is the most parts a network runs in (dest.part is a byte).
 const maxParts = 255
+
+// MaxParts is the most parts NewParts cuts topo into: fabric.MaxParts, at most 255.
+func MaxParts(topo fabric.Topology, cfg fabric.Config) int {
+	return min(fabric.MaxParts(topo, cfg), maxParts)
+}
 
 // part is the routers and nodes one thread runs.
 type part struct {
