@@ -6,6 +6,7 @@ import (
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/fabric/booksim"
 )
 
 // TrafficPresets are the starting points of lhsim traffic's fabric knobs.
@@ -114,6 +115,15 @@ func (k TrafficKnobs) fabric() (fabric.Config, error) {
 // a topology that does not parse or fit in memory, a pattern it cannot take, and all that
 // RunTraffic itself refuses before it starts.
 func (cfg TrafficConfig) Validate() error {
+	if cfg.Fabric.Router == fabric.BookSimIQ {
+		// The booksim router's own memory, before the event model's (which sizes the probe
+		// of bounds and routes, and is under half of it).
+		if topo, err := fabric.ParseTopology(cfg.Topology); err == nil {
+			if err := booksim.CheckFits(topo, cfg.Fabric); err != nil {
+				return experiment.Refuse("--topology: %w", err)
+			}
+		}
+	}
 	topo, err := experiment.CheckTopology("topology", cfg.Topology, cfg.Fabric, 1)
 	if err != nil {
 		return err

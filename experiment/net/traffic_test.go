@@ -15,6 +15,7 @@ import (
 
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/fabric/booksim"
 )
 
 // quickTraffic is a sweep small enough for a test: short windows, every load run.
@@ -359,4 +360,30 @@ func TestTrafficKnobsRefusedByTheModel(t *testing.T) {
 	require.Equal(t, zero(ns(30)), zero(ns(30, 30, 30)))
 	require.Less(t, zero(ns(21, 25, 70)), zero(ns(21, 25, 80)), "Z's latency is used")
 	require.Less(t, zero(ns(21, 25, 70)), zero(ns(21, 35, 70)), "Y's latency is used")
+}
+
+// --preset booksim checks its own router's memory: a torus whose booksim estimate passes the
+// limit where the event model's would not is refused before any work, naming the booksim
+// router (the check sized the event model's router, under half of it).
+func TestTrafficBookSimMemoryCheck(t *testing.T) {
+	limit := experiment.MemoryLimit().Bytes
+	cfg := DefaultTraffic()
+	cfg.Fabric = fabric.BookSimConfig(4 * netsim.Nanosecond)
+	cfg.Loads = []float64{0.1}
+	for z := 2; z <= 1024; z++ {
+		topo, err := fabric.NewTorus(64, 64, z)
+		require.NoError(t, err)
+		if 2*booksim.Footprint(topo, cfg.Fabric) <= limit {
+			continue
+		}
+		require.Less(t, 2*fabric.Footprint(topo, cfg.Fabric), limit, "torus:64x64x%d: the event model's estimate fits", z)
+		cfg.Topology = topo.String()
+		err = cfg.Validate()
+		require.Error(t, err, cfg.Topology)
+		require.True(t, experiment.IsInput(err))
+		require.ErrorContains(t, err, "the booksim router")
+		require.ErrorIs(t, err, fabric.ErrTooBig)
+		return
+	}
+	t.Skipf("no torus:64x64xZ passes this machine's limit of %d bytes", limit)
 }
