@@ -116,8 +116,9 @@ type router struct {
 	creditIns []int32
 
 	vcAlloc, swAlloc rrAlloc
-	swRR             []int32 // _sw_rr_offset
-	rule             fabric.Rule
+	swRR             []int32     // _sw_rr_offset
+	rule             fabric.Rule // BookSim2's, drawing from the router's own stream
+	hop              fabric.Hop  // the routing state of the flit being routed
 }
 
 // vc is an input VC (vc.hpp) and the ring of its buffer (buffer.cpp's per-VC FIFO) in

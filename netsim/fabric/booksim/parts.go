@@ -124,27 +124,17 @@ type crew struct {
 // runWindow runs every part from n.now to end (at most n.window cycles later) with cycle,
 // each part on its own thread, and returns when all are done.
 func (n *Network) runWindow(end int64, cycle func(p *part)) {
-	one := func(p *part, end int64) {
-		if len(n.parts) > 1 {
-			p.takeIn()
-		}
-		for p.now < end {
-			cycle(p)
-			p.now++
-		}
-		p.win++
-	}
 	if len(n.parts) == 1 {
-		one(n.parts[0], end)
+		n.runPart(n.parts[0], end, cycle)
 		n.now = end
 		return
 	}
-	c := n.startCrew(one)
+	c := n.startCrew(cycle)
 	t0 := time.Now()
 	for i := 1; i < len(n.parts); i++ {
 		c.start[i] <- end
 	}
-	one(n.parts[0], end)
+	n.runPart(n.parts[0], end, cycle)
 	busy := []time.Duration{time.Since(t0)}
 	for i := 1; i < len(n.parts); i++ {
 		busy = append(busy, <-c.done)
@@ -158,8 +148,20 @@ func (n *Network) runWindow(end int64, cycle func(p *part)) {
 	n.now = end
 }
 
+// runPart runs part p's cycles up to end.
+func (n *Network) runPart(p *part, end int64, cycle func(p *part)) {
+	if len(n.parts) > 1 {
+		p.takeIn()
+	}
+	for p.now < end {
+		cycle(p)
+		p.now++
+	}
+	p.win++
+}
+
 // startCrew starts the threads of the parts after the first, once per run.
-func (n *Network) startCrew(one func(p *part, end int64)) *crew {
+func (n *Network) startCrew(cycle func(p *part)) *crew {
 	if n.crew != nil {
 		return n.crew
 	}
@@ -174,7 +176,7 @@ func (n *Network) startCrew(one func(p *part, end int64)) *crew {
 			defer runtime.UnlockOSThread()
 			for end := range c.start[p.id] {
 				t0 := time.Now()
-				one(p, end)
+				n.runPart(p, end, cycle)
 				c.done <- time.Since(t0)
 			}
 		}(n.parts[i])

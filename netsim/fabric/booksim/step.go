@@ -10,9 +10,9 @@ import "fmt"
 // VCs at its output port: routefunc.cpp's dim_order_torus splits them in two halves by the
 // dateline partition, except at the destination router (class -1: any).
 func (n *Network) route(r *router, f *flit) (out, lo, hi int) {
-	h := f.hop()
-	out, class := n.topo.Route(int(r.id), int(f.dst), &h, &r.rule)
-	f.setHop(h)
+	r.hop = f.hop() // (in the router: a local passed to an interface's method would escape)
+	out, class := n.topo.Route(int(r.id), int(f.dst), &r.hop, &r.rule)
+	f.setHop(r.hop)
 	lo, hi = 0, n.v-1
 	if class >= 0 && !n.cfg.NoDateline && n.v >= 2 {
 		avail := (hi - lo + 1) / 2
