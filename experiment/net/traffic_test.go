@@ -373,10 +373,11 @@ func TestTrafficBookSimMemoryCheck(t *testing.T) {
 	for z := 2; z <= 1024; z++ {
 		topo, err := fabric.NewTorus(64, 64, z)
 		require.NoError(t, err)
-		if 2*booksim.Footprint(topo, cfg.Fabric) <= limit {
+		// Well past the limit, which moves with the memory the machine has free.
+		if 2*booksim.Footprint(topo, cfg.Fabric) <= limit*3/2 {
 			continue
 		}
-		require.Less(t, 2*fabric.Footprint(topo, cfg.Fabric), limit, "torus:64x64x%d: the event model's estimate fits", z)
+		require.Less(t, 2*fabric.Footprint(topo, cfg.Fabric), limit*3/4, "torus:64x64x%d: the event model's estimate fits", z)
 		cfg.Topology = topo.String()
 		err = cfg.Validate()
 		require.Error(t, err, cfg.Topology)
