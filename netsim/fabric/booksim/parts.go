@@ -29,6 +29,7 @@ func MaxParts(topo fabric.Topology, cfg fabric.Config) int {
 
 // part is the routers and nodes one thread runs.
 type part struct {
+	_       [64]byte // (the parts' counters, written every cycle, on cache lines of their own)
 	id      int
 	n       *Network
 	routers []int32 // its routers, in order
@@ -52,6 +53,7 @@ type part struct {
 	pkts    []packet // the packets its nodes created, and free slots
 	pktFree []int32  // the free slots of pkts
 	acc     tally
+	_       [64]byte
 }
 
 // box is what one part hands another at a window's end.
