@@ -46,8 +46,8 @@ type RecordConfig struct {
 	// BuildDirs, when BuildDir is "", are the folders to look in, in order: the first that
 	// holds the tracer for the program's MPI library is taken.
 	BuildDirs []string
-	Stdout   io.Writer
-	Stderr   io.Writer
+	Stdout    io.Writer
+	Stderr    io.Writer
 }
 
 // findTracer is the tracer for m in cfg.BuildDir, else in the first of cfg.BuildDirs that
