@@ -52,8 +52,9 @@ func TestEdgesPaths(t *testing.T) {
 	input := filepath.Join(dir, "in.svg")
 	goalFile, err := os.ReadFile("../../netsim/goal/testdata/pingpong.goal")
 	require.NoError(t, err)
-	counts := map[int]int{}
-	defer func() { t.Logf("path runs by exit status: %v", counts) }()
+	var tally edgeTally
+	tally.report(t, "TestEdgesPaths")
+	outside := t.TempDir()
 	check := func(args []string, want ...int) {
 		t.Helper()
 		require.NoError(t, os.WriteFile(input, goalFile, 0o644))
@@ -63,8 +64,7 @@ func TestEdgesPaths(t *testing.T) {
 			_, err = f.WriteString(strings.Join(args, "\x1f") + "\n")
 			require.NoError(t, errors.Join(err, f.Close()))
 		}
-		code, _, stderr := run(t, nil, args...)
-		counts[code]++
+		code, _, stderr := edgeRun(t, &tally, outside, "", nil, args)
 		name := "lhsim " + strings.Join(args[:slices.IndexFunc(args, func(a string) bool { return strings.HasPrefix(a, "-") })], " ")
 		require.Contains(t, want, code, "%v: %s", args, stderr)
 		require.True(t, strings.HasPrefix(stderr, name+": "), "%v: %q", args, stderr)
@@ -109,9 +109,7 @@ func TestEdgesPaths(t *testing.T) {
 			st, err := os.Stat("/dev/full")
 			require.NoError(t, err)
 			require.NotZero(t, st.Mode()&os.ModeCharDevice, "%v: /dev/full replaced by a file", args)
-			if counts[1] > full {
-				full = counts[1]
-			}
+			full = tally.exits[1]
 		}
 	}
 	require.Positive(t, full, "a write to /dev/full fails with exit 1")
