@@ -72,7 +72,7 @@ func knobSweeps(t *testing.T) []knobSweep {
 			with: map[string][]string{"matcher-rtl-nodes": {"--matcher", "lhs"}},
 			notKnobs: map[string]string{"schedule": "the input", "qstat": "an output", "trace": "a waveform (TestEdgesPaths)", "trace-file": "a waveform",
 				"max-memory": "a limit, not the model's (TestEdgesLimits)",
-				"stdsort": "orders only operations freed together; the base schedule has none"},
+				"stdsort":    "orders only operations freed together; the base schedule has none"},
 		},
 		{
 			cmd: []string{"barrier"}, preset: "algorithm",
@@ -95,7 +95,7 @@ func knobSweeps(t *testing.T) []knobSweep {
 				"sync-rule": {"stamped", "paper"}, "torus": {"4x4x4", "4x4x8"}, "seed": {"2", "3"},
 				"equal-latency": {"false", "true"}, "heavy": {"false", "true"}, "uneven": {"false", "true"}},
 			// seed and the rules that apply to one scheme need it beside them.
-			with: map[string][]string{"seed": {"--uneven"}, "sync-rule": {"--schemes", "proposed"}},
+			with:     map[string][]string{"seed": {"--uneven"}, "sync-rule": {"--schemes", "proposed"}},
 			notKnobs: map[string]string{},
 		},
 	}
