@@ -405,7 +405,7 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 	run.MeanDepth = depth / float64(run.Messages)
 	run.PacketsHeldMax = maxHeld
 	run.SimNsPerWallS = last.Nanoseconds() / run.WallSeconds // to the last receive (a host's unused time limit may run the clock on)
-	if err := m.Finish(nil); err != nil { // the waveform is complete once its device is closed
+	if err := m.Finish(nil); err != nil {                    // the waveform is complete once its device is closed
 		return run, err
 	}
 	if w := spec.Waveform; w.File != "" {
