@@ -106,12 +106,12 @@ type Machine struct {
 }
 
 // Build makes the machine of spec. On an error, whatever it opened is closed.
-func Build(spec Spec) (m *Machine, err error) {
+func Build(spec Spec) (_ *Machine, err error) {
 	c, err := cluster.Build(spec.Topology, spec.Fabric, spec.Cluster)
 	if err != nil {
 		return nil, err
 	}
-	m = &Machine{spec: spec, cluster: c}
+	m := &Machine{spec: spec, cluster: c}
 	defer func() {
 		if err != nil {
 			m.Close()
