@@ -167,3 +167,29 @@ func TestBuildRefuses(t *testing.T) {
 	_, err = Build(s)
 	require.ErrorContains(t, err, "a waveform of node 1")
 }
+
+// tagged writes its name into a log shared with other observers.
+type tagged struct {
+	name string
+	log  *[]string
+}
+
+func (o tagged) Rx(node int, e lhsnic.RxEvent) { *o.log = append(*o.log, o.name) }
+
+// Observers are told in the order they attached; a machine no one watches installs no
+// callback on its receive paths.
+func TestHooksOrderAndNone(t *testing.T) {
+	m, err := Build(spec(t, false))
+	require.NoError(t, err)
+	n, _ := m.Receiver(0)
+	require.Nil(t, n.OnEvent, "a callback with no observer")
+	var log []string
+	m.AddHook(tagged{"a", &log})
+	m.AddHook(tagged{"b", &log})
+	require.NotNil(t, n.OnEvent)
+	run(t, m, 1)
+	require.NotEmpty(t, log)
+	for i := 0; i < len(log); i += 2 {
+		require.Equal(t, []string{"a", "b"}, log[i:i+2], "event %d", i/2)
+	}
+}
