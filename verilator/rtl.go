@@ -51,16 +51,18 @@ func New(tracePath string) (*RTL, error) {
 	var path *C.char
 	var guard *fstfile.Guard
 	if tracePath != "" {
+		// The space first, so that a file system too full leaves a file already there as it was.
+		var err error
+		if guard, err = fstfile.Open(tracePath); err != nil {
+			return nil, err
+		}
 		// Verilator's FST writer says nothing when it cannot create the file: find out first.
 		f, err := os.OpenFile(tracePath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 		if err != nil {
+			guard.Release()
 			return nil, fmt.Errorf("verilator: trace: %w", err)
 		}
 		f.Close()
-		if guard, err = fstfile.Open(tracePath); err != nil {
-			os.Remove(tracePath)
-			return nil, err
-		}
 		path = C.CString(tracePath)
 		defer C.free(unsafe.Pointer(path))
 	}

@@ -134,7 +134,11 @@ func Open(path string) (*Guard, error) {
 	g := &Guard{path: path, reserve: path + ReserveSuffix}
 	f, err := os.OpenFile(g.reserve, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("waveform %s: %w", path, err)
+		var pe *os.PathError
+		if errors.As(err, &pe) { // the user's file, never the reserve's name
+			err = &os.PathError{Op: pe.Op, Path: path, Err: pe.Err}
+		}
+		return nil, fmt.Errorf("verilator: trace: %w", err)
 	}
 	// fallocate takes the blocks now (a sparse file would take none); where the file system
 	// cannot, zeros written do.
