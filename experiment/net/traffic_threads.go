@@ -27,7 +27,17 @@ func TrafficThreads(cfg TrafficConfig) (int, string) {
 	case cfg.Timeline != nil:
 		return 1, "a timeline records the run on one thread"
 	}
-	if m := fabric.MaxParts(topo, cfg.Fabric); t > m {
+	return fitParts(t, topo, cfg.Fabric)
+}
+
+// fitParts is how many parts (threads) of t topo with fc splits into, and why fewer when it
+// is: a topology splits into at most fabric.MaxParts parts, and a network whose cut links
+// take no time has no lookahead.
+func fitParts(t int, topo fabric.Topology, fc fabric.Config) (int, string) {
+	if t <= 1 {
+		return 1, ""
+	}
+	if m := fabric.MaxParts(topo, fc); t > m {
 		why := fmt.Sprintf("%v splits into at most %d parts", topo, m)
 		if m == 1 {
 			return 1, why
@@ -35,7 +45,7 @@ func TrafficThreads(cfg TrafficConfig) (int, string) {
 		t = m
 		return t, why
 	}
-	if la := fabric.LookaheadOf(topo, cfg.Fabric, t); la <= 0 {
+	if la := fabric.LookaheadOf(topo, fc, t); la <= 0 {
 		return 1, fmt.Sprintf("no lookahead: the links cut between parts of %v take no time", topo)
 	}
 	return t, ""
