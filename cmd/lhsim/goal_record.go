@@ -135,8 +135,8 @@ func goalConvertFlags(r *runner) func() error {
 			}
 			return err
 		}
-		fmt.Printf("lhsim goal convert: %s: %d ranks, %d calls, %d operations, %d wildcard receives, %d communicators, %d cancelled, collectives: %s\n",
-			*out, st.Ranks, st.Calls, st.Ops, st.WildcardRecvs, st.Comms, st.Cancelled, collList(st.Collectives))
+		fmt.Printf("lhsim goal convert: %s: %d ranks, %d calls, %d operations, %d wildcard receives, %d communicators, %s, collectives: %s\n",
+			*out, st.Ranks, st.Calls, st.Ops, st.WildcardRecvs, st.Comms, cancelSummary(st), collList(st.Collectives))
 		if st.CrossSpace > 0 || len(st.Unknown) > 0 { // taken with --approximate
 			fmt.Printf("lhsim goal convert: approximated: %d any-tag receives that could take another tag space's message; unknown calls dropped: %s\n",
 				st.CrossSpace, collList(st.Unknown))
@@ -162,4 +162,17 @@ func collList(m map[string]int) string {
 		b = append(b, fmt.Sprintf("%s x%d", k, m[k]))
 	}
 	return strings.Join(b, ", ")
+}
+
+// cancelSummary says what became of the program's cancels: dropped as cancelled (and how many
+// of those by assumption, the trace not saying), and kept because the cancel failed.
+func cancelSummary(st apptrace.Stats) string {
+	s := fmt.Sprintf("%d cancelled", st.Cancelled)
+	if st.CancelUnknown > 0 {
+		s += fmt.Sprintf(" (%d with no outcome in the trace, taken as cancelled)", st.CancelUnknown)
+	}
+	if st.CancelFailed > 0 {
+		s += fmt.Sprintf(", %d cancels that failed (kept)", st.CancelFailed)
+	}
+	return s
 }
