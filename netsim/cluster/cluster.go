@@ -139,12 +139,10 @@ func New(net *fabric.Network, cfg Config) (*Cluster, error) {
 		// The ranks are coroutines, which a failed run unwinds from the caller's goroutine.
 		c.parts.SetLockThreads(false)
 	}
+	engs := c.engines()
 	for i := range net.Nodes() {
 		eng := net.NodeEngine(i)
-		m := c.ms[0]
-		if c.parts != nil {
-			m = c.ms[slices.Index(c.engines(), eng)]
-		}
+		m := c.ms[slices.Index(engs, eng)]
 		n := &node{c: c, id: i, m: m, eng: eng}
 		n.rank = &Rank{n: n, p: m.NewProc(fmt.Sprintf("rank %d", i))}
 		if c.parts != nil {
