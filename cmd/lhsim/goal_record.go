@@ -18,7 +18,7 @@ import (
 
 func goalRecordFlags(r *runner) func() error {
 	out := r.outFile("out", "the trace directory (default PROGRAM.trace); it must not exist or be empty")
-	build := r.fs.String("build", "", "where make put the tracer, build/tracer/MPI/liblhtrace.so (default: the first build/ with a tracer in this folder or above it)")
+	build := r.fs.String("build", "", "where make put the tracer, build/tracer/MPI/liblhtrace.so (default: the build/ lhsim is in, as make puts build/bin/lhsim, then the first build/ in this folder or above it)")
 	return func() error {
 		command := r.tail
 		if command == nil {
@@ -30,12 +30,10 @@ func goalRecordFlags(r *runner) func() error {
 		if *out == "" {
 			*out = filepath.Base(programOf(command)) + ".trace"
 		}
-		if *build == "" {
-			*build = findBuild()
-		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		res, err := apptrace.Record(ctx, apptrace.RecordConfig{Out: *out, Command: command, BuildDir: *build, Stdout: os.Stdout, Stderr: os.Stderr})
+		res, err := apptrace.Record(ctx, apptrace.RecordConfig{Out: *out, Command: command, BuildDir: *build, BuildDirs: buildDirs(),
+			Stdout: os.Stdout, Stderr: os.Stderr})
 		if err != nil {
 			return err
 		}
@@ -45,22 +43,27 @@ func goalRecordFlags(r *runner) func() error {
 	}
 }
 
-// findBuild is the first build/ holding a tracer in the working folder or above it (a
-// checkout's, when lhsim runs inside it), else build.
-func findBuild() string {
+// buildDirs are the folders the tracer is looked for in: the build/ that holds the
+// executable (make puts build/bin/lhsim beside build/tracer), and the folder it is in; then
+// the build/ of the working folder and of each folder above it (a checkout's, when lhsim runs
+// inside it).
+func buildDirs() []string {
+	var dirs []string
+	if exe, err := os.Executable(); err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			dirs = append(dirs, filepath.Dir(filepath.Dir(exe)), filepath.Dir(exe))
+		}
+	}
 	dir, err := os.Getwd()
 	for err == nil {
-		b := filepath.Join(dir, "build")
-		if m, _ := filepath.Glob(filepath.Join(b, "tracer", "*", "liblhtrace.so")); len(m) > 0 {
-			return b
-		}
+		dirs = append(dirs, filepath.Join(dir, "build"))
 		parent := filepath.Dir(dir)
 		if parent == dir {
 			break
 		}
 		dir = parent
 	}
-	return "build"
+	return dirs
 }
 
 // programOf is the program in an mpirun command line: the first word after the options
