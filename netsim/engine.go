@@ -121,6 +121,7 @@ type Engine struct {
 	seq    uint64
 	fired  uint64
 	stop   bool
+	halt   bool   // Stop was called in a Parts: the parts stop when the window ends
 	spaces uint64 // key spaces given out (NewKeySpace)
 
 	// In a Parts (nil: a serial engine): its number, the end of the window running (events
@@ -180,6 +181,34 @@ func (e *Engine) NewKeySpace() uint64 {
 	return *c << KeySpaceBits
 }
 
+// Keys numbers one component's events for AtKey: its base (a key space or'd with the
+// component's number in it) and the component's own count of the events it has scheduled,
+// so that its events at one instant run in the order it scheduled them, and take the same
+// place among other components' on any part of a Parts.
+type Keys struct {
+	base, mask, n uint64
+}
+
+// NewKeys gives component (0 to components-1) of key space space its keys: the component's
+// number in the space's high bits, its count in the rest.
+func NewKeys(space uint64, component, components int) *Keys {
+	if component < 0 || component >= components || space&(1<<KeySpaceBits-1) != 0 {
+		panic(fmt.Sprintf("netsim: keys of component %d of %d in space %#x", component, components, space))
+	}
+	shift := KeySpaceBits - bits.Len(uint(components-1))
+	if shift < 24 {
+		panic(fmt.Sprintf("netsim: %d components leave a key space too few bits for their counts", components))
+	}
+	return &Keys{base: space | uint64(component)<<shift, mask: 1<<shift - 1}
+}
+
+// Next is the key of the component's next event. (Its count wraps after 2^24 or more
+// events; only events pending at one instant need distinct keys.)
+func (k *Keys) Next() uint64 {
+	k.n++
+	return k.base | k.n&k.mask
+}
+
 // Post schedules a keyed event for part (AtKey on that part's engine): on a serial engine, or
 // for its own part, at once; for another part, at the end of the window running, which at
 // must not precede (the lookahead the Parts were made with guarantees it).
@@ -215,8 +244,14 @@ func (e *Engine) insert(ev event) {
 // After schedules h.Fire(now+d, arg).
 func (e *Engine) After(d Time, h Handler, arg int64) { e.At(e.now+d, h, arg) }
 
-// Stop makes Run return after the event running.
-func (e *Engine) Stop() { e.stop = true }
+// Stop makes Run return after the event running; in a Parts, the parts' Run returns when
+// the window running ends (the other parts finish it).
+func (e *Engine) Stop() {
+	e.stop = true
+	if e.parts != nil {
+		e.halt = true
+	}
+}
 
 // Run runs events until none is left, Stop is called, or the next event is after until. It
 // returns the number of events it ran.

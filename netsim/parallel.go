@@ -31,6 +31,8 @@ type Parts struct {
 	start []chan window // a worker's next window
 	done  chan partDone
 	quit  sync.Once
+	// unlocked: the workers and the caller are not locked to OS threads (SetLockThreads).
+	unlocked bool
 
 	stats WindowStats
 }
@@ -149,10 +151,15 @@ func (ps *Parts) Run(until Time) uint64 {
 		return e.fired - before
 	}
 	ps.startWorkers()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	if !ps.unlocked {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
+	for _, e := range ps.engines {
+		e.halt = false
+	}
 	next := ps.NextAt()
-	for next != Never && next <= until {
+	for next != Never && next <= until && !ps.halted() {
 		end := next + ps.lookahead
 		last := min(end-1, until)
 		for _, e := range ps.engines {
@@ -184,6 +191,16 @@ func (ps *Parts) Run(until Time) uint64 {
 	return n
 }
 
+// halted reports whether a part's engine was stopped (Engine.Stop) in the window just run.
+func (ps *Parts) halted() bool {
+	for _, e := range ps.engines {
+		if e.halt {
+			return true
+		}
+	}
+	return false
+}
+
 // window runs part i's window w up to last and says what it holds next.
 func (ps *Parts) window(i int, last Time, w uint64) partDone {
 	t0 := time.Now()
@@ -205,8 +222,10 @@ func (ps *Parts) startWorkers() {
 	for i := 1; i < len(ps.engines); i++ {
 		ps.start[i] = make(chan window)
 		go func(i int) {
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
+			if !ps.unlocked {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+			}
 			for w := range ps.start[i] {
 				ps.done <- ps.window(i, w.last, w.n)
 			}
@@ -222,6 +241,13 @@ func (ps *Parts) Close() {
 		}
 	})
 }
+
+// SetLockThreads says whether the parts run on goroutines locked to OS threads (the
+// default: a Verilated model must stay on the thread it was made on). A model whose
+// components are coroutines (netsim.Proc's iter.Pull) that a caller may unwind between runs
+// (a run that failed or hung) runs unlocked: a coroutine made on a locked thread may be
+// entered only from that thread, with the same locking. Before the first Run.
+func (ps *Parts) SetLockThreads(on bool) { ps.unlocked = !on }
 
 // SetLookahead sets the windows' length (before the first Run).
 func (ps *Parts) SetLookahead(t Time) {

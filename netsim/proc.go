@@ -98,6 +98,7 @@ type Proc struct {
 
 	body Body
 	step Stepper
+	keys *Keys // its events' keys (SetKeys), or nil: the engine's order of scheduling (At)
 
 	next  func() (struct{}, bool)
 	stop  func()
@@ -211,16 +212,25 @@ func (m *Machine) Run(until Time) error {
 
 // Hang is nil when no started process is waiting; else an error wrapping ErrHang that names
 // each waiting process (the first eight, sorted), what it waits for and since when.
-func (m *Machine) Hang() error {
+func (m *Machine) Hang() error { return Hang(m) }
+
+// Hang is Machine.Hang of the machines of one model, each on its own engine (the parts of a
+// Parts): one report, the processes of all of them sorted together, at the latest time any
+// of the engines has run to (a serial engine's now).
+func Hang(ms ...*Machine) error {
 	var waiting []string
 	started := 0
-	for _, p := range m.procs {
-		if p.state == Idle {
-			continue
-		}
-		started++
-		if p.state == Waiting {
-			waiting = append(waiting, fmt.Sprintf("%s in %s since %v", p.Name, p.Waiting(), p.since))
+	var now Time
+	for _, m := range ms {
+		now = max(now, m.eng.Now())
+		for _, p := range m.procs {
+			if p.state == Idle {
+				continue
+			}
+			started++
+			if p.state == Waiting {
+				waiting = append(waiting, fmt.Sprintf("%s in %s since %v", p.Name, p.Waiting(), p.since))
+			}
 		}
 	}
 	if len(waiting) == 0 {
@@ -231,7 +241,7 @@ func (m *Machine) Hang() error {
 	if len(shown) > 8 {
 		shown = append(shown[:8:8], fmt.Sprintf("and %d more", len(waiting)-8))
 	}
-	return fmt.Errorf("%w at %v: %d of %d waiting: %s", ErrHang, m.eng.Now(), len(waiting), started, strings.Join(shown, "; "))
+	return fmt.Errorf("%w at %v: %d of %d waiting: %s", ErrHang, now, len(waiting), started, strings.Join(shown, "; "))
 }
 
 // Abandon ends the coroutines left waiting (after a run that hung or failed) and makes every
@@ -266,7 +276,21 @@ func (p *Proc) begin(at Time, body Body, s Stepper) {
 		return
 	}
 	p.woken = true
-	p.m.eng.At(at, p, evResume)
+	p.at(at, evResume)
+}
+
+// SetKeys makes the process's events keyed (Engine.AtKey) with keys, which it may share with
+// the rest of its component (a rank and its NIC): their order among the events of one
+// instant is then the component's own, on any part of a Parts.
+func (p *Proc) SetKeys(keys *Keys) { p.keys = keys }
+
+// at schedules the process's event arg at t.
+func (p *Proc) at(t Time, arg int64) {
+	if p.keys != nil {
+		p.m.eng.AtKey(t, p.keys.Next(), p, arg)
+		return
+	}
+	p.m.eng.At(t, p, arg)
 }
 
 // coroutine makes the body's coroutine. It is made when the body first runs, inside the
@@ -412,7 +436,7 @@ func (p *Proc) Wake(now Time) {
 		return
 	}
 	p.woken = true
-	p.m.eng.At(now, p, evResume)
+	p.at(now, evResume)
 }
 
 // suspend yields the coroutine; a run that gives up on it unwinds it.
@@ -442,7 +466,7 @@ func (p *Proc) WaitLimit(limit Time, why Why, cond func() bool) bool {
 	}
 	p.gen++
 	p.timedOut = false
-	p.m.eng.At(p.Now()+limit, p, int64(p.gen<<2|evLimit))
+	p.at(p.Now()+limit, int64(p.gen<<2|evLimit))
 	p.why, p.since = why, p.Now()
 	ok := true
 	for !cond() || p.held() {
@@ -464,7 +488,7 @@ func (p *Proc) Sleep(d Time, why Why) {
 		return
 	}
 	p.until, p.sleeping = p.Now()+d, true
-	p.m.eng.At(p.until, p, evCheck)
+	p.at(p.until, evCheck)
 	p.why, p.since = why, p.Now()
 	for p.Now() < p.until {
 		p.suspend()
@@ -486,11 +510,11 @@ func (p *Proc) WakeAt(t Time) {
 }
 
 // ResumeAt resumes the process at t, unless Rearm (or WakeAt) comes first.
-func (p *Proc) ResumeAt(t Time) { p.m.eng.At(t, p, int64(p.gen<<2|evAt)) }
+func (p *Proc) ResumeAt(t Time) { p.at(t, int64(p.gen<<2|evAt)) }
 
 // LimitAt ends the present wait at t with its limit passed (TimedOut), unless Rearm comes
 // first.
-func (p *Proc) LimitAt(t Time) { p.m.eng.At(t, p, int64(p.gen<<2|evLimit)) }
+func (p *Proc) LimitAt(t Time) { p.at(t, int64(p.gen<<2|evLimit)) }
 
 // Rearm makes every ResumeAt and LimitAt made so far stale, and clears TimedOut: a Stepper
 // calls it when it starts a new wait.

@@ -26,6 +26,7 @@ func alltoallFlags(r *runner) func() error {
 	r.outputs()
 	r.plotFlag("draw total time against bytes per pair to this .svg or .png")
 	r.sweep()
+	threads := r.threadsFlag()
 	r.timeline()
 	return func() (err error) {
 		cfg.Torus = "torus:" + strings.TrimPrefix(*torus, "torus:")
@@ -45,6 +46,12 @@ func alltoallFlags(r *runner) func() error {
 		if cfg.Timeline, err = r.openTimeline(); err != nil {
 			return err
 		}
+		cfg.Threads = r.splitThreads(*threads, len(cfg.Parts()), func(t int) (int, string) {
+			c := cfg
+			c.Threads = t
+			return net.AlltoallThreads(c)
+		}, &successLines)
+		cfg.Windows = windowsTo("alltoall")
 		cfg.Progress = r.progress("alltoall", "runs")
 		res, err := runSweep(r, cfg, net.RunAlltoall)
 		return report(r, res, err)

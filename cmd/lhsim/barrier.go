@@ -20,6 +20,7 @@ func barrierFlags(r *runner) func() error {
 	r.outputs()
 	r.plotFlag("draw barrier time against processes (node latency 1.0 µs when swept) to this .svg or .png")
 	r.sweep()
+	threads := r.threadsFlag()
 	r.timeline()
 	return func() (err error) {
 		cfg.Topologies = splitList(*topos)
@@ -32,6 +33,12 @@ func barrierFlags(r *runner) func() error {
 		if cfg.Timeline, err = r.openTimeline(); err != nil {
 			return err
 		}
+		cfg.Threads = r.splitThreads(*threads, len(cfg.Parts()), func(t int) (int, string) {
+			c := cfg
+			c.Threads = t
+			return net.BarrierThreads(c)
+		}, &successLines)
+		cfg.Windows = windowsTo("barrier")
 		cfg.Progress = r.progress("barrier", "barriers")
 		res, err := runSweep(r, cfg, net.RunBarrier)
 		return report(r, res, err)

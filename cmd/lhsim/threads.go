@@ -32,7 +32,8 @@ func (r *runner) threadsFlag() *int {
 // splitThreads is how many threads each of a sweep's runs takes (parts of them at once, at
 // most --jobs): --threads if given (and --jobs, if not given, lowered to the cores it leaves),
 // else the cores the jobs leave. fit says how many threads a run of the sweep really gets
-// and why fewer (a topology's parts, a router that runs on one). The split line and the
+// and why fewer (a topology's parts, a router that runs on one; with several topologies, the
+// most any gets and why some get fewer). The split line and the
 // windows' lines go to lines, printed when the run has succeeded (bad input gets its one
 // line alone).
 func (r *runner) splitThreads(threads, parts int, fit func(int) (int, string), lines *stderrLines) int {
@@ -47,7 +48,7 @@ func (r *runner) splitThreads(threads, parts int, fit func(int) (int, string), l
 	}
 	got, why := fit(t)
 	line := fmt.Sprintf("lhsim %s: %d cores: %d job(s) at once x %d thread(s) each", r.cmd.name, cores, jobs, got)
-	if got < t {
+	if why != "" {
 		line += fmt.Sprintf(" (%d asked: %s)", t, why)
 	}
 	lines.add(line)
@@ -79,6 +80,15 @@ func (l *stderrLines) print() {
 		fmt.Fprintln(os.Stderr, s)
 	}
 	l.lines = nil
+}
+
+// windowsTo adds a parallel run's windows line to the success lines.
+func windowsTo(command string) func(what string, ws netsim.WindowStats) {
+	return func(what string, ws netsim.WindowStats) {
+		if s := windowsLine(command, what, ws); s != "" {
+			successLines.add(s)
+		}
+	}
 }
 
 // windowsLine is a parallel run's windows, for stderr.

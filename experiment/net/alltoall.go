@@ -55,6 +55,11 @@ type AlltoallConfig struct {
 	Progress *experiment.Progress `json:"-"`
 	// Timeline, when set, records every run, a machine each (docs/timeline.md).
 	Timeline *timeline.Writer
+	// Threads is how many threads each run's machine takes (AlltoallThreads says how many
+	// it really gets); 0 or 1: one. The results are the same for any.
+	Threads int `json:"-"`
+	// Windows, when set, is told of each run's windows on more than one thread.
+	Windows func(run string, ws netsim.WindowStats) `json:"-"`
 }
 
 // DefaultAlltoall is the all-to-all paper's machine.
@@ -287,20 +292,25 @@ func RunAlltoall(cfg AlltoallConfig) (*AlltoallResult, error) {
 			for _, size := range cfg.Sizes {
 				for _, sc := range cfg.Schemes {
 					// A fresh machine per run: every run starts at time 0 on the clock grid.
-					c, err := cluster.Build(topo, lat.fc, cfg.Cluster)
+					name := fmt.Sprintf("%s %d B%s, links %s", sc, size, map[bool]string{true: " uneven"}[uneven], lat.name)
+					var windows func(netsim.WindowStats)
+					if cfg.Windows != nil {
+						windows = func(ws netsim.WindowStats) { cfg.Windows(name, ws) }
+					}
+					c, closeParts, err := buildCluster(topo, lat.fc, cfg.Cluster, cfg.Threads, cfg.Timeline != nil, windows)
 					if err != nil {
 						return nil, err
 					}
-					name := fmt.Sprintf("%s %d B%s, links %s", sc, size, map[bool]string{true: " uneven"}[uneven], lat.name)
 					tl := experiment.MachineTimeline(cfg.Timeline, c, done, name)
 					t0 := time.Now()
 					r, err := alltoall.RunWith(c, sched, sc, alltoall.Sizes{BytesPerPair: size, Uneven: uneven},
 						alltoall.Options{PaperRule: cfg.PaperSyncRule})
+					closeParts()
 					if err != nil {
 						return nil, err
 					}
 					if tl != nil {
-						tl.Run(name, 0, c.Engine().Now())
+						tl.Run(name, 0, c.Now())
 					}
 					row := AlltoallRow{Scheme: string(sc), BytesPerPair: size, Uneven: uneven, LinkLatencyNs: lat.name,
 						TotalUs: r.Total.Microseconds(), LateSteps: r.Late, Events: r.Events, WallS: time.Since(t0).Seconds()}

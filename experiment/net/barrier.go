@@ -47,6 +47,11 @@ type BarrierConfig struct {
 	Timeline *timeline.Writer
 	// Progress, when set, counts the barriers run.
 	Progress *experiment.Progress `json:"-"`
+	// Threads is how many threads each topology's machine takes (BarrierThreads says how
+	// many it really gets); 0 or 1: one. The results are the same for any.
+	Threads int `json:"-"`
+	// Windows, when set, is told of each topology's windows on more than one thread.
+	Windows func(topology string, ws netsim.WindowStats) `json:"-"`
 }
 
 // DefaultBarrier is the NSIM-ACE paper's sweep: the 64-node crossbar and fat tree, and a 4,096-node torus.
@@ -181,58 +186,73 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 		if err := cfg.Timeline.CheckNodes(topo.Nodes()); err != nil {
 			return nil, &experiment.InputError{Err: fmt.Errorf("%s: %w", ts, err)}
 		}
-		c, err := cluster.Build(topo, cfg.Fabric, cfg.Cluster)
+		var windows func(netsim.WindowStats)
+		if cfg.Windows != nil {
+			windows = func(ws netsim.WindowStats) { cfg.Windows(ts, ws) }
+		}
+		c, done, err := buildCluster(topo, cfg.Fabric, cfg.Cluster, cfg.Threads, cfg.Timeline != nil, windows)
 		if err != nil {
 			return nil, err
 		}
-		eng := c.Network().Engine()
-		tl := experiment.MachineTimeline(cfg.Timeline, c, k, ts)
-		lats := collective.NewLatencies(c.Network()) // the model's path walks, once per pair
-		ps := cfg.Processes
-		if len(ps) == 0 {
-			ps = processCounts(topo.Nodes())
+		events, err := runBarriers(cfg, res, c, k, ts)
+		done()
+		if err != nil {
+			return nil, err
 		}
-		for _, p := range ps {
-			if p < 2 || p > topo.Nodes() {
-				return nil, fmt.Errorf("barrier: %d processes on %s (%d nodes)", p, ts, topo.Nodes())
-			}
-		}
-		for _, nl := range cfg.NodeLatency {
-			if err := c.SetNodeLatency(nl); err != nil {
-				return nil, err
-			}
-			lat, err := putLatencies(c, ts)
-			if err != nil {
-				return nil, err
-			}
-			res.PutLatency = append(res.PutLatency, lat...)
-			for _, alg := range cfg.Algorithms {
-				for _, p := range ps {
-					if alg == collective.Ring && p > cfg.RingMax {
-						continue
-					}
-					t0 := eng.Now()
-					sim, err := collective.Run(c, alg, p)
-					if err != nil {
-						return nil, fmt.Errorf("%s: %w", ts, err)
-					}
-					cfg.Progress.Step(1, "")
-					if tl != nil {
-						tl.Run(fmt.Sprintf("%s barrier, %d processes", alg, p), t0, eng.Now(), timeline.I("node_latency_ns", int64(nl/netsim.Nanosecond)))
-					}
-					model, err := collective.ModelWith(c, lats, alg, p)
-					if err != nil {
-						return nil, fmt.Errorf("%s: %w", ts, err)
-					}
-					res.Rows = append(res.Rows, BarrierRow{Topology: ts, Algorithm: string(alg), Processes: p,
-						NodeLatencyUs: nl.Microseconds(), SimulatedUs: sim.Microseconds(), ModelUs: model.Microseconds()})
-				}
-			}
-		}
-		res.Events += eng.Fired()
+		res.Events += events
 	}
 	res.WallSeconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// runBarriers runs cfg's barriers on c, the machine of topology ts (the k-th), into res, and
+// says how many events they took.
+func runBarriers(cfg BarrierConfig, res *BarrierResult, c *cluster.Cluster, k int, ts string) (uint64, error) {
+	topo := c.Network().Topology()
+	tl := experiment.MachineTimeline(cfg.Timeline, c, k, ts)
+	lats := collective.NewLatencies(c.Network()) // the model's path walks, once per pair
+	ps := cfg.Processes
+	if len(ps) == 0 {
+		ps = processCounts(topo.Nodes())
+	}
+	for _, p := range ps {
+		if p < 2 || p > topo.Nodes() {
+			return 0, fmt.Errorf("barrier: %d processes on %s (%d nodes)", p, ts, topo.Nodes())
+		}
+	}
+	for _, nl := range cfg.NodeLatency {
+		if err := c.SetNodeLatency(nl); err != nil {
+			return 0, err
+		}
+		lat, err := putLatencies(c, ts)
+		if err != nil {
+			return 0, err
+		}
+		res.PutLatency = append(res.PutLatency, lat...)
+		for _, alg := range cfg.Algorithms {
+			for _, p := range ps {
+				if alg == collective.Ring && p > cfg.RingMax {
+					continue
+				}
+				t0 := c.Now()
+				sim, err := collective.Run(c, alg, p)
+				if err != nil {
+					return 0, fmt.Errorf("%s: %w", ts, err)
+				}
+				cfg.Progress.Step(1, "")
+				if tl != nil {
+					tl.Run(fmt.Sprintf("%s barrier, %d processes", alg, p), t0, c.Now(), timeline.I("node_latency_ns", int64(nl/netsim.Nanosecond)))
+				}
+				model, err := collective.ModelWith(c, lats, alg, p)
+				if err != nil {
+					return 0, fmt.Errorf("%s: %w", ts, err)
+				}
+				res.Rows = append(res.Rows, BarrierRow{Topology: ts, Algorithm: string(alg), Processes: p,
+					NodeLatencyUs: nl.Microseconds(), SimulatedUs: sim.Microseconds(), ModelUs: model.Microseconds()})
+			}
+		}
+	}
+	return c.Fired(), nil
 }
 
 // putLatencies times a lone put from node 0 to the nearest node at each router count.
@@ -251,7 +271,7 @@ func putLatencies(c *cluster.Cluster, topo string) ([]PutLatencyRow, error) {
 		}
 		seen[routers] = true
 		var landed, done netsim.Time
-		start := net.Engine().Now()
+		start := c.Now()
 		_, err = c.Run(dst+1, func(r *cluster.Rank) {
 			switch r.ID() {
 			case 0:

@@ -26,9 +26,19 @@ func TrafficThreads(cfg TrafficConfig) (int, string) {
 	case cfg.Timeline != nil:
 		return 1, "a timeline records the run on one thread"
 	}
-	m := fabric.MaxParts(topo, cfg.Fabric)
-	if cfg.Fabric.Router == fabric.BookSimIQ {
-		m = booksim.MaxParts(topo, cfg.Fabric)
+	return fitParts(t, topo, cfg.Fabric)
+}
+
+// fitParts is how many parts (threads) of t topo with fc splits into, and why fewer when it
+// is: a topology splits into at most its router's MaxParts parts, and a network whose cut
+// links take no time has no lookahead.
+func fitParts(t int, topo fabric.Topology, fc fabric.Config) (int, string) {
+	if t <= 1 {
+		return 1, ""
+	}
+	m := fabric.MaxParts(topo, fc)
+	if fc.Router == fabric.BookSimIQ {
+		m = booksim.MaxParts(topo, fc)
 	}
 	if t > m {
 		why := fmt.Sprintf("%v splits into at most %d parts", topo, m)
@@ -38,10 +48,10 @@ func TrafficThreads(cfg TrafficConfig) (int, string) {
 		t = m
 		return t, why
 	}
-	if cfg.Fabric.Router == fabric.BookSimIQ {
+	if fc.Router == fabric.BookSimIQ {
 		return t, "" // (its channels take a cycle at least: its windows are never empty)
 	}
-	if la := fabric.LookaheadOf(topo, cfg.Fabric, t); la <= 0 {
+	if la := fabric.LookaheadOf(topo, fc, t); la <= 0 {
 		return 1, fmt.Sprintf("no lookahead: the links cut between parts of %v take no time", topo)
 	}
 	return t, ""

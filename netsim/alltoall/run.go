@@ -174,7 +174,8 @@ func RunWith(c *cluster.Cluster, sched *Schedule, scheme Scheme, sz Sizes, opt O
 	if scheme == Proposed {
 		res.Waits = waits
 	}
-	start := c.Network().Engine().Now()
+	start := c.Now()
+	late := make([]int, n) // per rank: ranks of different parts run at once
 	prog := func(r *cluster.Rank) {
 		id := r.ID()
 		var hs []*cluster.Handle
@@ -211,7 +212,7 @@ func RunWith(c *cluster.Cluster, sched *Schedule, scheme Scheme, sz Sizes, opt O
 				if now := r.Now(); now < at {
 					r.Comp(at - now)
 				} else if now > at {
-					res.Late++
+					late[id]++
 				}
 				at += waits[s]
 			}
@@ -237,6 +238,9 @@ func RunWith(c *cluster.Cluster, sched *Schedule, scheme Scheme, sz Sizes, opt O
 		return res, fmt.Errorf("alltoall: %s, %s: %w", sched.Name, scheme, err)
 	}
 	res.Total, res.Events, res.Puts = cr.End-start, cr.Events, cr.Puts
+	for _, l := range late {
+		res.Late += l
+	}
 	if scheme != BarrierPerStep {
 		lo, hi := res.SyncExit[0], res.SyncExit[0]
 		for _, e := range res.SyncExit {

@@ -23,6 +23,8 @@ package cluster
 
 import (
 	"fmt"
+	"slices"
+	"sync/atomic"
 
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
@@ -81,19 +83,24 @@ func (c Config) DMATime(n int) netsim.Time {
 // Program is what one rank runs.
 type Program func(r *Rank)
 
-// Cluster is the machine: the engine, the fabric and a node per fabric endpoint.
+// Cluster is the machine: the engine (or the parts of a netsim.Parts), the fabric and a node
+// per fabric endpoint.
 type Cluster struct {
-	cfg   Config
-	m     *netsim.Machine // the engine and the ranks' programs; it stops on the first failure
-	eng   *netsim.Engine
+	cfg Config
+	// ms are the engines' machines, one per part (one: a single engine): the ranks'
+	// programs; a machine stops on its first failure.
+	ms    []*netsim.Machine
+	parts *netsim.Parts // nil: one engine, events in the order they were scheduled
 	net   *fabric.Network
 	nodes []*node
-	msgs  []*message // every put, get and send, by Packet.ID
-	obs   Observer   // Observe's, or nil
-	ops   OpObserver // obs, when it is one
+	// ids is the number the next message gets on one part (messages issued since the last
+	// run that left nothing behind); on several parts each node numbers its own.
+	ids uint64
+	obs Observer   // Observe's, or nil
+	ops OpObserver // obs, when it is one
 	// read counts the data packets the DMAs have read; progress, when set, is told the
 	// simulated time every progressPackets of them (OnProgress).
-	read     uint64
+	read     atomic.Uint64
 	progress func(now netsim.Time)
 }
 
@@ -103,10 +110,15 @@ const progressPackets = 1 << 16
 
 // OnProgress calls f with the simulated time every 65,536 data packets the NICs read, so
 // that a run of a few huge messages (a GOAL send of a TiB: two operations, hours of wall
-// time) can show how far it has gone. It adds no event and changes nothing else.
+// time) can show how far it has gone. It adds no event and changes nothing else. On several
+// parts f is called from the thread of the part whose NIC read the packet.
 func (c *Cluster) OnProgress(f func(now netsim.Time)) { c.progress = f }
 
-// New builds a cluster of one node per endpoint of net.
+// New builds a cluster of one node per endpoint of net. On a network built on parts
+// (fabric.NewParts, any number of them) every node's events are keyed (netsim.Engine.AtKey:
+// the node and its own count), its rank and NIC run on its router's part, and a run gives
+// the same results on any number of parts; on a network of one engine (fabric.New) they run
+// in the order they were scheduled, as they always have.
 func New(net *fabric.Network, cfg Config) (*Cluster, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -115,10 +127,28 @@ func New(net *fabric.Network, cfg Config) (*Cluster, error) {
 	if largest := fc.LargestPacket(); cfg.MTU > largest {
 		return nil, fmt.Errorf("cluster: MTU %d bytes: the fabric takes packets of at most %d", cfg.MTU, largest)
 	}
-	c := &Cluster{cfg: cfg, m: netsim.NewMachine(net.Engine()), eng: net.Engine(), net: net}
+	c := &Cluster{cfg: cfg, net: net, parts: net.Parts()}
+	var space uint64
+	if c.parts == nil {
+		c.ms = []*netsim.Machine{netsim.NewMachine(net.Engine())}
+	} else {
+		for i := range c.parts.Len() {
+			c.ms = append(c.ms, netsim.NewMachine(c.parts.Engine(i)))
+		}
+		space = net.Engine().NewKeySpace()
+		// The ranks are coroutines, which a failed run unwinds from the caller's goroutine.
+		c.parts.SetLockThreads(false)
+	}
+	engs := c.engines()
 	for i := range net.Nodes() {
-		n := &node{c: c, id: i}
-		n.rank = &Rank{n: n, p: c.m.NewProc(fmt.Sprintf("rank %d", i))}
+		eng := net.NodeEngine(i)
+		m := c.ms[slices.Index(engs, eng)]
+		n := &node{c: c, id: i, m: m, eng: eng}
+		n.rank = &Rank{n: n, p: m.NewProc(fmt.Sprintf("rank %d", i))}
+		if c.parts != nil {
+			n.keys = netsim.NewKeys(space, i, net.Nodes())
+			n.rank.p.SetKeys(n.keys)
+		}
 		c.nodes = append(c.nodes, n)
 		if err := net.Attach(i, n); err != nil {
 			return nil, err
@@ -126,6 +156,36 @@ func New(net *fabric.Network, cfg Config) (*Cluster, error) {
 	}
 	return c, nil
 }
+
+// engines are the parts' engines, part by part (one: the network's).
+func (c *Cluster) engines() []*netsim.Engine {
+	es := make([]*netsim.Engine, len(c.ms))
+	for i, m := range c.ms {
+		es[i] = m.Engine()
+	}
+	return es
+}
+
+// Now is the simulated time: the latest any part has run to (its last event's).
+func (c *Cluster) Now() netsim.Time {
+	var t netsim.Time
+	for _, m := range c.ms {
+		t = max(t, m.Now())
+	}
+	return t
+}
+
+// Fired is the number of events run so far, on every part.
+func (c *Cluster) Fired() uint64 {
+	var n uint64
+	for _, m := range c.ms {
+		n += m.Engine().Fired()
+	}
+	return n
+}
+
+// Parts is the parts the machine runs on (nil: one engine, events in scheduling order).
+func (c *Cluster) Parts() *netsim.Parts { return c.parts }
 
 // Config returns the machine's parameters.
 func (c *Cluster) Config() Config { return c.cfg }
@@ -154,18 +214,24 @@ func (c *Cluster) Run(n int, prog Program) (Result, error) {
 	if n < 1 || n > len(c.nodes) {
 		return Result{}, fmt.Errorf("cluster: %d ranks on %d nodes", n, len(c.nodes))
 	}
-	start := c.eng.Fired()
-	c.m.Abandon()
-	c.m.ClearErr()
-	for _, nd := range c.nodes[:n] {
-		nd.rank.start(prog)
+	start := c.Fired()
+	for _, m := range c.ms {
+		m.Abandon()
+		m.ClearErr()
 	}
-	err := c.m.Drain()
-	res := Result{Finished: make([]netsim.Time, n), Events: c.eng.Fired() - start, Puts: len(c.msgs)}
+	now := c.Now()
+	for _, nd := range c.nodes[:n] {
+		nd.rank.start(now, prog)
+	}
+	err := c.drain()
+	res := Result{Finished: make([]netsim.Time, n), Events: c.Fired() - start}
+	for _, nd := range c.nodes {
+		res.Puts += int(nd.issued)
+	}
 	for i, nd := range c.nodes {
-		if f, ok := nd.path.(interface{ Err() error }); ok && f.Err() != nil && c.m.Err() == nil {
-			c.m.Fail(fmt.Errorf("cluster: node %d: receive path: %w", i, f.Err()))
-			err = c.m.Err()
+		if f, ok := nd.path.(interface{ Err() error }); ok && f.Err() != nil && c.Err() == nil {
+			nd.m.Fail(fmt.Errorf("cluster: node %d: receive path: %w", i, f.Err()))
+			err = c.Err()
 		}
 	}
 	for i, nd := range c.nodes[:n] {
@@ -174,21 +240,34 @@ func (c *Cluster) Run(n int, prog Program) (Result, error) {
 			res.End = max(res.End, p.End())
 		}
 	}
-	c.m.Abandon()
-	if err == nil && c.net.InFlight() == 0 {
-		// Nothing refers to this run's messages any more: a sweep of runs on one machine
-		// keeps only one run's worth.
-		clear(c.msgs)
-		c.msgs = c.msgs[:0]
+	for _, m := range c.ms {
+		m.Abandon()
 	}
-	if err != nil && c.m.Err() == nil {
+	if err == nil && c.net.InFlight() == 0 {
+		// Nothing refers to this run's messages any more: the next run numbers its own from 0.
+		c.ids = 0
+		for _, nd := range c.nodes {
+			nd.issued = 0
+		}
+	}
+	if err != nil && c.Err() == nil {
 		return res, fmt.Errorf("cluster: %w", err)
 	}
 	return res, err
 }
 
-// fail records the first failure and stops the engine.
-func (c *Cluster) fail(err error) { c.m.Fail(err) }
+// drain runs every event (until none is left or a failure) and returns the failure, or the
+// hang of the programs still waiting.
+func (c *Cluster) drain() error {
+	if c.parts == nil {
+		return c.ms[0].Drain()
+	}
+	c.parts.Run(netsim.Never)
+	if err := c.Err(); err != nil {
+		return err
+	}
+	return netsim.Hang(c.ms...)
+}
 
 // SetNodeLatency changes the node latency for the runs that follow (a sweep reuses one
 // machine).
@@ -218,4 +297,20 @@ func Build(topo fabric.Topology, fc fabric.Config, cfg Config) (*Cluster, error)
 		return nil, err
 	}
 	return New(net, cfg)
+}
+
+// BuildParts makes a whole machine on parts parts of a netsim.Parts (fabric.NewParts: 1 to
+// fabric.MaxParts), its events keyed: the same results on any number of parts. The caller
+// closes the parts (Parts().Close()) when done with it.
+func BuildParts(topo fabric.Topology, fc fabric.Config, cfg Config, parts int) (*Cluster, error) {
+	net, ps, err := fabric.NewParts(topo, fc, parts)
+	if err != nil {
+		return nil, err
+	}
+	c, err := New(net, cfg)
+	if err != nil {
+		ps.Close()
+		return nil, err
+	}
+	return c, nil
 }

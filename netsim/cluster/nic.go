@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/lhsim/lhsim/drivers/mpi"
 
@@ -40,11 +41,26 @@ type message struct {
 	id       uint64            // its Packet.ID
 }
 
+// The fields a message's two ends write are apart: the receiving NIC's (landed, seen) and
+// the initiator's (done, the handle's); on parts the two may run at once. Its packets carry
+// it (Packet.Ref).
+
+// of is the message a packet of the cluster's carries.
+func of(p *fabric.Packet) *message { return (*message)(p.Ref) }
+
 // node is one machine: its NIC (a fabric.Endpoint) and its host running a rank.
 type node struct {
 	c    *Cluster
 	id   int
 	rank *Rank
+	// The node's part: its machine and engine, and its events' keys (nil: one engine,
+	// events in scheduling order). Its rank and NIC share the keys.
+	m    *netsim.Machine
+	eng  *netsim.Engine
+	keys *netsim.Keys
+	// issued counts the messages it has initiated since the last run that left nothing
+	// behind (Result.Puts; their numbers on several parts).
+	issued uint64
 
 	// The NIC's two DMA engines: host memory to NIC (outgoing data) and NIC to host memory
 	// (arriving data). Each is a FIFO of transfers; busy is when its last one ends. The read
@@ -80,8 +96,8 @@ type ReceivePath interface {
 // a FIFO: the message has it from its start (now, or when the one before it has been read)
 // to the end of its last packet's read, and the packets are made one after another (one
 // event pending a message), so a large message costs no memory up front.
-func (n *node) sendData(now netsim.Time, id uint64, m *message, from, to int) {
-	s := &pacedSend{c: n.c, n: n, id: id, m: m, from: from, to: to, at: now, left: m.size}
+func (n *node) sendData(now netsim.Time, m *message, from, to int) {
+	s := &pacedSend{c: n.c, n: n, m: m, from: from, to: to, at: now, left: m.size}
 	if n.reading != nil {
 		n.readQ = append(n.readQ, s)
 		return
@@ -110,7 +126,6 @@ func (n *node) readDone(at netsim.Time) {
 type pacedSend struct {
 	c        *Cluster
 	n        *node // whose read engine it has
-	id       uint64
 	m        *message
 	from, to int
 	at       netsim.Time // when the next packet's read begins
@@ -124,11 +139,11 @@ func (s *pacedSend) next() {
 	chunk := min(s.left, payload)
 	s.left -= chunk
 	s.at += s.c.cfg.DMATime(chunk)
-	p := &fabric.Packet{Src: s.from, Dst: s.to, Bytes: s.c.cfg.HeaderBytes + chunk, ID: s.id, Tag: uint64(chunk), Kind: kindData}
+	p := &fabric.Packet{Src: s.from, Dst: s.to, Bytes: s.c.cfg.HeaderBytes + chunk, ID: s.m.id, Tag: uint64(chunk), Kind: kindData, Ref: unsafe.Pointer(s.m)}
 	s.sent++
-	s.c.eng.At(s.at, pacedInjector{s, p}, 0)
-	if s.c.read++; s.c.progress != nil && s.c.read%progressPackets == 0 {
-		s.c.progress(s.c.eng.Now())
+	s.n.at(s.at, pacedInjector{s, p})
+	if read := s.c.read.Add(1); s.c.progress != nil && read%progressPackets == 0 {
+		s.c.progress(s.n.eng.Now())
 	}
 	if s.sent == s.m.packets {
 		s.n.readDone(s.at) // its last read is booked: the next message reads after it
@@ -144,7 +159,7 @@ type pacedInjector struct {
 func (i pacedInjector) Fire(now netsim.Time, _ int64) {
 	s := i.s
 	if err := s.c.net.Inject(now, i.p); err != nil {
-		s.c.fail(fmt.Errorf("cluster: node %d: %w", s.from, err))
+		s.n.m.Fail(fmt.Errorf("cluster: node %d: %w", s.from, err))
 		return
 	}
 	if s.sent >= s.m.packets {
@@ -169,12 +184,21 @@ func (i pacedInjector) Fire(now netsim.Time, _ int64) {
 // next one is read (the NSIM-ACE paper gives no NIC buffer sizes).
 const txQueuePackets = 4
 
-// sendHeader sends a header-only packet (a control packet or a get request) now.
-func (n *node) sendHeader(now netsim.Time, id uint64, kind uint8, to int) {
-	p := &fabric.Packet{Src: n.id, Dst: to, Bytes: n.c.cfg.HeaderBytes, ID: id, Kind: kind}
+// sendHeader sends a header-only packet of m's (a control packet or a get request) now.
+func (n *node) sendHeader(now netsim.Time, m *message, kind uint8, to int) {
+	p := &fabric.Packet{Src: n.id, Dst: to, Bytes: n.c.cfg.HeaderBytes, ID: m.id, Kind: kind, Ref: unsafe.Pointer(m)}
 	if err := n.c.net.Inject(now, p); err != nil {
-		n.c.fail(fmt.Errorf("cluster: node %d: %w", n.id, err))
+		n.m.Fail(fmt.Errorf("cluster: node %d: %w", n.id, err))
 	}
+}
+
+// at schedules the node's event h at t: keyed on parts, else in scheduling order.
+func (n *node) at(t netsim.Time, h netsim.Handler) {
+	if n.keys != nil {
+		n.eng.AtKey(t, n.keys.Next(), h, 0)
+		return
+	}
+	n.eng.At(t, h, 0)
 }
 
 // Receive implements fabric.Endpoint: the NIC takes an arrived packet.
@@ -184,7 +208,7 @@ func (n *node) Receive(now netsim.Time, p *fabric.Packet) {
 		n.rank.signalled(now, p)
 		return
 	}
-	m := n.c.msgs[p.ID]
+	m := of(p)
 	switch p.Kind {
 	case kindControl: // a put of ours is complete
 		n.consume(now, p)
@@ -193,7 +217,7 @@ func (n *node) Receive(now netsim.Time, p *fabric.Packet) {
 		n.rank.wake(now)
 	case kindGetReq: // read the data and send it back
 		n.consume(now, p)
-		n.sendData(now, p.ID, m, n.id, m.src)
+		n.sendData(now, m, n.id, m.src)
 	case kindData:
 		if n.c.obs != nil && !m.seen {
 			m.seen = true
@@ -218,12 +242,12 @@ func (n *node) take(now netsim.Time, p *fabric.Packet) {
 	n.rxUsed += p.Bytes
 	start := max(now, n.writeBusy)
 	n.writeBusy = start + n.c.cfg.DMATime(int(p.Tag))
-	n.c.eng.At(n.writeBusy, lander{n, p}, 0)
+	n.at(n.writeBusy, lander{n, p})
 }
 
 func (n *node) consume(now netsim.Time, p *fabric.Packet) {
 	if err := n.c.net.Consumed(now, n.id, p); err != nil {
-		n.c.fail(fmt.Errorf("cluster: node %d: %w", n.id, err))
+		n.m.Fail(fmt.Errorf("cluster: node %d: %w", n.id, err))
 	}
 }
 
@@ -241,7 +265,7 @@ func (l lander) Fire(now netsim.Time, _ int64) {
 		n.rxWait = n.rxWait[1:]
 		n.take(now, w)
 	}
-	m := n.c.msgs[p.ID]
+	m := of(p)
 	m.landed++
 	if m.landed < m.packets {
 		return
@@ -252,7 +276,7 @@ func (l lander) Fire(now netsim.Time, _ int64) {
 	switch m.kind {
 	case msgPut: // landed: the target's polls see it, and the initiator is told
 		n.rank.arrivedPut(now, m)
-		n.sendHeader(now, p.ID, kindControl, m.src)
+		n.sendHeader(now, m, kindControl, m.src)
 	case msgGet: // the data is in the initiator's memory: the get is complete
 		m.done = true
 		m.handle.done = true
@@ -289,7 +313,7 @@ func (n *node) toPath(now netsim.Time, p *fabric.Packet, m *message) {
 		n.landedSend(t, m)
 	})
 	if err != nil {
-		n.c.fail(fmt.Errorf("cluster: node %d: receive path: %w", n.id, err))
+		n.m.Fail(fmt.Errorf("cluster: node %d: receive path: %w", n.id, err))
 	}
 }
 

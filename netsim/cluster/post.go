@@ -11,12 +11,20 @@ import (
 	"github.com/lhsim/lhsim/netsim"
 )
 
-// Engine is the machine's event engine.
-func (c *Cluster) Engine() *netsim.Engine { return c.eng }
+// Engine is the machine's event engine (on parts, part 0's).
+func (c *Cluster) Engine() *netsim.Engine { return c.ms[0].Engine() }
 
 // Err is the first failure of the machine (a packet the fabric refused, a receive path that
-// failed), which also stopped the engine.
-func (c *Cluster) Err() error { return c.m.Err() }
+// failed), which also stopped the engine. On parts: the failure of the first part that
+// failed (two parts that fail in one window report the lower part's).
+func (c *Cluster) Err() error {
+	for _, m := range c.ms {
+		if err := m.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // PostSend sends an MPI message of size bytes (0: a header alone) with tag from node src to
 // node dst, its DMA read starting at now: the NIC reads it after the transfers queued before
@@ -28,13 +36,11 @@ func (c *Cluster) PostSend(now netsim.Time, src, dst, size, tag int, delivered f
 	if src < 0 || src >= len(c.nodes) || dst < 0 || dst >= len(c.nodes) || src == dst || size < 0 {
 		return fmt.Errorf("cluster: post of %d bytes from node %d to node %d on %d nodes", size, src, dst, len(c.nodes))
 	}
-	m := &message{kind: msgSend, src: src, dst: dst, size: size, tag: tag, issuedAt: now, deliver: delivered, id: uint64(len(c.msgs))}
-	payload := c.cfg.MTU - c.cfg.HeaderBytes
-	m.packets = max(1, (size+payload-1)/payload)
-	id := uint64(len(c.msgs))
-	c.msgs = append(c.msgs, m)
-	c.issued(id, m)
-	c.nodes[src].sendData(now, id, m, src, dst)
+	n := c.nodes[src]
+	m := n.issue(now, msgSend, dst, size, tag)
+	m.deliver = delivered
+	m.packets = max(1, m.packets)
+	n.sendData(now, m, src, dst)
 	return nil
 }
 
@@ -57,8 +63,12 @@ type OpObserver interface {
 	Op(rank int, name string, start, end netsim.Time, peer, tag, size int, msg int64)
 }
 
-// Observe sets the observer of the runs that follow (nil: none).
+// Observe sets the observer of the runs that follow (nil: none). An observer sees the whole
+// machine from one thread: a machine on several parts takes none (a panic says so).
 func (c *Cluster) Observe(o Observer) {
+	if o != nil && len(c.ms) > 1 {
+		panic(fmt.Sprintf("cluster: an observer on a machine of %d parts (it runs on one)", len(c.ms)))
+	}
 	c.obs = o
 	c.ops, _ = o.(OpObserver)
 }
@@ -69,8 +79,23 @@ func (c *Cluster) op(r *Rank, name string, start netsim.Time, peer, tag, size in
 	}
 }
 
-func (c *Cluster) issued(id uint64, m *message) {
-	if c.obs != nil {
-		c.obs.Issued(m.issuedAt, id, kindName(m.kind), m.src, m.dst, m.size, m.tag)
+// issue makes a message of node n's (a put, get or send it initiates) at now: its number is
+// the order of issue on one part (what an observer sees), and on several parts the node's
+// own count times the nodes, plus the node (no two parts share a count).
+func (n *node) issue(now netsim.Time, kind uint8, dst, size, tag int) *message {
+	c := n.c
+	m := &message{kind: kind, src: n.id, dst: dst, size: size, tag: tag, issuedAt: now}
+	if len(c.ms) == 1 {
+		m.id = c.ids
+		c.ids++
+	} else {
+		m.id = n.issued*uint64(len(c.nodes)) + uint64(n.id)
 	}
+	n.issued++
+	payload := c.cfg.MTU - c.cfg.HeaderBytes
+	m.packets = (size + payload - 1) / payload
+	if c.obs != nil {
+		c.obs.Issued(m.issuedAt, m.id, kindName(m.kind), m.src, m.dst, m.size, m.tag)
+	}
+	return m
 }

@@ -16,7 +16,7 @@ const (
 
 // Handle is a put or a get in flight.
 type Handle struct {
-	id   uint64
+	m    *message
 	done bool
 }
 
@@ -45,12 +45,13 @@ func (r *Rank) ID() int   { return r.n.id }
 func (r *Rank) Size() int { return len(r.n.c.nodes) }
 
 // Now is the simulated time.
-func (r *Rank) Now() netsim.Time { return r.n.c.eng.Now() }
+func (r *Rank) Now() netsim.Time { return r.n.eng.Now() }
 
-func (r *Rank) start(prog Program) {
+// start runs prog from now.
+func (r *Rank) start(now netsim.Time, prog Program) {
 	r.arrived, r.unexpected = map[int]int{}, nil
 	r.signals = map[int][]Signal{}
-	r.p.Start(r.n.c.eng.Now(), func(*netsim.Proc) error {
+	r.p.Start(now, func(*netsim.Proc) error {
 		prog(r)
 		return nil
 	})
@@ -83,18 +84,6 @@ func (r *Rank) checkPeer(call string, peer, size int) {
 	}
 }
 
-// issue registers a message and returns its id.
-func (r *Rank) issue(kind uint8, dst, size, tag int) (uint64, *message) {
-	c := r.n.c
-	m := &message{kind: kind, src: r.ID(), dst: dst, size: size, tag: tag, issuedAt: r.Now(), id: uint64(len(c.msgs))}
-	payload := c.cfg.MTU - c.cfg.HeaderBytes
-	m.packets = (size + payload - 1) / payload
-	id := uint64(len(c.msgs))
-	c.msgs = append(c.msgs, m)
-	c.issued(id, m)
-	return id, m
-}
-
 // Put writes size bytes into rank dst's memory (MGEN_rdma_put): it costs the node latency,
 // then returns while the data moves. dst's Poll(tag) sees it once it has landed there;
 // Complete(handle) returns once the control packet is back.
@@ -102,10 +91,10 @@ func (r *Rank) Put(dst, size, tag int) *Handle {
 	r.checkPeer("put", dst, size)
 	t0 := r.Now()
 	r.p.Sleep(r.n.c.cfg.NodeLatency, netsim.Because("Put(to %d, %d bytes, tag %d): node latency", int64(dst), int64(size), int64(tag)))
-	id, m := r.issue(msgPut, dst, size, tag)
-	m.handle = &Handle{id: id}
-	r.n.sendData(r.Now(), id, m, r.ID(), dst)
-	r.n.c.op(r, "put", t0, dst, tag, size, int64(id))
+	m := r.n.issue(r.Now(), msgPut, dst, size, tag)
+	m.handle = &Handle{m: m}
+	r.n.sendData(r.Now(), m, r.ID(), dst)
+	r.n.c.op(r, "put", t0, dst, tag, size, int64(m.id))
 	return m.handle
 }
 
@@ -115,10 +104,10 @@ func (r *Rank) Get(src, size int) *Handle {
 	r.checkPeer("get", src, size)
 	t0 := r.Now()
 	r.p.Sleep(r.n.c.cfg.NodeLatency, netsim.Because("Get(from %d, %d bytes): node latency", int64(src), int64(size)))
-	id, m := r.issue(msgGet, src, size, 0)
-	m.handle = &Handle{id: id}
-	r.n.sendHeader(r.Now(), id, kindGetReq, src)
-	r.n.c.op(r, "get", t0, src, 0, size, int64(id))
+	m := r.n.issue(r.Now(), msgGet, src, size, 0)
+	m.handle = &Handle{m: m}
+	r.n.sendHeader(r.Now(), m, kindGetReq, src)
+	r.n.c.op(r, "get", t0, src, 0, size, int64(m.id))
 	return m.handle
 }
 
@@ -136,13 +125,13 @@ func (r *Rank) Complete(h *Handle) {
 	if h == nil {
 		r.bad("Complete of no handle")
 	}
-	m := r.n.c.msgs[h.id]
+	m := h.m
 	if m.src != r.ID() {
 		r.bad("Complete of rank %d's operation", m.src)
 	}
 	t0 := r.Now()
 	r.p.Wait(netsim.Because("Complete("+kindName(m.kind)+" to %d, tag %d)", int64(m.dst), int64(m.tag)), func() bool { return h.done })
-	r.n.c.op(r, "complete", t0, m.dst, m.tag, m.size, int64(h.id))
+	r.n.c.op(r, "complete", t0, m.dst, m.tag, m.size, int64(m.id))
 }
 
 func kindName(k uint8) string {
@@ -174,9 +163,9 @@ func (r *Rank) Send(dst, tag, size int) {
 	}
 	t0 := r.Now()
 	r.p.Sleep(r.n.c.cfg.NodeLatency, netsim.Because("Send(to %d, tag %d, %d bytes): node latency", int64(dst), int64(tag), int64(size)))
-	id, m := r.issue(msgSend, dst, size, tag)
-	r.n.sendData(r.Now(), id, m, r.ID(), dst)
-	r.n.c.op(r, "send", t0, dst, tag, size, int64(id))
+	m := r.n.issue(r.Now(), msgSend, dst, size, tag)
+	r.n.sendData(r.Now(), m, r.ID(), dst)
+	r.n.c.op(r, "send", t0, dst, tag, size, int64(m.id))
 }
 
 // Recv waits for a message from src (or AnySource) with tag (or AnyTag) and takes the oldest

@@ -151,7 +151,7 @@ func Run(c *cluster.Cluster, alg Algorithm, p int) (netsim.Time, error) {
 	if err != nil {
 		return 0, err
 	}
-	start := c.Network().Engine().Now()
+	start := c.Now()
 	res, err := c.Run(p, prog)
 	if err != nil {
 		return 0, fmt.Errorf("%s barrier of %d: %w", alg, p, err)

@@ -1,6 +1,10 @@
 package fabric
 
-import "github.com/lhsim/lhsim/netsim"
+import (
+	"unsafe"
+
+	"github.com/lhsim/lhsim/netsim"
+)
 
 // Packet is what the fabric carries: sizes and addresses, never payload bytes (as NSIM-ACE
 // does: the NSIM-ACE paper's section 2.1). The sender fills Src, Dst, Bytes and whatever it wants of Kind,
@@ -32,6 +36,11 @@ type Packet struct {
 
 	// ID and Tag are the sender's (a message number, an offset); the fabric never reads them.
 	ID, Tag uint64
+	// Ref is the sender's too: a pointer to what the packet belongs to (a message), so that
+	// its receiver finds it in the packet, not in a table that another part of a
+	// netsim.Parts may be writing. One word, not an interface: the packet stays in its size
+	// class (TestPacketSize).
+	Ref unsafe.Pointer
 
 	InjectedAt netsim.Time // when Inject queued it at the source
 	ArrivedAt  netsim.Time // when its tail reached the destination's ejection buffer

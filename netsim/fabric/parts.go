@@ -89,6 +89,8 @@ func NewParts(topo Topology, cfg Config, parts int) (*Network, *netsim.Parts, er
 		return nil, nil, err
 	}
 	n.parts = ps
+	// Each node's OnLeave list is its part's: made now, not by the first part to ask.
+	n.leftWait = make([][]func(netsim.Time), len(n.nic))
 	if parts == 1 {
 		return n, ps, nil
 	}
