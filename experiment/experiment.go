@@ -5,6 +5,8 @@ package experiment
 import (
 	"io"
 	"sync"
+
+	"github.com/lhsim/lhsim/netsim"
 )
 
 // Part is one piece of a sweep: a configuration that runs alone, and how reports name it.
@@ -99,3 +101,7 @@ func (p *Progress) Step(n int64, note string) {
 	}
 	p.tell(p.done, max(total, p.done), note)
 }
+
+// WindowStats are a parallel run's windows (netsim.Parts: their count, length, events and the
+// time threads waited), as a command reports them.
+type WindowStats = netsim.WindowStats

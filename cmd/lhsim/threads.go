@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/experiment"
 )
 
 // --threads: one run's network cut into parts, each on its own thread (netsim.Parts); the
@@ -83,8 +83,8 @@ func (l *stderrLines) print() {
 }
 
 // windowsTo adds a parallel run's windows line to the success lines.
-func windowsTo(command string) func(what string, ws netsim.WindowStats) {
-	return func(what string, ws netsim.WindowStats) {
+func windowsTo(command string) func(what string, ws experiment.WindowStats) {
+	return func(what string, ws experiment.WindowStats) {
 		if s := windowsLine(command, what, ws); s != "" {
 			successLines.add(s)
 		}
@@ -92,7 +92,7 @@ func windowsTo(command string) func(what string, ws netsim.WindowStats) {
 }
 
 // windowsLine is a parallel run's windows, for stderr.
-func windowsLine(command, what string, ws netsim.WindowStats) string {
+func windowsLine(command, what string, ws experiment.WindowStats) string {
 	if ws.Windows == 0 {
 		return ""
 	}

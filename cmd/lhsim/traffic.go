@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/experiment/net"
-	"github.com/lhsim/lhsim/netsim"
 )
 
 func init() {
@@ -88,7 +88,7 @@ func trafficFlags(r *runner) func() error {
 			c.Threads = t
 			return net.TrafficThreads(c)
 		}, &successLines)
-		cfg.Windows = func(load float64, ws netsim.WindowStats) {
+		cfg.Windows = func(load float64, ws experiment.WindowStats) {
 			if s := windowsLine("traffic", fmt.Sprintf("load %g", load), ws); s != "" {
 				successLines.add(s)
 			}
