@@ -54,6 +54,7 @@ func goalFlags(r *runner) func() error {
 	qstat := fs.String("qstat", "", "write LogGOPSim's six --qstat files PREFIX-rq-max.data, -uq-max, -rq-hit, -uq-hit, -rq-miss, -uq-miss (docs/goal.md)")
 	r.outputs()
 	r.plotFlag("draw each rank's matching statistics (queue lengths, search depths) to this file (.svg or .png)")
+	threads := r.threadsFlag()
 	r.timeline()
 	return func() (err error) {
 		cfg.Schedule, cfg.QStat = *schedule, *qstat
@@ -95,6 +96,16 @@ func goalFlags(r *runner) func() error {
 		}
 		cfg.TimelineSave = timelineSave(r, cfg.Trace, cfg.TraceNode)
 		cfg.Progress = r.progress("goal", "operations")
+		if cfg.Network == "packet" {
+			cfg.Threads = r.splitThreads(*threads, 1, func(t int) (int, string) {
+				c := cfg
+				c.Threads = t
+				return goal.Threads(c, s)
+			}, &successLines)
+			cfg.Windows = windowsTo("goal")
+		} else if r.set("threads") {
+			return r.usage("--threads cuts the packet network into parts; --network loggp has none")
+		}
 		res, err := call(r, func() (*goal.Result, error) { return goal.RunSchedule(cfg, s) })
 		if res == nil || (err != nil && !errors.Is(err, goal.ErrUnmatched)) {
 			return err

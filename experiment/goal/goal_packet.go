@@ -92,6 +92,9 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 		opt.NewMatcher = set.New
 	}
 	res, err := goal.RunPacket(s, m.Cluster(), cfg.LogGP.S, opt)
+	if cfg.Windows != nil && spec.Parts > 1 {
+		cfg.Windows(cfg.Topology, m.Windows())
+	}
 	if ferr := m.Finish(err); err == nil && ferr != nil {
 		err = fmt.Errorf("goal: %w", ferr)
 	}
@@ -122,6 +125,9 @@ func packetMachine(cfg *Config, s *goal.Schedule) (machine.Spec, error) {
 		return machine.Spec{}, experiment.Input(err) // a schedule too large for any network, among others
 	}
 	spec := machine.Spec{Topology: topo, Fabric: cfg.Fabric, Cluster: cfg.Cluster}
+	if t, _ := Threads(*cfg, s); t > 1 {
+		spec.Parts = t
+	}
 	if len(s.Ranks) > topo.Nodes() {
 		return spec, experiment.Refuse("%s: %d ranks on %s (%d nodes)", cfg.Schedule, len(s.Ranks), cfg.Topology, topo.Nodes())
 	}

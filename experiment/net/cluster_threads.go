@@ -68,3 +68,10 @@ func buildCluster(topo fabric.Topology, fc fabric.Config, cc cluster.Config, thr
 		}
 	}, nil
 }
+
+// FitParts is how many parts a machine of topo with fc splits into when t are asked, and why
+// fewer (a topology's parts, no lookahead): for the commands whose machines are built
+// elsewhere (netsim/machine).
+func FitParts(t int, topo fabric.Topology, fc fabric.Config) (int, string) {
+	return fitParts(t, topo, fc)
+}

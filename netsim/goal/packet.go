@@ -12,6 +12,7 @@ package goal
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/cluster"
@@ -43,19 +44,29 @@ type pktRank struct {
 	end        netsim.Time
 	m          Matcher     // nil: matching takes no time
 	mfree      netsim.Time // when m has done its last step
+	// eng is the engine of the rank's node (its part's, on a machine on parts), keys its
+	// events' keys there (nil on one engine: the order they were scheduled in), and work
+	// its part's operations freed and not yet started.
+	eng  *netsim.Engine
+	keys *netsim.Keys
+	work *workList
+}
+
+// workList is one part's operations freed and not yet started, drained in turn.
+type workList struct {
+	items []pktItem
+	busy  bool
 }
 
 type pktRun struct {
 	s     *Schedule
 	c     *cluster.Cluster
-	eng   *netsim.Engine
 	S     uint64
 	nl    netsim.Time
 	ranks []pktRank
 	rec   recorder
 	t0    netsim.Time // when the run began: the searches' times count from it
-	work  []pktItem
-	busy  bool
+	mu    sync.Mutex  // err's, set from any part
 	err   error
 	tr    Tracer
 }
@@ -78,12 +89,34 @@ func RunPacket(s *Schedule, c *cluster.Cluster, S uint64, opt Options) (*Result,
 	if opt.NewQueue == nil {
 		opt.NewQueue = NewListQueue
 	}
-	r := &pktRun{s: s, c: c, eng: c.Engine(), S: S, nl: c.Config().NodeLatency, ranks: make([]pktRank, P), tr: opt.Tracer}
+	ps := c.Parts()
+	if ps != nil && ps.Len() > 1 {
+		if opt.Tracer != nil {
+			return nil, fmt.Errorf("goal: a tracer on a machine of %d parts (it sees the run from one thread)", ps.Len())
+		}
+		if err := EagerAcross(s, S); err != nil {
+			return nil, fmt.Errorf("goal: a machine of %d parts: %w", ps.Len(), err)
+		}
+	}
+	r := &pktRun{s: s, c: c, S: S, nl: c.Config().NodeLatency, ranks: make([]pktRank, P), tr: opt.Tracer}
 	r.rec = newRecorder(P, opt)
-	now := r.eng.Now()
+	now := c.Now()
 	r.t0 = now
+	var space uint64
+	if ps != nil {
+		space = c.Engine().NewKeySpace()
+	}
+	lists := map[*netsim.Engine]*workList{}
 	for i := range r.ranks {
 		rk := &r.ranks[i]
+		rk.eng = c.Network().NodeEngine(i)
+		if ps != nil {
+			rk.keys = netsim.NewKeys(space, i, P)
+		}
+		if lists[rk.eng] == nil {
+			lists[rk.eng] = &workList{}
+		}
+		rk.work = lists[rk.eng]
 		ops := s.Ranks[i].Ops
 		rk.deps = make([]uint32, len(ops))
 		rk.started = make([]bool, len(ops))
@@ -110,18 +143,26 @@ func RunPacket(s *Schedule, c *cluster.Cluster, S uint64, opt Options) (*Result,
 		var scratch []uint32
 		stableByKind(free, ops, &scratch)
 		for _, j := range free {
-			r.work = append(r.work, pktItem{uint32(i), j})
+			rk.work.items = append(rk.work.items, pktItem{uint32(i), j})
 		}
 	}
-	r.drain()
-	r.eng.Run(netsim.Never)
+	// In rank order, as one list: each rank's first events are scheduled in the order of
+	// its operations, whichever part it is on.
+	for i := range r.ranks {
+		r.drain(r.ranks[i].work)
+	}
+	if ps != nil {
+		ps.Run(netsim.Never)
+	} else {
+		c.Engine().Run(netsim.Never)
+	}
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
 	if r.err != nil {
 		return nil, r.err
 	}
-	res := &Result{Finished: make([]uint64, P), NotRun: make([]int, P), Match: r.rec.stats, Searches: r.rec.log, Events: r.eng.Fired()}
+	res := &Result{Finished: make([]uint64, P), NotRun: make([]int, P), Match: r.rec.stats, Searches: r.rec.log, Events: c.Fired()}
 	for h := range r.ranks {
 		rk := &r.ranks[h]
 		res.Finished[h] = uint64(rk.end - now)
@@ -141,17 +182,42 @@ func RunPacket(s *Schedule, c *cluster.Cluster, S uint64, opt Options) (*Result,
 	return res, nil
 }
 
-// drain starts the operations that have become free, in turn.
-func (r *pktRun) drain() {
-	if r.busy {
+// EagerAcross refuses a schedule with a rendezvous send (more than S bytes) to another rank:
+// such a send completes at the instant its receiver matches it, an effect across the machine
+// with no lookahead, which a machine on parts cannot carry between its windows.
+func EagerAcross(s *Schedule, S uint64) error {
+	for r, rk := range s.Ranks {
+		for _, o := range rk.Ops {
+			if o.Kind == Send && o.Size > S && int(o.Peer) != r {
+				return fmt.Errorf("rank %d line %d sends %d bytes to rank %d by rendezvous (over S=%d), which completes at the receiver's match", r, o.Line, o.Size, o.Peer, S)
+			}
+		}
+	}
+	return nil
+}
+
+// drain starts the operations of w that have become free, in turn.
+func (r *pktRun) drain(w *workList) {
+	if w.busy {
 		return
 	}
-	r.busy = true
-	for k := 0; k < len(r.work); k++ {
-		r.ready(r.work[k].rank, r.work[k].op)
+	w.busy = true
+	for k := 0; k < len(w.items); k++ {
+		r.ready(w.items[k].rank, w.items[k].op)
 	}
-	r.work = r.work[:0]
-	r.busy = false
+	w.items = w.items[:0]
+	w.busy = false
+}
+
+// at schedules f at t for rank: on its part, keyed when the machine is on parts.
+func (r *pktRun) at(rank uint32, t netsim.Time, f func(netsim.Time)) {
+	rk := &r.ranks[rank]
+	h := netsim.Func(func(now netsim.Time, _ int64) { f(now) })
+	if rk.keys == nil {
+		rk.eng.At(t, h, 0)
+		return
+	}
+	rk.eng.AtKey(t, rk.keys.Next(), h, 0)
 }
 
 func (r *pktRun) touch(rank uint32, t netsim.Time) {
@@ -163,7 +229,7 @@ func (r *pktRun) free(rank uint32, list []uint32) {
 	rk := &r.ranks[rank]
 	for _, j := range list {
 		if rk.deps[j]--; rk.deps[j] == 0 {
-			r.work = append(r.work, pktItem{rank, j})
+			rk.work.items = append(rk.work.items, pktItem{rank, j})
 		}
 	}
 }
@@ -171,20 +237,20 @@ func (r *pktRun) free(rank uint32, list []uint32) {
 func (r *pktRun) markStarted(rank, op uint32) {
 	r.ranks[rank].started[op] = true
 	r.free(rank, r.s.Ranks[rank].Irequirers(int(op)))
-	r.drain()
+	r.drain(r.ranks[rank].work)
 }
 
 func (r *pktRun) markDone(rank, op uint32) {
-	r.touch(rank, r.eng.Now())
+	r.touch(rank, r.ranks[rank].eng.Now())
 	r.free(rank, r.s.Ranks[rank].Requirers(int(op)))
-	r.drain()
+	r.drain(r.ranks[rank].work)
 }
 
 // ready starts op when its CPU is free (a recv at once).
 func (r *pktRun) ready(rank, op uint32) {
 	rk := &r.ranks[rank]
 	o := &r.s.Ranks[rank].Ops[op]
-	now := r.eng.Now()
+	now := rk.eng.Now()
 	switch o.Kind {
 	case Recv:
 		r.post(rank, op)
@@ -195,8 +261,8 @@ func (r *pktRun) ready(rank, op uint32) {
 		if r.tr != nil {
 			r.tr.Busy(int(rank), op, start, end)
 		}
-		r.eng.At(start, netsim.Func(func(netsim.Time, int64) { r.markStarted(rank, op) }), 0)
-		r.eng.At(end, netsim.Func(func(netsim.Time, int64) { r.markDone(rank, op) }), 0)
+		r.at(rank, start, func(netsim.Time) { r.markStarted(rank, op) })
+		r.at(rank, end, func(netsim.Time) { r.markDone(rank, op) })
 	case Send:
 		start := max(now, rk.cpu[o.CPU])
 		end := start + r.nl
@@ -204,8 +270,8 @@ func (r *pktRun) ready(rank, op uint32) {
 		if r.tr != nil {
 			r.tr.Busy(int(rank), op, start, end)
 		}
-		r.eng.At(start, netsim.Func(func(netsim.Time, int64) { r.markStarted(rank, op) }), 0)
-		r.eng.At(end, netsim.Func(func(t netsim.Time, _ int64) { r.send(rank, op, t) }), 0)
+		r.at(rank, start, func(netsim.Time) { r.markStarted(rank, op) })
+		r.at(rank, end, func(t netsim.Time) { r.send(rank, op, t) })
 	}
 }
 
@@ -219,9 +285,9 @@ func (r *pktRun) send(rank, op uint32, now netsim.Time) {
 		r.tr.Sending(int(rank), op, now)
 	}
 	if dst == rank {
-		r.eng.At(now+r.c.Config().DMATime(int(o.Size)), netsim.Func(func(t netsim.Time, _ int64) { arrive(t) }), 0)
+		r.at(rank, now+r.c.Config().DMATime(int(o.Size)), arrive)
 	} else if err := r.c.PostSend(now, int(rank), int(dst), int(o.Size), int(o.Tag), arrive); err != nil {
-		r.fail(err)
+		r.fail(rank, err)
 		return
 	}
 	if o.Size <= r.S {
@@ -229,11 +295,14 @@ func (r *pktRun) send(rank, op uint32, now netsim.Time) {
 	}
 }
 
-func (r *pktRun) fail(err error) {
+// fail stops the run on its first error, which rank's part found.
+func (r *pktRun) fail(rank uint32, err error) {
+	r.mu.Lock()
 	if r.err == nil {
 		r.err = err
 	}
-	r.eng.Stop()
+	r.mu.Unlock()
+	r.ranks[rank].eng.Stop()
 }
 
 // arrive matches a landed message against dst's posted receives.
@@ -265,7 +334,7 @@ func (r *pktRun) post(rank, op uint32) {
 	rk := &r.ranks[rank]
 	o := &r.s.Ranks[rank].Ops[op]
 	r.markStarted(rank, op)
-	now := r.eng.Now()
+	now := rk.eng.Now()
 	if r.tr != nil {
 		r.tr.Posted(int(rank), op, now)
 	}
@@ -302,7 +371,7 @@ func (r *pktRun) end(rk *pktRank, rank uint32, now netsim.Time) netsim.Time {
 	}
 	d, err := rk.m.End()
 	if err != nil {
-		r.fail(fmt.Errorf("goal: node %d's matcher: %w", rank, err))
+		r.fail(rank, fmt.Errorf("goal: node %d's matcher: %w", rank, err))
 	}
 	rk.mfree = max(now, rk.mfree) + netsim.Time(d)
 	return rk.mfree
@@ -316,11 +385,11 @@ func (r *pktRun) complete(rk *pktRank, rank uint32, now netsim.Time, recvOp, src
 		return
 	}
 	t := r.end(rk, rank, now)
-	if t <= r.eng.Now() {
+	if t <= rk.eng.Now() {
 		r.matched(rank, recvOp, src, sendOp)
 		return
 	}
-	r.eng.At(t, netsim.Func(func(netsim.Time, int64) { r.matched(rank, recvOp, src, sendOp) }), 0)
+	r.at(rank, t, func(netsim.Time) { r.matched(rank, recvOp, src, sendOp) })
 }
 
 // matched completes a recv and, for a rendezvous message, its send.
@@ -329,7 +398,7 @@ func (r *pktRun) matched(rank, recvOp, src, sendOp uint32) {
 		r.markDone(src, sendOp)
 	}
 	if r.tr != nil {
-		r.tr.Matched(int(rank), recvOp, src, sendOp, r.eng.Now())
+		r.tr.Matched(int(rank), recvOp, src, sendOp, r.ranks[rank].eng.Now())
 	}
 	r.markDone(rank, recvOp)
 }

@@ -43,6 +43,13 @@ type Spec struct {
 	// configuration (the RTL beside the model on MatchConfig.RTLNodes).
 	Matcher     *match.Spec
 	MatchConfig match.Config
+	// Parts, when above 0, builds the machine on that many parts of a netsim.Parts, each on
+	// its own thread, its events keyed (cluster.BuildParts); 0 builds it on one engine, its
+	// events in the order they were scheduled (cluster.Build). On more than one part the
+	// machine takes no receive path, waveform or RTL matcher (a Verilated model stays on one
+	// thread, and the parts' goroutines are not locked to threads) and no hook that sees the
+	// whole machine (Build and AddHook refuse them).
+	Parts int
 }
 
 // Receiver is one node's LHS receive path.
@@ -107,7 +114,17 @@ type Machine struct {
 
 // Build makes the machine of spec. On an error, whatever it opened is closed.
 func Build(spec Spec) (_ *Machine, err error) {
-	c, err := cluster.Build(spec.Topology, spec.Fabric, spec.Cluster)
+	if spec.Parts > 1 {
+		if len(spec.Receivers) > 0 || spec.Waveform.File != "" || len(spec.MatchConfig.RTLNodes) > 0 {
+			return nil, fmt.Errorf("machine: RTL (receive paths, a waveform, RTL matchers) on a machine of %d parts: it runs on one thread", spec.Parts)
+		}
+	}
+	var c *cluster.Cluster
+	if spec.Parts > 0 {
+		c, err = cluster.BuildParts(spec.Topology, spec.Fabric, spec.Cluster, spec.Parts)
+	} else {
+		c, err = cluster.Build(spec.Topology, spec.Fabric, spec.Cluster)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -188,6 +205,14 @@ func (m *Machine) Network() *fabric.Network { return m.cluster.Network() }
 // Receiver is the receive path of Spec.Receivers[i], and its host model (NewHost's, or nil).
 func (m *Machine) Receiver(i int) (*lhsnic.Node, AttachedHost) { return m.nodes[i], m.hosts[i] }
 
+// Windows is the windows the machine's parts ran (zero on one engine).
+func (m *Machine) Windows() netsim.WindowStats {
+	if ps := m.cluster.Parts(); ps != nil {
+		return ps.Stats()
+	}
+	return netsim.WindowStats{}
+}
+
 // Matchers is the ranks' matchers (nil without Spec.Matcher).
 func (m *Machine) Matchers() *match.Set { return m.set }
 
@@ -216,6 +241,7 @@ func (m *Machine) Finish(runErr error) error {
 		}
 		m.set = nil
 	}
+	m.closeParts()
 	m.closed = true
 	if len(errs) > 0 {
 		return errs[0]
@@ -233,6 +259,14 @@ func (m *Machine) Close() {
 	m.closeNodes()
 	if m.set != nil {
 		m.set.Close()
+	}
+	m.closeParts()
+}
+
+// closeParts ends the parts' workers (their statistics stay).
+func (m *Machine) closeParts() {
+	if ps := m.cluster.Parts(); ps != nil {
+		ps.Close()
 	}
 }
 

@@ -1,0 +1,43 @@
+package goal
+
+// How many threads a schedule's packet run takes (--threads): its machine on parts
+// (netsim/machine's Spec.Parts), the same results on any number of them. What a machine on
+// parts cannot carry runs on one thread, and a line says why.
+
+import (
+	"github.com/lhsim/lhsim/experiment/net"
+	"github.com/lhsim/lhsim/netsim/fabric"
+	"github.com/lhsim/lhsim/netsim/goal"
+)
+
+// Threads is how many threads the packet run of s with cfg takes when cfg.Threads are asked,
+// and why fewer: a timeline or a progress count sees the run from one thread; RTL (LHS
+// receive paths, a waveform, RTL matchers) stays on one, a Verilated model being bound to
+// the OS thread it was made on, which the parts' goroutines are not; a rendezvous send to
+// another rank completes at the instant its receiver matches it, with no lookahead between
+// parts; and the topology's own limits (its parts, its lookahead).
+func Threads(cfg Config, s *goal.Schedule) (int, string) {
+	if cfg.Threads <= 1 || cfg.Network != "packet" {
+		return 1, ""
+	}
+	switch {
+	case cfg.Timeline != nil:
+		return 1, "a timeline records the run on one thread"
+	case cfg.Progress != nil:
+		return 1, "the progress count follows the run on one thread"
+	case len(cfg.RTLNodes) > 0 || cfg.Trace != "" || len(cfg.MatcherRTLNodes) > 0:
+		return 1, "RTL runs on one thread"
+	}
+	if err := goal.EagerAcross(s, cfg.LogGP.S); err != nil {
+		return 1, "a rendezvous send completes at its receiver's match, on one thread: " + err.Error()
+	}
+	ts := cfg.Topology
+	if ts == "" {
+		ts = Topology(len(s.Ranks))
+	}
+	topo, err := fabric.ParseTopology(ts)
+	if err != nil {
+		return 1, "" // refused by the run
+	}
+	return net.FitParts(cfg.Threads, topo, cfg.Fabric)
+}
