@@ -84,7 +84,9 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 		cfg.Progress.Expect(int64(s.NumOps))
 		m.AddHook(&progressTracer{total: int64(s.NumOps), tell: cfg.Progress})
 	}
-	if tr := machine.HooksOf[goal.Tracer](m); len(tr) > 0 {
+	if tr := machine.HooksOf[goal.Tracer](m); len(tr) == 1 {
+		opt.Tracer = tr[0] // alone, as it is (a goal.PartsTracer stays one)
+	} else if len(tr) > 1 {
 		opt.Tracer = tracers(tr)
 	}
 	set := m.Matchers()

@@ -11,7 +11,7 @@ import (
 )
 
 // Threads is how many threads the packet run of s with cfg takes when cfg.Threads are asked,
-// and why fewer: a timeline or a progress count sees the run from one thread; RTL (LHS
+// and why fewer: a timeline (or a caller's Simulated) sees the run from one thread; RTL (LHS
 // receive paths, a waveform, RTL matchers) stays on one, a Verilated model being bound to
 // the OS thread it was made on, which the parts' goroutines are not; a rendezvous send to
 // another rank completes at the instant its receiver matches it, with no lookahead between
@@ -23,8 +23,8 @@ func Threads(cfg Config, s *goal.Schedule) (int, string) {
 	switch {
 	case cfg.Timeline != nil:
 		return 1, "a timeline records the run on one thread"
-	case cfg.Progress != nil:
-		return 1, "the progress count follows the run on one thread"
+	case cfg.Simulated != nil:
+		return 1, "the simulated time's progress follows the run on one thread"
 	case len(cfg.RTLNodes) > 0 || cfg.Trace != "" || len(cfg.MatcherRTLNodes) > 0:
 		return 1, "RTL runs on one thread"
 	}

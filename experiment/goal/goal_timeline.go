@@ -3,6 +3,7 @@ package goal
 import (
 	"github.com/lhsim/lhsim/experiment"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/goal"
@@ -123,19 +124,26 @@ func (t *goalTracer) Queues(rank int, now netsim.Time, posted, unexpected int) {
 }
 
 // progressTracer counts the operations a packet run starts (each calc and send once at its
-// CPU time, each recv at its post) for Config.Progress: a hook of the run's machine.
+// CPU time, each recv at its post) for Config.Progress: a hook of the run's machine. The parts
+// of a machine on several threads count at once (goal.PartsTracer).
 type progressTracer struct {
-	done, total int64
-	tell        *experiment.Progress
-	told        int64
+	done  atomic.Int64
+	total int64
+	tell  *experiment.Progress
 }
 
+// progressStep is how many operations each Step tells.
+const progressStep = 1 << 14
+
 func (p *progressTracer) count() {
-	if p.done++; p.done&(1<<14-1) == 0 || p.done == p.total {
-		p.tell.Step(p.done-p.told, "")
-		p.told = p.done
+	if n := p.done.Add(1); n%progressStep == 0 {
+		p.tell.Step(progressStep, "")
+	} else if n == p.total {
+		p.tell.Step(n%progressStep, "")
 	}
 }
+
+func (p *progressTracer) FromParts() {}
 
 func (p *progressTracer) Busy(rank int, op uint32, start, end netsim.Time)                    { p.count() }
 func (p *progressTracer) Sending(rank int, op uint32, now netsim.Time)                        {}

@@ -36,6 +36,13 @@ type Tracer interface {
 	Queues(rank int, now netsim.Time, posted, unexpected int)
 }
 
+// PartsTracer is a Tracer that may be called from the threads of several parts at once (a
+// count): the one kind a machine on parts takes.
+type PartsTracer interface {
+	Tracer
+	FromParts()
+}
+
 type pktRank struct {
 	deps       []uint32
 	started    []bool
@@ -91,7 +98,7 @@ func RunPacket(s *Schedule, c *cluster.Cluster, S uint64, opt Options) (*Result,
 	}
 	ps := c.Parts()
 	if ps != nil && ps.Len() > 1 {
-		if opt.Tracer != nil {
+		if _, ok := opt.Tracer.(PartsTracer); opt.Tracer != nil && !ok {
 			return nil, fmt.Errorf("goal: a tracer on a machine of %d parts (it sees the run from one thread)", ps.Len())
 		}
 		if err := EagerAcross(s, S); err != nil {
