@@ -26,6 +26,7 @@ func matchersFlags(r *runner) func() error {
 	pareto := r.outFile("plot-pareto", "draw area against end time, the Pareto front per workload, to this file (.svg or .png)")
 	depth := r.outFile("plot-depth", "draw the application workloads' distributions of the queue searched to this file (.svg or .png)")
 	r.sweep()
+	threads := r.threadsFlag()
 	return func() (err error) {
 		cfg.Schedule, cfg.Workloads, cfg.Matchers = *schedule, splitList(*workloads), splitList(*matchers)
 		if cfg.Workloads, err = goal.ExpandApps(cfg.Workloads); err != nil {
@@ -40,6 +41,12 @@ func matchersFlags(r *runner) func() error {
 		if cfg, err = cfg.PrepareInput(); err != nil {
 			return err
 		}
+		cfg.Threads = r.splitThreads(*threads, len(cfg.Parts()), func(t int) (int, string) {
+			c := cfg
+			c.Threads = t
+			return c.CellThreads()
+		}, &successLines)
+		cfg.Windows = windowsTo("matchers")
 		cfg.Progress = r.progress("matchers", "runs")
 		res, err := runSweep(r, cfg, goal.RunMatchers)
 		if err != nil || res == nil {

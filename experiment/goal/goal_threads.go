@@ -5,9 +5,14 @@ package goal
 // parts cannot carry runs on one thread, and a line says why.
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/lhsim/lhsim/experiment/net"
+	"github.com/lhsim/lhsim/experiment/rx"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/goal"
+	"github.com/lhsim/lhsim/netsim/match"
 )
 
 // Threads is how many threads the packet run of s with cfg takes when cfg.Threads are asked,
@@ -40,4 +45,38 @@ func Threads(cfg Config, s *goal.Schedule) (int, string) {
 		return 1, "" // refused by the run
 	}
 	return net.FitParts(cfg.Threads, topo, cfg.Fabric)
+}
+
+// CellThreads is how many threads the cells of the study take when cfg.Threads are asked: the
+// most any cell gets (Threads of its run), and why some get fewer (each reason once). The
+// micro-benchmark (fig6) has no network and runs on one.
+func (cfg MatchersConfig) CellThreads() (int, string) {
+	best := 1
+	var why []string
+	for _, p := range cfg.Parts() {
+		c := p.Config
+		var s *goal.Schedule
+		var err error
+		switch {
+		case c.Schedule != "":
+			s, err = c.schedules.get(scheduleKey(c.Schedule), func() (*goal.Schedule, error) { return ReadSchedule(c.Schedule, 0) })
+		case len(c.Workloads) == 1 && c.Workloads[0] != rx.Fig6Workload:
+			s, err = c.schedules.get(c.Workloads[0], func() (*goal.Schedule, error) { return c.generate(c.Workloads[0]) })
+		default:
+			continue
+		}
+		if err != nil {
+			continue // the run says why
+		}
+		gc := Config{Network: "packet", LogGP: goal.DefaultParams(), Fabric: fabric.DefaultConfig(), Threads: cfg.Threads}
+		if spec, err := match.Parse(c.Matchers[0]); err == nil && spec.RTL() {
+			gc.MatcherRTLNodes = cfg.RTLNodes
+		}
+		got, w := Threads(gc, s)
+		best = max(best, got)
+		if w != "" && !slices.Contains(why, w) {
+			why = append(why, w)
+		}
+	}
+	return best, strings.Join(why, "; ")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lhsim/lhsim/area"
 	"github.com/lhsim/lhsim/experiment/rx"
+	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/goal"
@@ -37,6 +38,11 @@ type MatchersConfig struct {
 	// Progress, when set, is told after each run of a workload with a matcher, and of each
 	// matcher on fig6 (done of total).
 	Progress *experiment.Progress `json:"-"`
+	// Threads is how many threads each cell's run takes (CellThreads says how many it gets; the
+	// results are the same), and Windows, when set, is told of a cell's windows on more than
+	// one thread, with the cell's name ("WORKLOAD with MATCHER").
+	Threads int                                      `json:"-"`
+	Windows func(cell string, ws netsim.WindowStats) `json:"-"`
 
 	// schedules, set on Parts, are the workloads' schedules, made once for every part.
 	schedules *scheduleCache
@@ -182,6 +188,11 @@ func RunMatchers(cfg MatchersConfig) (*MatchersResult, error) {
 			gc := Config{Schedule: w.name, Network: "packet", LogGP: goal.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig(), Matcher: m}
 			if spec.RTL() {
 				gc.MatcherRTLNodes = cfg.RTLNodes
+			}
+			gc.Threads = cfg.Threads
+			if cfg.Windows != nil {
+				cell := w.name + " with " + m
+				gc.Windows = func(_ string, ws netsim.WindowStats) { cfg.Windows(cell, ws) }
 			}
 			r, err := RunSchedule(gc, w.s)
 			if err != nil {
