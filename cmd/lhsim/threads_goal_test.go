@@ -129,3 +129,37 @@ func TestThreadsGoalBadInput(t *testing.T) {
 	first, _, _ := strings.Cut(stderr, "\n")
 	require.Equal(t, "lhsim goal: --threads cuts the packet network into parts; --network loggp has none", first)
 }
+
+// lhsim matchers: each cell's run on the parts of its machine, the same study, table and
+// JSON, for 1, 2 and 3 threads (72 ranks: a torus; list, bins:16, alpu:16 and lhs in
+// software), each cell's windows on stderr; at 32 ranks (a crossbar, one part) the split line
+// says why a cell gets one.
+func TestThreadsMatchersSameOutput(t *testing.T) {
+	a := []string{"matchers", "--ranks", "72", "--workloads", "incast,alltoall_late,random_bisect", "--matchers", "list,bins:16,alpu:16,lhs", "--jobs", "1"}
+	for _, format := range [][]string{{"--json"}, nil} {
+		var outs []string
+		for _, threads := range []string{"1", "2", "3"} {
+			code, out, stderr := run(t, nil, append(append(a, format...), "--threads", threads)...)
+			require.Equal(t, 0, code, "--threads %s: %s", threads, stderr)
+			require.Contains(t, stderr, "1 job(s) at once x "+threads+" thread(s) each")
+			if threads != "1" {
+				require.Contains(t, stderr, "lhsim matchers: random_bisect with alpu:16: "+threads+" threads, ")
+				require.Equal(t, 12, strings.Count(stderr, "windows of"), "a line per cell")
+			}
+			outs = append(outs, out)
+		}
+		require.NotEmpty(t, outs[0])
+		require.Equal(t, outs[0], outs[1], "%v --threads 2 against 1", format)
+		require.Equal(t, outs[0], outs[2], "%v --threads 3 against 1", format)
+	}
+	code, _, stderr := run(t, nil, "matchers", "--ranks", "32", "--workloads", "incast", "--matchers", "list", "--threads", "2")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "x 1 thread(s) each (2 asked: crossbar:32 splits into at most 1 parts)")
+	for v, why := range map[string]string{"0": "want 1 to 4096", "x": "not a whole number"} {
+		code, out, stderr := run(t, nil, "matchers", "--ranks", "72", "--workloads", "incast", "--matchers", "list", "--threads", v)
+		require.Equal(t, 2, code, "--threads %s", v)
+		require.Empty(t, out)
+		first, _, _ := strings.Cut(stderr, "\n")
+		require.Equal(t, "lhsim matchers: --threads "+v+": "+why, first)
+	}
+}
