@@ -75,7 +75,7 @@ func TestThreadsGoalOneThread(t *testing.T) {
 		args []string
 		why  string
 	}{
-		{[]string{"--schedule", big}, "(2 asked: a rendezvous send completes at its receiver's match, on one thread: rank 0 line "},
+		{[]string{"--schedule", big}, "(2 asked: rank 0 line 4 sends 150000 bytes to rank 1 by rendezvous (over S=65535), which completes at the receiver's match: one thread)"},
 		{[]string{"--schedule", small, "--rtl-nodes", "3"}, "(2 asked: RTL runs on one thread)"},
 		{[]string{"--schedule", small, "--matcher", "alpu:4", "--matcher-rtl-nodes", "2"}, "(2 asked: RTL runs on one thread)"},
 	} {

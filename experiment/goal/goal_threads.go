@@ -34,7 +34,7 @@ func Threads(cfg Config, s *goal.Schedule) (int, string) {
 		return 1, "RTL runs on one thread"
 	}
 	if err := goal.EagerAcross(s, cfg.LogGP.S); err != nil {
-		return 1, "a rendezvous send completes at its receiver's match, on one thread: " + err.Error()
+		return 1, err.Error() + ": one thread"
 	}
 	ts := cfg.Topology
 	if ts == "" {
