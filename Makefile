@@ -25,6 +25,8 @@ build/verilator/$(1)/lib$(1).a: $(RTL) $(RTL_INC) verilator/$(1)_bridge.cpp $(wi
 	@bash scripts/verilate.sh $(1)
 endef
 $(foreach t,$(VTOPS),$(eval $(call VERILATE_RULE,$(t))))
+# hash_match's second configuration includes the first's bridge.
+build/verilator/hash_match_small/libhash_match_small.a: verilator/hash_match_bridge.cpp
 
 # lhsim's MPI tracer (docs/apps.md): the PMPI library lhsim goal record preloads, built once per
 # MPI library installed (scripts/setup.sh --mpi installs Open MPI and MPICH); make test needs
