@@ -167,14 +167,24 @@ coverage: rtl
 # one target in one package at a time). Targets are found with go test -list, so new ones need
 # no edit here; their seed corpora (testdata/fuzz/FuzzXxx) also run in every make test.
 FUZZTIME ?= 30s
-# Every edge of bad input (docs/bad-input.md): every numeric flag of every command at NaN,
-# +-Inf, -1, 0, 1, 1e30 and an overflowing integer under a memory limit (cmd/lhsim
-# TestEdgesSweep, about 10 s: make test runs it too), then the fuzzers of the file inputs
+# Every edge of bad input (docs/bad-input.md), on the built binary (build/bin/lhsim, beside
+# build/bin/lhsim-plugin and build/tracer) run from a folder outside the source tree: every
+# numeric flag of every command at NaN, +-Inf, -1, 0, 1, 1e30 and an overflowing integer
+# under a memory limit (TestEdgesSweep; make test runs it too, on the test binary), every
+# command x every pair of its path flags (TestEdgesPaths), every knob under every preset at
+# values in and out of range (TestEdgesKnobs), every command that sizes its run under every
+# limit (ulimit -v, a cgroup v1 and v2, GOMEMLIMIT: TestEdgesLimits), a waveform on a full
+# file system (TestWaveformOnAFullFileSystem, as root); the sweeps' counts of runs and exits
+# are printed at the end (build/edges-summary.txt). Then the fuzzers of the file inputs
 # (checkpoints of lhsim run and lhsim ib run, Yosys reports, topology strings) for EDGESFUZZ
 # each. CI runs it (.ci/run).
 EDGESFUZZ ?= 20s
 edges: rtl plugin
-	LHSIM_EDGES=1 $(GO) test -count=1 -run '^(TestEdgesSweep|TestEdgesPaths)$$' ./cmd/lhsim/
+	$(GO) build -o build/bin/lhsim ./cmd/lhsim
+	@rm -f build/edges-summary.txt
+	@LHSIM_EDGES=1 LHSIM_BIN=$(CURDIR)/build/bin/lhsim LHSIM_EDGES_SUMMARY=$(CURDIR)/build/edges-summary.txt \
+		$(GO) test -count=1 -timeout 30m -run '^(TestEdgesSweep|TestEdgesPaths|TestEdgesKnobs|TestEdgesLimits|TestWaveformOnAFullFileSystem)$$' ./cmd/lhsim/; \
+		status=$$?; cat build/edges-summary.txt; exit $$status
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckpoint$$' -fuzztime $(EDGESFUZZ) ./session/
 	$(GO) test -run '^$$' -fuzz '^FuzzRestoreContext$$' -fuzztime $(EDGESFUZZ) ./netsim/ib/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(EDGESFUZZ) ./area/

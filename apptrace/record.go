@@ -43,8 +43,35 @@ type RecordConfig struct {
 	Out      string   // the trace directory; it must not exist yet or be empty
 	Command  []string // mpirun and its arguments: mpirun -np N PROGRAM ARGS...
 	BuildDir string   // where make put the tracer (build/)
-	Stdout   io.Writer
-	Stderr   io.Writer
+	// BuildDirs, when BuildDir is "", are the folders to look in, in order: the first that
+	// holds the tracer for the program's MPI library is taken.
+	BuildDirs []string
+	Stdout    io.Writer
+	Stderr    io.Writer
+}
+
+// findTracer is the tracer for m in cfg.BuildDir, else in the first of cfg.BuildDirs that
+// holds one; the error names every path tried and the make target that builds it.
+func findTracer(cfg RecordConfig, m MPI) (string, error) {
+	dirs := cfg.BuildDirs
+	if cfg.BuildDir != "" || len(dirs) == 0 {
+		dirs = []string{cfg.BuildDir}
+	}
+	var tried []string
+	for _, d := range dirs {
+		lib, err := filepath.Abs(TracerLib(d, m))
+		if err != nil {
+			return "", err
+		}
+		if st, err := os.Stat(lib); err == nil && st.Mode().IsRegular() {
+			return lib, nil
+		}
+		if !slices.Contains(tried, lib) {
+			tried = append(tried, lib)
+		}
+	}
+	return "", fmt.Errorf("the tracer for %s is not built: tried %s; build it with make tracer in the lhsim source tree (build/tracer/%s/liblhtrace.so), or name its build folder with --build",
+		m, strings.Join(tried, ", "), m)
 }
 
 // RecordResult is a recorded trace.
@@ -125,12 +152,9 @@ func Record(ctx context.Context, cfg RecordConfig) (*RecordResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	lib, err := filepath.Abs(TracerLib(cfg.BuildDir, m))
+	lib, err := findTracer(cfg, m)
 	if err != nil {
 		return nil, err
-	}
-	if _, err := os.Stat(lib); err != nil {
-		return nil, fmt.Errorf("the tracer for %s is not built (%s): run make tracer", m, lib)
 	}
 	out, err := filepath.Abs(cfg.Out)
 	if err != nil {

@@ -58,8 +58,12 @@ func (s TimelineSpec) Options() (timeline.Options, error) {
 	return o, nil
 }
 
+// Timeline is an open timeline: the writer a command hands to its runs (the configs' Timeline
+// fields) and closes when they end.
+type Timeline = timeline.Writer
+
 // Open is a timeline writer on w with the spec's filters.
-func (s TimelineSpec) Open(w io.Writer) (*timeline.Writer, error) {
+func (s TimelineSpec) Open(w io.Writer) (*Timeline, error) {
 	o, err := s.Options()
 	if err != nil {
 		return nil, err

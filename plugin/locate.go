@@ -37,8 +37,8 @@ var locate struct {
 }
 
 // Locate finds the plugin binary, in this order: $LHSIM_PLUGIN; lhsim-plugin beside the
-// running executable; inside the lhsim source tree (the working directory or one above it),
-// build/bin/lhsim-plugin, brought up to date once per process: reused when its stamp says it
+// running executable; inside the lhsim source tree (the one that holds the executable, else
+// the working directory's or one above it), build/bin/lhsim-plugin, brought up to date once per process: reused when its stamp says it
 // was built from the sources as they are now (upToDate), else built with `go build`, so that
 // a test run never meets a plugin older than its own sources and never pays for a link it
 // does not need. `make plugin` builds the same file.
@@ -54,16 +54,30 @@ func find() (string, error) {
 		}
 		return p, nil
 	}
+	beside := filepath.Join(filepath.Dir(executable()), BinaryName)
 	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), BinaryName)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, nil
+		if st, err := os.Stat(beside); err == nil && !st.IsDir() {
+			return beside, nil
+		}
+		// A binary that make or go build put in a checkout (build/bin/lhsim) knows its tree
+		// from where it is, wherever it runs.
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			if root, ok := sourceRootFrom(filepath.Dir(exe)); ok {
+				return ensured(root)
+			}
 		}
 	}
 	root, ok := sourceRoot()
 	if !ok {
-		return "", fmt.Errorf("plugin: %w: not beside %s, %s is unset, and the working directory is not in the lhsim source tree", ErrNoBinary, executable(), PathEnv)
+		return "", fmt.Errorf("plugin: %w: tried %s (beside lhsim) and %s (unset); neither %s nor the working directory is in the lhsim source tree: build it with make plugin (build/bin/%s) and put it beside lhsim, or name it in %s",
+			ErrNoBinary, beside, PathEnv, filepath.Dir(executable()), BinaryName, PathEnv)
 	}
+	return ensured(root)
+}
+
+// ensured is the plugin binary of the source tree at root, build/bin/lhsim-plugin, brought up
+// to date (ensure), or what make plugin left there when there is no Go toolchain.
+func ensured(root string) (string, error) {
 	out := filepath.Join(root, "build", "bin", BinaryName)
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
@@ -238,6 +252,11 @@ func sourceRoot() (string, bool) {
 	if err != nil {
 		return "", false
 	}
+	return sourceRootFrom(dir)
+}
+
+// sourceRootFrom is the lhsim source tree that holds dir, if one does.
+func sourceRootFrom(dir string) (string, bool) {
 	for {
 		if isRoot(filepath.Join(dir, "go.mod")) {
 			return dir, true

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/lhsim/lhsim/verilator/fstfile"
 )
 
 // A trace left by a process that died is not an FST file yet. The FST writer (GTKWave's
@@ -46,6 +48,7 @@ type FinishedTrace struct {
 // is. Only the process that wrote the trace is gone: call it after that.
 func FinishTrace(path string) (FinishedTrace, error) {
 	var r FinishedTrace
+	os.Remove(path + fstfile.ReserveSuffix) // the room its close would have had: the finish's now
 	hier, err := os.ReadFile(path + fstHierarchySuffix)
 	if errors.Is(err, os.ErrNotExist) {
 		return r, nil

@@ -24,6 +24,7 @@ import (
 
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/hw"
+	"github.com/lhsim/lhsim/verilator/fstfile"
 )
 
 // The Go and C views of one cycle's ports, and of a stretch's records, must agree byte for
@@ -38,17 +39,27 @@ var (
 
 // RTL is the Verilated lhs_top as a gosim.Core.
 type RTL struct {
-	m *C.lhs_model
+	m     *C.lhs_model
+	guard *fstfile.Guard // the waveform's reserve and its check (package fstfile), or nil
 }
 
 // New builds a model. With a non-empty tracePath every cycle is recorded to that FST file;
-// a file that cannot be written is an error here, not a silent run without a waveform.
+// a file that cannot be written is an error here, not a silent run without a waveform, and
+// so is a file system without room for the waveform's close (package fstfile: a full one
+// would end the process with SIGBUS inside the writer's close).
 func New(tracePath string) (*RTL, error) {
 	var path *C.char
+	var guard *fstfile.Guard
 	if tracePath != "" {
+		// The space first, so that a file system too full leaves a file already there as it was.
+		var err error
+		if guard, err = fstfile.Open(tracePath); err != nil {
+			return nil, err
+		}
 		// Verilator's FST writer says nothing when it cannot create the file: find out first.
 		f, err := os.OpenFile(tracePath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 		if err != nil {
+			guard.Release()
 			return nil, fmt.Errorf("verilator: trace: %w", err)
 		}
 		f.Close()
@@ -59,12 +70,13 @@ func New(tracePath string) (*RTL, error) {
 	m := C.lhs_new(path, C.uint64_t(TraceFlushCycles))
 	if m == nil {
 		runtime.UnlockOSThread()
+		guard.Release()
 		if tracePath != "" {
 			return nil, fmt.Errorf("verilator: model construction failed (or the trace %s could not be opened)", tracePath)
 		}
 		return nil, errors.New("verilator: model construction failed")
 	}
-	return &RTL{m: m}, nil
+	return &RTL{m: m, guard: guard}, nil
 }
 
 // TraceFlushCycles is how often (in cycles) a trace's value changes are written to its file,
@@ -103,15 +115,19 @@ func ptr[C, T any](s []T) *C {
 // Cycles is the number of clocks since construction, reset included.
 func (r *RTL) Cycles() uint64 { return uint64(C.lhs_cycles(r.m)) }
 
-// Close frees the model and flushes its trace.
+// Close frees the model and flushes its trace; a trace the file system cut short is an
+// error (ErrNoSpace of package fstfile) and is removed.
 func (r *RTL) Close() error {
 	if r.m == nil {
 		return nil
 	}
+	r.guard.Release() // the writer's close has its room
 	C.lhs_free(r.m)
 	r.m = nil
 	runtime.UnlockOSThread()
-	return nil
+	err := r.guard.Finish()
+	r.guard = nil
+	return err
 }
 
 // NativeStallLimit is how many cycles the native loop waits for the next LH entry to commit

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/verilator/fstfile"
 	"github.com/stretchr/testify/require"
 )
 
@@ -38,6 +39,7 @@ func TestTraceUnwritable(t *testing.T) {
 		require.Error(t, err, path)
 		require.Nil(t, r)
 		require.Contains(t, err.Error(), "verilator: trace: ")
+		require.NotContains(t, err.Error(), fstfile.ReserveSuffix, "the reserve's name, not the user's file")
 	}
 }
 

@@ -26,7 +26,7 @@ func areaFlags(r *runner) func() error {
 	fs.BoolVar(&o.Write, "write", false, "save the reports, summary.json and table1.txt in -reports (what make synth does)")
 	fs.BoolVar(&o.JSON, "json", false, "print Table 1 as JSON on stdout (keyed by message count) instead of the tables")
 	families := fs.String("families", "xc2vp,xc7", "synth_xilinx families to run")
-	only := fs.String("only", "", "run only the sweep's jobs whose family/name this regexp matches (e.g. 'xc2vp/lhs_rx')")
+	only := fs.String("only", "", "run only the sweep's jobs whose family/name this regexp matches (e.g. 'xc2vp/lhs_rx'); with -write the other jobs keep the reports they have")
 	o.Parallel = 2
 	intVar(fs, &o.Parallel, "j", 1, 256, "Yosys processes at once")
 	r.slurmFlags()
@@ -41,9 +41,6 @@ func runArea(r *runner, o area.Options, families, only string) error {
 	if only != "" {
 		if o.Only, err = regexp.Compile(only); err != nil {
 			return r.usage("-only: %w", err)
-		}
-		if o.Write {
-			return r.usage("-write saves the whole sweep's summary: not with -only")
 		}
 		if len(o.Jobs()) == 0 {
 			return r.usage("-only %s matches no job of the sweep on %s", only, families)

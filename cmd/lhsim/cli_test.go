@@ -96,7 +96,6 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{[]string{"traffic", "--slurm", "--per-task", "0"}, nil, "--per-task 0: want 1 or more"},
 		{[]string{"alltoall", "--slurm", "--sbatch-args", "--array=0-9"}, nil, "--array=0-9 is lhsim's to set"},
 		{[]string{"area", "--slurm", "-cached"}, nil, "-cached runs no Yosys: nothing to hand to Slurm"},
-		{[]string{"area", "-only", "lhs_rx", "-write"}, nil, "-write saves the whole sweep's summary: not with -only"},
 		{[]string{"area", "-only", "("}, nil, "-only: error parsing regexp"},
 		{[]string{"area", "-only", "nosuch"}, nil, "-only nosuch matches no job of the sweep on xc2vp,xc7"},
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -39,11 +38,62 @@ func unwritableFolder(t *testing.T) string {
 	return dir
 }
 
+// pathBase is a command's small run for the path sweep: its flags, what follows them
+// (goal record's -- mpirun ...), and whether only the checks made before any work are tried
+// (a run that starts go test, Yosys, a solver or MPI).
+type pathBase struct {
+	edgeBase
+	tail      []string
+	pairsOnly bool
+}
+
+// pathBases are every command's, those of the numeric sweep (edgeBases) and the commands
+// with path flags and no numeric flag worth a sweep; TestEdgesPaths fails when a command
+// with a path flag has none.
+func pathBases(t *testing.T) []pathBase {
+	var out []pathBase
+	for _, b := range edgeBases(t) {
+		out = append(out, pathBase{edgeBase: b, pairsOnly: len(b.skip) > 0})
+	}
+	fst, err := filepath.Abs("../../build/waves/TestScoreboardRandom_1.fst")
+	require.NoError(t, err)
+	mpi := []string{"--", "mpirun", "-np", "2", "true"}
+	return append(out,
+		pathBase{edgeBase: edgeBase{cmd: []string{"matchers"}, base: []string{"--ranks", "8", "--workloads", "incast", "--matchers", "list", "--jobs", "1"}}},
+		pathBase{edgeBase: edgeBase{cmd: []string{"goal", "gen"}, base: []string{"dissemination", "--ranks", "4"}}},
+		pathBase{edgeBase: edgeBase{cmd: []string{"goal", "record"}}, tail: mpi, pairsOnly: true},
+		pathBase{edgeBase: edgeBase{cmd: []string{"goal", "convert"}, base: []string{"no-such.trace"}}, pairsOnly: true},
+		pathBase{edgeBase: edgeBase{cmd: []string{"junit"}}},
+		pathBase{edgeBase: edgeBase{cmd: []string{"coverage"}}, pairsOnly: true},
+		pathBase{edgeBase: edgeBase{cmd: []string{"trace"}, with: map[string][]string{"save": {"--at", "5", "--dump", fst}}}, pairsOnly: !fileExists(fst)},
+	)
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// allCommands are every command and subcommand that takes flags, as typed.
+func allCommands() [][]string {
+	var out [][]string
+	var walk func(prefix []string, cs []*command)
+	walk = func(prefix []string, cs []*command) {
+		for _, c := range cs {
+			word := c.name[strings.LastIndex(c.name, " ")+1:] // a subcommand's name holds its group's
+			p := append(append([]string{}, prefix...), word)
+			if c.flags != nil {
+				out = append(out, p)
+			}
+			walk(p, c.subs)
+		}
+	}
+	walk(nil, commands)
+	return out
+}
+
 // The sweep that keeps it so, generated from the commands themselves (make edges): every
 // command x every pair of its path flags (inputs included) on one file, each output on
 // /dev/full and in a folder that cannot be written. Each exits 2 (1 for a write that failed
 // on /dev/full) with one line under the command's prefix and no stack trace, and leaves the
-// input file as it was.
+// input file as it was. Every command with a path flag is in it (pathBases).
 func TestEdgesPaths(t *testing.T) {
 	if os.Getenv("LHSIM_EDGES") == "" {
 		t.Skip("make edges runs it (LHSIM_EDGES=1)")
@@ -52,9 +102,10 @@ func TestEdgesPaths(t *testing.T) {
 	input := filepath.Join(dir, "in.svg")
 	goalFile, err := os.ReadFile("../../netsim/goal/testdata/pingpong.goal")
 	require.NoError(t, err)
-	counts := map[int]int{}
-	defer func() { t.Logf("path runs by exit status: %v", counts) }()
-	check := func(args []string, want ...int) {
+	var tally edgeTally
+	tally.report(t, "TestEdgesPaths")
+	outside := t.TempDir()
+	check := func(name string, args []string, want ...int) {
 		t.Helper()
 		require.NoError(t, os.WriteFile(input, goalFile, 0o644))
 		if list := os.Getenv("LHSIM_EDGES_LIST"); list != "" { // the cases, to try on another build
@@ -63,9 +114,7 @@ func TestEdgesPaths(t *testing.T) {
 			_, err = f.WriteString(strings.Join(args, "\x1f") + "\n")
 			require.NoError(t, errors.Join(err, f.Close()))
 		}
-		code, _, stderr := run(t, nil, args...)
-		counts[code]++
-		name := "lhsim " + strings.Join(args[:slices.IndexFunc(args, func(a string) bool { return strings.HasPrefix(a, "-") })], " ")
+		code, _, stderr := edgeRun(t, &tally, outside, "", nil, args)
 		require.Contains(t, want, code, "%v: %s", args, stderr)
 		require.True(t, strings.HasPrefix(stderr, name+": "), "%v: %q", args, stderr)
 		require.Equal(t, 1, strings.Count(stderr, "\n"), "%v: one line: %s", args, stderr)
@@ -74,18 +123,26 @@ func TestEdgesPaths(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, bytes.Equal(goalFile, after), "%v: the input file was written", args)
 	}
-	full := 0
-	for _, b := range edgeBases(t) {
-		if len(b.skip) > 0 {
-			continue // a long external run (go test, Yosys, a solver)
+	bases := pathBases(t)
+	covered := map[string]bool{}
+	for _, b := range bases {
+		covered[strings.Join(b.cmd, " ")] = true
+	}
+	for _, c := range allCommands() {
+		if len(pathFlags(t, c)) > 0 {
+			require.True(t, covered[strings.Join(c, " ")], "lhsim %s has path flags and no base run in pathBases", strings.Join(c, " "))
 		}
+	}
+	full := 0
+	for _, b := range bases {
+		name := "lhsim " + strings.Join(b.cmd, " ")
 		paths := pathFlags(t, b.cmd)
-		base := func(flags ...string) []string {
-			args := append(append([]string{}, b.cmd...), b.base...)
+		args := func(flags []string, extra ...string) []string {
+			a := append(append([]string{}, b.cmd...), b.base...)
 			for _, f := range flags {
-				args = append(args, b.with[f]...)
+				a = append(a, b.with[f]...)
 			}
-			return args
+			return append(append(a, extra...), b.tail...)
 		}
 		for _, p := range paths {
 			if p.input {
@@ -99,19 +156,19 @@ func TestEdgesPaths(t *testing.T) {
 				if q.input {
 					same = input
 				}
-				args := append(base(p.name, q.name), "--"+p.name, same, "--"+q.name, same)
-				check(args, 2)
+				check(name, args([]string{p.name, q.name}, "--"+p.name, same, "--"+q.name, same), 2)
 				os.Remove(filepath.Join(dir, "same.svg"))
 			}
-			check(append(base(p.name), "--"+p.name, filepath.Join(unwritableFolder(t), "out.svg")), 2)
-			args := append(base(p.name), "--"+p.name, "/dev/full")
-			check(args, 1, 2)
+			check(name, args([]string{p.name}, "--"+p.name, filepath.Join(unwritableFolder(t), "out.svg")), 2)
+			if b.pairsOnly {
+				continue
+			}
+			a := args([]string{p.name}, "--"+p.name, "/dev/full")
+			check(name, a, 1, 2)
 			st, err := os.Stat("/dev/full")
 			require.NoError(t, err)
-			require.NotZero(t, st.Mode()&os.ModeCharDevice, "%v: /dev/full replaced by a file", args)
-			if counts[1] > full {
-				full = counts[1]
-			}
+			require.NotZero(t, st.Mode()&os.ModeCharDevice, "%v: /dev/full replaced by a file", a)
+			full = tally.exits[1]
 		}
 	}
 	require.Positive(t, full, "a write to /dev/full fails with exit 1")

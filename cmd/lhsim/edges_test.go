@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"os"
 	"os/exec"
@@ -206,7 +205,8 @@ func TestIncastWithoutPlugin(t *testing.T) {
 // and an overflowing integer, on a small base run, exits 0 with a sane result (JSON that
 // parses, no NaN, no infinity, no wrapped time) or 1/2 with one line under its prefix (exit 1:
 // nothing else on stderr); never a stack trace; under a memory limit (GOMEMLIMIT 1 GiB,
-// address space 8 GiB, ulimit -v). Numeric flags are found in each command's -h (types value, int,
+// address space 8 GiB, ulimit -v); from a folder outside the source tree, on the built
+// binary under make edges (LHSIM_BIN). Numeric flags are found in each command's -h (types value, int,
 // uint, float, duration), with the lists and delays that read as strings named in extra.
 func TestEdgesSweep(t *testing.T) {
 	if testing.Short() {
@@ -216,8 +216,9 @@ func TestEdgesSweep(t *testing.T) {
 	values := []string{"NaN", "Inf", "-Inf", "-1", "0", "1", "1e30", "99999999999999999999"}
 	numeric := regexp.MustCompile(`^  -([a-z0-9-]+) (value|int|uint|float|duration)$`)
 	sane := regexp.MustCompile(`NaN|[+-]?Inf|-?9223372036854775|-?9\.22337e\+18`)
-	counts := map[int]int{}
-	defer func() { t.Logf("runs by exit status: %v", counts) }()
+	var tally edgeTally
+	tally.report(t, "TestEdgesSweep")
+	outside := t.TempDir()
 	for _, b := range bases {
 		code, help, _ := run(t, nil, append(b.cmd, "-h")...)
 		require.Equal(t, 0, code)
@@ -234,9 +235,8 @@ func TestEdgesSweep(t *testing.T) {
 					continue
 				}
 				args := append(append(append(append([]string{}, b.cmd...), b.base...), b.with[f]...), "--"+f, v)
-				code, stdout, stderr := limitedRun(t, args)
+				code, stdout, stderr := limitedRun(t, &tally, outside, args)
 				name := "lhsim " + strings.Join(b.cmd, " ")
-				counts[code]++
 				if testing.Verbose() {
 					t.Logf("%s --%s %s: exit %d: %s", name, f, v, code, firstLine(stderr))
 				}
@@ -261,32 +261,11 @@ func TestEdgesSweep(t *testing.T) {
 	}
 }
 
-// limitedRun is run under a memory limit: GOMEMLIMIT (what lhsim's fit check takes) and an
-// address-space limit the process cannot pass.
-func limitedRun(t *testing.T, args []string) (int, string, string) {
+// limitedRun is an edge run (edgeRun) under a memory limit: GOMEMLIMIT (what lhsim's fit
+// check takes) and an address-space limit the process cannot pass.
+func limitedRun(t *testing.T, tally *edgeTally, dir string, args []string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command("sh", "-c", `ulimit -v 8388608 && exec "$0" "$@"`, os.Args[0], "-test.run=^TestLhsimProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "GOMEMLIMIT=1GiB", "LHSIM_ARGS="+strings.Join(args, "\x1f"))
-	var o, e strings.Builder
-	cmd.Stdout, cmd.Stderr = &o, &e
-	done := make(chan error, 1)
-	require.NoError(t, cmd.Start())
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(120 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("%v: still running after 2 minutes", args)
-	}
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	return code, strings.TrimSuffix(strings.TrimSpace(o.String()), "PASS"), e.String()
+	return edgeRun(t, tally, dir, "ulimit -v 8388608", []string{"GOMEMLIMIT=1GiB"}, args)
 }
 
 // edgeBase is a small run of one command, from which the edge sweeps vary one thing.

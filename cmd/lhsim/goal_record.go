@@ -18,7 +18,7 @@ import (
 
 func goalRecordFlags(r *runner) func() error {
 	out := r.outFile("out", "the trace directory (default PROGRAM.trace); it must not exist or be empty")
-	build := r.fs.String("build", "", "where make put the tracer, build/tracer/MPI/liblhtrace.so (default: the first build/ with a tracer in this folder or above it)")
+	build := r.fs.String("build", "", "where make put the tracer, build/tracer/MPI/liblhtrace.so (default: the build/ lhsim is in, as make puts build/bin/lhsim, then the first build/ in this folder or above it)")
 	return func() error {
 		command := r.tail
 		if command == nil {
@@ -30,12 +30,10 @@ func goalRecordFlags(r *runner) func() error {
 		if *out == "" {
 			*out = filepath.Base(programOf(command)) + ".trace"
 		}
-		if *build == "" {
-			*build = findBuild()
-		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		res, err := apptrace.Record(ctx, apptrace.RecordConfig{Out: *out, Command: command, BuildDir: *build, Stdout: os.Stdout, Stderr: os.Stderr})
+		res, err := apptrace.Record(ctx, apptrace.RecordConfig{Out: *out, Command: command, BuildDir: *build, BuildDirs: buildDirs(),
+			Stdout: os.Stdout, Stderr: os.Stderr})
 		if err != nil {
 			return err
 		}
@@ -45,22 +43,27 @@ func goalRecordFlags(r *runner) func() error {
 	}
 }
 
-// findBuild is the first build/ holding a tracer in the working folder or above it (a
-// checkout's, when lhsim runs inside it), else build.
-func findBuild() string {
+// buildDirs are the folders the tracer is looked for in: the build/ that holds the
+// executable (make puts build/bin/lhsim beside build/tracer), and the folder it is in; then
+// the build/ of the working folder and of each folder above it (a checkout's, when lhsim runs
+// inside it).
+func buildDirs() []string {
+	var dirs []string
+	if exe, err := os.Executable(); err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			dirs = append(dirs, filepath.Dir(filepath.Dir(exe)), filepath.Dir(exe))
+		}
+	}
 	dir, err := os.Getwd()
 	for err == nil {
-		b := filepath.Join(dir, "build")
-		if m, _ := filepath.Glob(filepath.Join(b, "tracer", "*", "liblhtrace.so")); len(m) > 0 {
-			return b
-		}
+		dirs = append(dirs, filepath.Join(dir, "build"))
 		parent := filepath.Dir(dir)
 		if parent == dir {
 			break
 		}
 		dir = parent
 	}
-	return "build"
+	return dirs
 }
 
 // programOf is the program in an mpirun command line: the first word after the options
@@ -135,8 +138,8 @@ func goalConvertFlags(r *runner) func() error {
 			}
 			return err
 		}
-		fmt.Printf("lhsim goal convert: %s: %d ranks, %d calls, %d operations, %d wildcard receives, %d communicators, %d cancelled, collectives: %s\n",
-			*out, st.Ranks, st.Calls, st.Ops, st.WildcardRecvs, st.Comms, st.Cancelled, collList(st.Collectives))
+		fmt.Printf("lhsim goal convert: %s: %d ranks, %d calls, %d operations, %d wildcard receives, %d communicators, %s, collectives: %s\n",
+			*out, st.Ranks, st.Calls, st.Ops, st.WildcardRecvs, st.Comms, cancelSummary(st), collList(st.Collectives))
 		if st.CrossSpace > 0 || len(st.Unknown) > 0 { // taken with --approximate
 			fmt.Printf("lhsim goal convert: approximated: %d any-tag receives that could take another tag space's message; unknown calls dropped: %s\n",
 				st.CrossSpace, collList(st.Unknown))
@@ -162,4 +165,17 @@ func collList(m map[string]int) string {
 		b = append(b, fmt.Sprintf("%s x%d", k, m[k]))
 	}
 	return strings.Join(b, ", ")
+}
+
+// cancelSummary says what became of the program's cancels: dropped as cancelled (and how many
+// of those by assumption, the trace not saying), and kept because the cancel failed.
+func cancelSummary(st apptrace.Stats) string {
+	s := fmt.Sprintf("%d cancelled", st.Cancelled)
+	if st.CancelUnknown > 0 {
+		s += fmt.Sprintf(" (%d with no outcome in the trace, taken as cancelled)", st.CancelUnknown)
+	}
+	if st.CancelFailed > 0 {
+		s += fmt.Sprintf(", %d cancels that failed (kept)", st.CancelFailed)
+	}
+	return s
 }

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/simtime"
 )
 
 // The one place a number the user types is read: every numeric flag of every command is one
@@ -178,30 +178,30 @@ func floatsVar(fs *flag.FlagSet, p *[]float64, name string, lo, hi float64, usag
 	})
 }
 
-// timeSpec is what a time flag takes: its unit (netsim.Microsecond for µs) and range. A zero
+// timeSpec is what a time flag takes: its unit (simtime.Microsecond for µs) and range. A zero
 // min takes 0; a positive one refuses what rounds below it.
 type timeSpec struct {
-	unit     netsim.Time
+	unit     simtime.Time
 	unitName string
-	min, max netsim.Time
+	min, max simtime.Time
 }
 
 // Time flags' ranges: a delay or latency (at most a second, which leaves a run of a million
 // steps far inside the simulator's time range) and a moment of a run (at most an hour).
 var (
-	delayUS  = timeSpec{netsim.Microsecond, "µs", 0, netsim.Second}
-	momentUS = timeSpec{netsim.Microsecond, "µs", 0, netsim.MaxInput}
+	delayUS  = timeSpec{simtime.Microsecond, "µs", 0, simtime.Second}
+	momentUS = timeSpec{simtime.Microsecond, "µs", 0, simtime.MaxInput}
 	// consumeUS is a host's time per message (not zero); checkpointUS a moment to stop at.
-	consumeUS    = timeSpec{netsim.Microsecond, "µs", netsim.Picosecond, netsim.Second}
-	checkpointUS = timeSpec{netsim.Microsecond, "µs", netsim.Picosecond, netsim.MaxInput}
+	consumeUS    = timeSpec{simtime.Microsecond, "µs", simtime.Picosecond, simtime.Second}
+	checkpointUS = timeSpec{simtime.Microsecond, "µs", simtime.Picosecond, simtime.MaxInput}
 )
 
-func (ts timeSpec) parse(s string) (netsim.Time, error) {
+func (ts timeSpec) parse(s string) (simtime.Time, error) {
 	v, err := parseFloat(s)
 	if err != nil {
 		return 0, err
 	}
-	t, err := netsim.FromFloat(v, ts.unit)
+	t, err := simtime.FromFloat(v, ts.unit)
 	if err != nil {
 		return 0, err
 	}
@@ -211,12 +211,12 @@ func (ts timeSpec) parse(s string) (netsim.Time, error) {
 	return t, nil
 }
 
-func fmtUnits(t, unit netsim.Time) string {
+func fmtUnits(t, unit simtime.Time) string {
 	return strconv.FormatFloat(float64(t)/float64(unit), 'g', -1, 64)
 }
 
 // timeVar is a time flag, typed in ts.unit.
-func timeVar(fs *flag.FlagSet, p *netsim.Time, name string, ts timeSpec, usage string) {
+func timeVar(fs *flag.FlagSet, p *simtime.Time, name string, ts timeSpec, usage string) {
 	numVar(fs, name, fmtUnits(*p, ts.unit), usage, func(s string) error {
 		t, err := ts.parse(s)
 		if err == nil {
@@ -227,13 +227,13 @@ func timeVar(fs *flag.FlagSet, p *netsim.Time, name string, ts timeSpec, usage s
 }
 
 // timesVar is a comma-separated list of times, at least one.
-func timesVar(fs *flag.FlagSet, p *[]netsim.Time, name string, ts timeSpec, usage string) {
+func timesVar(fs *flag.FlagSet, p *[]simtime.Time, name string, ts timeSpec, usage string) {
 	def := make([]string, len(*p))
 	for i, t := range *p {
 		def[i] = fmtUnits(t, ts.unit)
 	}
 	numVar(fs, name, strings.Join(def, ","), usage, func(s string) error {
-		var out []netsim.Time
+		var out []simtime.Time
 		for _, f := range splitList(s) {
 			t, err := ts.parse(f)
 			if err != nil {

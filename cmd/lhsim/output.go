@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/verilator/fstfile"
 )
 
 // pathError is a path the command cannot use: one line, exit 2, before any work.
@@ -58,9 +59,18 @@ func (r *runner) checkPaths() error {
 		if err := canCreate(*p.value); err != nil {
 			return pathError{fmt.Errorf("--%s: %w", p.name, err)}
 		}
+		if waveformFlags[p.name] {
+			if err := fstfile.CheckSpace(*p.value, fstfile.Reserve); err != nil {
+				return pathError{fmt.Errorf("--%s: %w", p.name, err)}
+			}
+		}
 	}
 	return nil
 }
+
+// waveformFlags are the path flags that name an FST waveform: a file system without room
+// for its close is refused before the run (package fstfile).
+var waveformFlags = map[string]bool{"trace": true, "trace-file": true}
 
 // sameFile reports whether a and b name one file: the same path once cleaned, or the same
 // file on disk (a link, another spelling).

@@ -29,6 +29,9 @@ import (
 func runSweep[C experiment.Sweep[C, R], R any](r *runner, cfg C, run func(C) (*R, error)) (*R, error) {
 	return call(r, func() (*R, error) {
 		parts := cfg.Parts()
+		if err := partFits(parts); err != nil {
+			return nil, err
+		}
 		if r.slurm != nil && (r.slurm.Enabled || r.slurm.Task != "") {
 			return slurmSweep(r, parts, run, cfg.Merge)
 		}

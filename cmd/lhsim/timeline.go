@@ -5,8 +5,7 @@ import (
 	"os"
 
 	"github.com/lhsim/lhsim/experiment"
-	"github.com/lhsim/lhsim/netsim"
-	"github.com/lhsim/lhsim/netsim/timeline"
+	"github.com/lhsim/lhsim/simtime"
 )
 
 // timelineFlags are --timeline and its filters on the network commands (docs/timeline.md),
@@ -17,7 +16,7 @@ type timelineFlags struct {
 	file  *string
 	spec  experiment.TimelineSpec
 	f     *os.File
-	w     *timeline.Writer
+	w     *experiment.Timeline
 	cmd   string
 	local bool // --slurm is refused: the timeline is this process's
 }
@@ -25,7 +24,7 @@ type timelineFlags struct {
 // timeline defines --timeline and its filters.
 func (r *runner) timeline() {
 	t := &timelineFlags{cmd: r.cmd.name, local: r.slurm != nil,
-		spec: experiment.TimelineSpec{MaxMiB: 1024, Links: 8, Sample: netsim.Microsecond}}
+		spec: experiment.TimelineSpec{MaxMiB: 1024, Links: 8, Sample: simtime.Microsecond}}
 	fs := r.fs
 	t.file = r.outFile("timeline", "write the run as a timeline in the Trace Event Format to this .json file, for ui.perfetto.dev or chrome://tracing (docs/timeline.md)")
 	fs.StringVar(&t.spec.Ranks, "timeline-ranks", "", "timeline: only these ranks (nodes), e.g. 0-3,17 (default: all)")
@@ -54,7 +53,7 @@ func (t *timelineFlags) check(r *runner) error {
 }
 
 // openTimeline creates the file (beside its name) and the writer (nil without --timeline).
-func (r *runner) openTimeline() (*timeline.Writer, error) {
+func (r *runner) openTimeline() (*experiment.Timeline, error) {
 	t := r.tl
 	if t == nil || *t.file == "" {
 		return nil, nil

@@ -2,23 +2,19 @@ package goal
 
 import (
 	"fmt"
-	"github.com/lhsim/lhsim/netsim"
 	"math"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/gosim"
-	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/memlimit"
-	"github.com/lhsim/lhsim/netsim/cluster"
+	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/goal"
 	"github.com/lhsim/lhsim/netsim/lhsnic"
+	"github.com/lhsim/lhsim/netsim/machine"
 	"github.com/lhsim/lhsim/netsim/match"
 	"github.com/lhsim/lhsim/netsim/timeline"
-	"github.com/lhsim/lhsim/waves"
 )
 
 func matcherNote(cfg Config) string {
@@ -62,140 +58,45 @@ func Topology(n int) string {
 }
 
 func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
-	if cfg.Topology == "" {
-		cfg.Topology = Topology(len(s.Ranks))
-	}
-	topo, err := fabric.ParseTopology(cfg.Topology)
-	if err != nil {
-		return nil, experiment.Input(err) // a schedule too large for any network, among others
-	}
-	if len(s.Ranks) > topo.Nodes() {
-		return nil, experiment.Refuse("%s: %d ranks on %s (%d nodes)", cfg.Schedule, len(s.Ranks), cfg.Topology, topo.Nodes())
-	}
-	if err := rtlMessageSizes(s, cfg.RTLNodes); err != nil {
-		return nil, &experiment.InputError{Err: err}
-	}
-	if err := packetFits(topo, cfg, len(s.Ranks)); err != nil {
-		return nil, &experiment.InputError{Err: err}
-	}
-	c, err := cluster.Build(topo, cfg.Fabric, cfg.Cluster)
+	spec, err := packetMachine(&cfg, s)
 	if err != nil {
 		return nil, err
 	}
-	var rtl []*lhsnic.Node
-	var rtlAt []int
-	var traced *lhsnic.Node // the node whose waveform is recorded (cfg.Trace)
-	var firstMsg []waves.Marker
-	if cfg.Trace != "" && !slices.Contains(cfg.RTLNodes, cfg.TraceNode) {
-		return nil, experiment.Refuse("--trace %d: that node's receive path is not the RTL (add it to the RTL nodes)", cfg.TraceNode)
+	m, err := machine.Build(spec)
+	if err != nil {
+		return nil, err
 	}
-	for _, n := range cfg.RTLNodes {
-		if n < 0 || n >= topo.Nodes() {
-			return nil, experiment.Refuse("--rtl-nodes: node %d: %s has nodes 0 to %d", n, cfg.Topology, topo.Nodes()-1)
-		}
-		// The LHS receive path in Verilated RTL at 100 MHz, LHS on, each message released
-		// the cycle after it commits (lhsnic.DefaultConfig).
-		nc := lhsnic.DefaultConfig()
-		if cfg.Trace != "" && n == cfg.TraceNode {
-			nc.Device.Trace = cfg.Trace
-		}
-		node, err := lhsnic.New(c.Engine(), nc)
-		if err != nil {
-			return nil, err
-		}
-		if nc.Device.Trace != "" {
-			traced = node // closed once the run is over: the waveform is then whole
-			node.OnEvent = func(e lhsnic.RxEvent) {
-				if e.Msg == 0 {
-					firstMsg = append(firstMsg, waves.Marker{Name: "message 0 " + e.Kind.String(), Time: (e.Board + hw.ResetCycles) * waves.CycleTime})
-				}
-			}
-		} else {
-			defer node.Close()
-		}
-		if err := c.SetReceivePath(n, node); err != nil {
-			return nil, err
-		}
-		rtl = append(rtl, node)
-		rtlAt = append(rtlAt, n)
-	}
+	defer m.Close() // a run that failed; a good one is finished below
 	opt := goal.Options{Stats: true, Searches: cfg.QStat != ""}
 	if cfg.Timeline != nil {
-		net := timeline.NewNet(cfg.Timeline, c.Size())
-		net.SampleLinks(c.Network())
-		for i, node := range rtl {
-			n := rtlAt[i]
-			first := node.OnEvent
-			experiment.TraceRTL(net, n, node)
-			if first != nil { // the traced node: its first message's markers too
-				tell := node.OnEvent
-				node.OnEvent = func(e lhsnic.RxEvent) { tell(e); first(e) }
-			}
-		}
-		c.Observe(net)
-		opt.Tracer = newGoalTracer(s, net)
+		net := timeline.NewNet(cfg.Timeline, m.Cluster().Size())
+		net.SampleLinks(m.Network())
+		m.AddHook(net)
+		m.AddHook(experiment.RTLTimeline{Net: net})
+		m.AddHook(newGoalTracer(s, net))
 	}
 	if cfg.Simulated != nil {
-		c.OnProgress(cfg.Simulated)
+		m.AddHook(progressFunc(cfg.Simulated))
 	} else if cfg.Progress != nil { // the simulated time beside the count: a few huge messages
-		c.OnProgress(func(at netsim.Time) { cfg.Progress.Step(0, fmt.Sprintf("at %.6f s simulated", at.Nanoseconds()/1e9)) })
+		m.AddHook(progressFunc(func(at netsim.Time) { cfg.Progress.Step(0, fmt.Sprintf("at %.6f s simulated", at.Nanoseconds()/1e9)) }))
 	}
 	if cfg.Progress != nil {
 		cfg.Progress.Expect(int64(s.NumOps))
-		opt.Tracer = &progressTracer{next: opt.Tracer, total: int64(s.NumOps), tell: cfg.Progress}
+		m.AddHook(&progressTracer{total: int64(s.NumOps), tell: cfg.Progress})
 	}
-	var set *match.Set
-	if cfg.Matcher != "" {
-		spec, err := match.Parse(cfg.Matcher)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range cfg.MatcherRTLNodes {
-			if n < 0 || n >= len(s.Ranks) {
-				return nil, experiment.Refuse("--matcher-rtl-nodes: node %d: the schedule has ranks 0 to %d", n, len(s.Ranks)-1)
-			}
-		}
-		if err := checkMatcherFields(spec, s); err != nil {
-			return nil, &experiment.InputError{Err: fmt.Errorf("goal: %w", err)}
-		}
-		if m := spec.Footprint(len(s.Ranks), s.NumOps); cfg.MaxBytes > 0 && uint64(m) > cfg.MaxBytes {
-			return nil, fmt.Errorf("goal: matcher %s: %d ranks and %d operations may take %d MiB, over the %d MiB available", spec, len(s.Ranks), s.NumOps, m>>20, cfg.MaxBytes>>20)
-		}
-		if set, err = match.NewSet(spec, MatchConfig(spec, cfg.MatcherRTLNodes, len(s.Ranks))); err != nil {
-			return nil, err
-		}
-		defer set.Close() // after a failed run; a good one closes it below
+	if tr := machine.HooksOf[goal.Tracer](m); len(tr) > 0 {
+		opt.Tracer = tracers(tr)
+	}
+	set := m.Matchers()
+	if set != nil {
 		opt.NewMatcher = set.New
 	}
-	res, err := goal.RunPacket(s, c, cfg.LogGP.S, opt)
-	if traced != nil {
-		if cerr := traced.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("goal: node %d's waveform: %w", cfg.TraceNode, cerr)
-		}
-		if err == nil {
-			saves := []string{strings.TrimSuffix(cfg.Trace, filepath.Ext(cfg.Trace)) + ".gtkw"}
-			if cfg.Timeline != nil && cfg.TimelineSave != "" {
-				saves = append(saves, cfg.TimelineSave)
-			}
-			for _, f := range saves {
-				if err = waves.ForRun(cfg.Trace, gosim.DefaultParams, firstMsg).Write(f); err != nil {
-					break
-				}
-			}
-		}
+	res, err := goal.RunPacket(s, m.Cluster(), cfg.LogGP.S, opt)
+	if ferr := m.Finish(err); err == nil && ferr != nil {
+		err = fmt.Errorf("goal: %w", ferr)
 	}
 	if err != nil {
 		return nil, err
-	}
-	if set != nil {
-		if err := set.Close(); err != nil { // an RTL that crashed says so here
-			return nil, err
-		}
-	}
-	for i, node := range rtl {
-		if err := node.Err(); err != nil {
-			return nil, fmt.Errorf("goal: node %d's RTL receive path: %w", cfg.RTLNodes[i], err)
-		}
 	}
 	r := &Result{Schedule: cfg.Schedule, Network: "packet", Ranks: len(s.Ranks), Ops: s.NumOps, EndNs: float64(res.End) / 1000, Events: res.Events,
 		Params: fmt.Sprintf("%s, node latency %.3f µs, S=%d B%s%s", cfg.Topology, cfg.Cluster.NodeLatency.Microseconds(), cfg.LogGP.S, rtlNote(cfg.RTLNodes), matcherNote(cfg))}
@@ -206,6 +107,62 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 		r.PerRank = append(r.PerRank, RankResult{Rank: i, DoneNs: float64(f) / 1000, Match: &res.Match[i], MaxDepth: res.Match[i].MaxDepth(), NotStarted: res.NotRun[i]})
 	}
 	return r, writeQStat(cfg, res, r.unmatched(res.Unmatched, res.NotRun))
+}
+
+// packetMachine is the machine a schedule runs on (cfg.Topology, sized to the schedule when
+// unset): the LHS receive path in Verilated RTL at 100 MHz on the RTL nodes (LHS on, each
+// message released the cycle after it commits: lhsnic.DefaultConfig), one node's waveform,
+// and the matcher; what does not fit the schedule is refused before anything opens.
+func packetMachine(cfg *Config, s *goal.Schedule) (machine.Spec, error) {
+	if cfg.Topology == "" {
+		cfg.Topology = Topology(len(s.Ranks))
+	}
+	topo, err := fabric.ParseTopology(cfg.Topology)
+	if err != nil {
+		return machine.Spec{}, experiment.Input(err) // a schedule too large for any network, among others
+	}
+	spec := machine.Spec{Topology: topo, Fabric: cfg.Fabric, Cluster: cfg.Cluster}
+	if len(s.Ranks) > topo.Nodes() {
+		return spec, experiment.Refuse("%s: %d ranks on %s (%d nodes)", cfg.Schedule, len(s.Ranks), cfg.Topology, topo.Nodes())
+	}
+	if err := rtlMessageSizes(s, cfg.RTLNodes); err != nil {
+		return spec, &experiment.InputError{Err: err}
+	}
+	if err := packetFits(topo, *cfg, len(s.Ranks)); err != nil {
+		return spec, &experiment.InputError{Err: err}
+	}
+	for _, n := range cfg.RTLNodes {
+		if n < 0 || n >= topo.Nodes() {
+			return spec, experiment.Refuse("--rtl-nodes: node %d: %s has nodes 0 to %d", n, cfg.Topology, topo.Nodes()-1)
+		}
+		spec.Receivers = append(spec.Receivers, machine.Receiver{Node: n, Config: lhsnic.DefaultConfig()})
+	}
+	if cfg.Trace != "" {
+		spec.Waveform = machine.Waveform{Node: cfg.TraceNode, File: cfg.Trace, FirstMessageSaves: []string{machine.DefaultSave(cfg.Trace)}}
+		if cfg.Timeline != nil && cfg.TimelineSave != "" {
+			spec.Waveform.FirstMessageSaves = append(spec.Waveform.FirstMessageSaves, cfg.TimelineSave)
+		}
+	}
+	if cfg.Matcher == "" {
+		return spec, nil
+	}
+	ms, err := match.Parse(cfg.Matcher)
+	if err != nil {
+		return spec, err
+	}
+	for _, n := range cfg.MatcherRTLNodes {
+		if n < 0 || n >= len(s.Ranks) {
+			return spec, experiment.Refuse("--matcher-rtl-nodes: node %d: the schedule has ranks 0 to %d", n, len(s.Ranks)-1)
+		}
+	}
+	if err := checkMatcherFields(ms, s); err != nil {
+		return spec, &experiment.InputError{Err: fmt.Errorf("goal: %w", err)}
+	}
+	if m := ms.Footprint(len(s.Ranks), s.NumOps); cfg.MaxBytes > 0 && uint64(m) > cfg.MaxBytes {
+		return spec, fmt.Errorf("goal: matcher %s: %d ranks and %d operations may take %d MiB, over the %d MiB available", ms, len(s.Ranks), s.NumOps, m>>20, cfg.MaxBytes>>20)
+	}
+	spec.Matcher, spec.MatchConfig = &ms, MatchConfig(ms, cfg.MatcherRTLNodes, len(s.Ranks))
+	return spec, nil
 }
 
 // checkMatcherFields refuses, before the run, a schedule whose ranks or tags do not fit the

@@ -123,10 +123,8 @@ func (t *goalTracer) Queues(rank int, now netsim.Time, posted, unexpected int) {
 }
 
 // progressTracer counts the operations a packet run starts (each calc and send once at its
-// CPU time, each recv at its post) for Config.Progress, and passes every call on to next
-// (the timeline, or none).
+// CPU time, each recv at its post) for Config.Progress: a hook of the run's machine.
 type progressTracer struct {
-	next        goal.Tracer
 	done, total int64
 	tell        *experiment.Progress
 	told        int64
@@ -139,40 +137,54 @@ func (p *progressTracer) count() {
 	}
 }
 
-func (p *progressTracer) Busy(rank int, op uint32, start, end netsim.Time) {
-	p.count()
-	if p.next != nil {
-		p.next.Busy(rank, op, start, end)
+func (p *progressTracer) Busy(rank int, op uint32, start, end netsim.Time)                    { p.count() }
+func (p *progressTracer) Sending(rank int, op uint32, now netsim.Time)                        {}
+func (p *progressTracer) Posted(rank int, op uint32, now netsim.Time)                         { p.count() }
+func (p *progressTracer) Arrived(rank int, src, sendOp uint32, now netsim.Time, matched bool) {}
+func (p *progressTracer) Matched(rank int, recvOp, src, sendOp uint32, now netsim.Time)       {}
+func (p *progressTracer) Queues(rank int, now netsim.Time, posted, unexpected int)            {}
+
+// progressFunc is a function of the simulated time as a machine's progress hook.
+type progressFunc func(now netsim.Time)
+
+func (f progressFunc) Progress(now netsim.Time) { f(now) }
+
+// tracers are the run's goal.Tracer hooks (the timeline, the progress count), each told
+// every call in the order they attached.
+type tracers []goal.Tracer
+
+func (ts tracers) Busy(rank int, op uint32, start, end netsim.Time) {
+	for _, t := range ts {
+		t.Busy(rank, op, start, end)
 	}
 }
 
-func (p *progressTracer) Sending(rank int, op uint32, now netsim.Time) {
-	if p.next != nil {
-		p.next.Sending(rank, op, now)
+func (ts tracers) Sending(rank int, op uint32, now netsim.Time) {
+	for _, t := range ts {
+		t.Sending(rank, op, now)
 	}
 }
 
-func (p *progressTracer) Posted(rank int, op uint32, now netsim.Time) {
-	p.count()
-	if p.next != nil {
-		p.next.Posted(rank, op, now)
+func (ts tracers) Posted(rank int, op uint32, now netsim.Time) {
+	for _, t := range ts {
+		t.Posted(rank, op, now)
 	}
 }
 
-func (p *progressTracer) Arrived(rank int, src, sendOp uint32, now netsim.Time, matched bool) {
-	if p.next != nil {
-		p.next.Arrived(rank, src, sendOp, now, matched)
+func (ts tracers) Arrived(rank int, src, sendOp uint32, now netsim.Time, matched bool) {
+	for _, t := range ts {
+		t.Arrived(rank, src, sendOp, now, matched)
 	}
 }
 
-func (p *progressTracer) Matched(rank int, recvOp, src, sendOp uint32, now netsim.Time) {
-	if p.next != nil {
-		p.next.Matched(rank, recvOp, src, sendOp, now)
+func (ts tracers) Matched(rank int, recvOp, src, sendOp uint32, now netsim.Time) {
+	for _, t := range ts {
+		t.Matched(rank, recvOp, src, sendOp, now)
 	}
 }
 
-func (p *progressTracer) Queues(rank int, now netsim.Time, posted, unexpected int) {
-	if p.next != nil {
-		p.next.Queues(rank, now, posted, unexpected)
+func (ts tracers) Queues(rank int, now netsim.Time, posted, unexpected int) {
+	for _, t := range ts {
+		t.Queues(rank, now, posted, unexpected)
 	}
 }

@@ -235,12 +235,19 @@ func (cfg MatchersConfig) Merge(parts []*MatchersResult) (*MatchersResult, error
 }
 
 // JobMemory is what one part may take: its network (fabric.Footprint, doubled for the
-// garbage collector; a few MiB), the run's state over the schedule's operations, 1 KiB a rank
-// squared (an all-to-all has ranks squared of them; measured, alltoall_late with list peaked
-// at 123 MB resident at 256 ranks and 1,011 MB at 1,024, the process's 30 MB included), and
+// garbage collector; a few MiB), the run's state over the largest workload's operations, and
 // the largest of the matchers' own (match.Spec.Footprint: for lhs and lhs+alpu:N the receive
 // path of every rank, 1 MiB each, measured: lhs took 0.4 MB a rank more than list at 256
 // ranks; for bins:K the bins made as entries arrive, at most one per operation).
+//
+// A generated workload's run takes about opBytes an operation (measured with /usr/bin/time
+// -v lhsim matchers --matchers list --jobs 1 --workloads W, the process's 30 MB included:
+// allreduce_ring, 261,120 operations at 256 ranks, 164 MB resident, 4,190,208 at 1,024,
+// 1,419 MB; alltoall_late, 130,816 and 2,096,128, 118 MB and 1,026 MB); its operations are
+// counted as the generator writes them, without keeping the schedule. An application's
+// schedule, measured: lammps-peptide.8's 1,041,547 operations took 205 MB resident with
+// list, about 200 bytes an operation. TestMatchersEstimateCountsThePeak (cmd/lhsim) holds
+// the estimate between the peak and three times it.
 func (cfg MatchersConfig) JobMemory() int64 {
 	p := int64(cfg.Ranks)
 	var matchers int64
@@ -253,15 +260,69 @@ func (cfg MatchersConfig) JobMemory() int64 {
 	if err != nil {
 		return 0
 	}
-	// An application's schedule: its run's state, measured: lammps-peptide.8's 1,041,547
-	// operations took 205 MB resident with list, about 200 bytes an operation.
-	var apps int64
+	var work int64
 	for _, w := range cfg.Workloads {
-		if !cfg.pattern(w) && w != rx.Fig6Workload && cfg.schedules != nil {
+		switch {
+		case cfg.pattern(w):
+			work = max(work, opBytes*cfg.patternOps(w))
+		case w != rx.Fig6Workload && cfg.schedules != nil:
 			if s, err := cfg.schedules.get(w, func() (*goal.Schedule, error) { return cfg.generate(w) }); err == nil {
-				apps = max(apps, 256*int64(s.NumOps))
+				work = max(work, 256*int64(s.NumOps))
 			}
 		}
 	}
-	return 16<<20 + 2*fabric.Footprint(topo, fabric.DefaultConfig()) + p*p<<10 + matchers + apps
+	return 16<<20 + 2*fabric.Footprint(topo, fabric.DefaultConfig()) + work + matchers
+}
+
+// opBytes is what a generated workload's run takes an operation (JobMemory): the most
+// measured, 644 bytes (allreduce_ring at 256 ranks, the process's own 30 MB included),
+// rounded up.
+const opBytes = 768
+
+// patternOps is the operations of the goal gen pattern w at the study's ranks, counted as
+// the generator writes them (a line "lN: ..." each); 0 when it cannot be generated (the run
+// says why). Counted once per process: each of a sweep's parts asks.
+func (cfg MatchersConfig) patternOps(w string) int64 {
+	gc := goal.GenConfig{Pattern: w, Ranks: cfg.Ranks, Size: cfg.Size, Segment: 1024, Seed: cfg.Seed}
+	if n, ok := patternOpsSeen.Load(gc); ok {
+		return n.(int64)
+	}
+	c := &opCounter{}
+	if err := goal.Generate(c, gc); err != nil {
+		return 0
+	}
+	patternOpsSeen.Store(gc, c.ops)
+	return c.ops
+}
+
+// patternOpsSeen are the patterns' operation counts, by their generator's configuration.
+var patternOpsSeen sync.Map
+
+// opCounter counts the lines of a GOAL schedule that start with a label (an operation).
+type opCounter struct {
+	ops      int64
+	inLabel  bool // in the word that starts the line
+	notStart bool // the line's first word has ended
+}
+
+func (c *opCounter) Write(b []byte) (int, error) {
+	for _, ch := range b {
+		switch {
+		case ch == '\n':
+			c.inLabel, c.notStart = false, false
+		case c.notStart:
+		case ch == ' ' || ch == '\t':
+			if c.inLabel {
+				c.notStart = true
+			}
+		case ch == ':':
+			if c.inLabel {
+				c.ops++
+			}
+			c.notStart = true
+		default:
+			c.inLabel = true
+		}
+	}
+	return len(b), nil
 }

@@ -10,9 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/olekukonko/tablewriter"
@@ -20,15 +18,13 @@ import (
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/experiment"
-	"github.com/lhsim/lhsim/gosim"
-	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/lhsnic"
+	"github.com/lhsim/lhsim/netsim/machine"
 	"github.com/lhsim/lhsim/netsim/timeline"
 	"github.com/lhsim/lhsim/plugin"
-	"github.com/lhsim/lhsim/waves"
 )
 
 // The results cmd/lhsim prints (and draws).
@@ -324,113 +320,32 @@ func (cfg Config) JobMemory() int64 {
 // incastOnce runs one case; kinds[r] is receiver r's receive path.
 func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Outcome, error) {
 	run := Outcome{LHS: lhs}
-	c, err := cluster.Build(topo, cfg.Fabric, cfg.Cluster)
+	spec, wants, hosts, err := cfg.machine(topo, kinds, lhs)
 	if err != nil {
 		return run, err
 	}
-	eng, net := c.Network().Engine(), c.Network()
-	var tl *timeline.Net
-	if lhs {
-		tl = experiment.MachineTimeline(cfg.Timeline, c, 0, "LHS on")
-	} else {
-		tl = experiment.MachineTimeline(cfg.Timeline, c, 1, "LHS off")
+	m, err := machine.Build(spec)
+	if err != nil {
+		return run, err
+	}
+	defer m.Close()
+	eng, net, c := m.Engine(), m.Network(), m.Cluster()
+	name, k := "LHS on", 0
+	if !lhs {
+		name, k = "LHS off", 1
 	}
 	var host *hostTimeline
-	if tl != nil {
+	if tl := experiment.MachineNet(cfg.Timeline, net, k, name); tl != nil {
 		host = &hostTimeline{Net: tl, receivers: cfg.Receivers, msgs: map[[3]int]hostMsg{}}
-		c.Observe(host)
-	}
-	lookahead, err := lhsnic.Lookahead(net)
-	if err != nil {
-		return run, err
-	}
-	if cfg.StepInTurn {
-		lookahead = 0
-	}
-	group, err := lhsnic.NewGroup(eng, lookahead)
-	if err != nil {
-		return run, err
+		m.AddHook(host)
+		m.AddHook(experiment.RTLTimeline{Net: tl})
 	}
 	senders := topo.Nodes() - cfg.Receivers
-	var hosts []lhsnic.Receiver
-	var wants [][]lhsnic.Want
-	var nodes []*lhsnic.Node
-	var traced *waves.Events
-	var firstMsg []waves.Marker // the traced receiver's first message (TimelineSave)
-	closeAll := func() error {
-		var first error
-		for _, n := range nodes {
-			if err := n.Close(); err != nil && first == nil {
-				first = err
-			}
-		}
-		nodes = nil
-		return first
-	}
-	defer closeAll()
-	for r := range cfg.Receivers {
-		var want []lhsnic.Want
-		for s := cfg.Receivers; s < topo.Nodes(); s++ {
-			for t := range cfg.Messages {
-				want = append(want, lhsnic.Want{Src: s, Tag: t})
-			}
-		}
-		wants = append(wants, want)
-		dc := device.Config{Model: device.Go, Bridge: device.Cgo, Entries: cfg.Entries}
-		switch kinds[r] {
-		case nicRTL, nicRTLPlugin:
-			dc = device.Config{Model: device.RTL, Bridge: device.Cgo}
-			if kinds[r] == nicRTLPlugin {
-				dc.Bridge = device.Plugin
-			}
-		}
-		var ev *waves.Events
-		if lhs && cfg.Trace != "" && r == cfg.TraceNode {
-			if kinds[r] != nicRTL {
-				return run, fmt.Errorf("incast: --trace %d: that receiver runs %s, which has no waveform here (make it an RTL node on the cgo bridge)", r, kinds[r])
-			}
-			dc.Trace = cfg.Trace
-			ev = waves.NewEvents(waves.Rule{LHS: true, SizePos: hw.SizePosReset, MaxMsg: hw.MaxMsgReset})
-			traced = ev
-		}
-		nc := lhsnic.Config{Device: dc, TLM: kinds[r] == nicTLM, Period: cfg.Period, Batch: 256, LHS: lhs}
-		var costs *lhsnic.CostReceiver
-		if cfg.Host == HostMPI {
-			h := &lhsnic.MPIReceiver{Want: want, LHS: lhs, Nodes: topo.Nodes(), PostAt: cfg.PostAt, Wait: cfg.HostWait}
-			nc.Program = h.Program
-			hosts = append(hosts, h)
-		} else {
-			costs = lhsnic.NewCostReceiver(eng, want, lhs, dc.Params().Entries,
-				lhsnic.Costs{PostAt: cfg.PostAt, SearchPerMessage: cfg.SearchPerMessage, Fetch: cfg.Fetch})
-			nc.Host = costs
-			hosts = append(hosts, costs)
-		}
-		node, err := group.New(nc)
-		if err != nil {
-			return run, err
-		}
-		nodes = append(nodes, node)
-		if tl != nil {
-			experiment.TraceRTL(tl, r, node)
-			if ev != nil && cfg.TimelineSave != "" {
-				// The traced receiver's first message, as markers in its waveform.
-				tell := node.OnEvent
-				node.OnEvent = func(e lhsnic.RxEvent) {
-					tell(e)
-					if e.Msg == 0 {
-						firstMsg = append(firstMsg, waves.Marker{Name: "message 0 " + e.Kind.String(), Time: (e.Board + hw.ResetCycles) * waves.CycleTime})
-					}
-				}
-			}
-		}
-		if ev != nil {
-			node.Local().OnCycle(ev.Observe)
-		}
-		if costs != nil {
-			costs.Attach(node)
-		}
-		if err := c.SetReceivePath(r, node); err != nil {
-			return run, err
+	nodes := make([]*lhsnic.Node, cfg.Receivers)
+	for r := range nodes {
+		var h machine.AttachedHost
+		if nodes[r], h = m.Receiver(r); h != nil { // the costs model, made on the machine's engine
+			hosts[r] = h.(lhsnic.Receiver)
 		}
 	}
 	wall := time.Now()
@@ -490,23 +405,71 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 	run.MeanDepth = depth / float64(run.Messages)
 	run.PacketsHeldMax = maxHeld
 	run.SimNsPerWallS = last.Nanoseconds() / run.WallSeconds // to the last receive (a host's unused time limit may run the clock on)
-	if err := closeAll(); err != nil {                       // the waveform is complete once its device is closed
+	if err := m.Finish(nil); err != nil {                    // the waveform is complete once its device is closed
 		return run, err
 	}
-	if traced != nil {
-		save := strings.TrimSuffix(cfg.Trace, filepath.Ext(cfg.Trace)) + ".gtkw"
-		if err := waves.ForRun(cfg.Trace, gosim.DefaultParams, traced.Markers(hw.ResetCycles)).Write(save); err != nil {
-			return run, err
-		}
-		run.Waveform, run.SaveFile = cfg.Trace, save
-		if len(firstMsg) > 0 {
-			if err := waves.ForRun(cfg.Trace, gosim.DefaultParams, firstMsg).Write(cfg.TimelineSave); err != nil {
-				return run, err
-			}
+	if w := spec.Waveform; w.File != "" {
+		run.Waveform, run.SaveFile = w.File, w.EventSave
+		if len(w.FirstMessageSaves) > 0 {
 			run.TimelineSave = cfg.TimelineSave
 		}
 	}
 	return run, nil
+}
+
+// machine is the machine of one case: receiver r runs kinds[r] (on the cgo or plugin bridge,
+// the golden model or the TLM) and wants every sender's messages in order, its host the MPI
+// library on the node's CPU model (hosts[r]) or the costs model (made with the machine: hosts[r]
+// nil); the receive paths are stepped together with the network's lookahead. The traced
+// receiver's waveform (LHS on only) has a marker at each event of its outputs and, with a
+// timeline, a save file with its first message's steps.
+func (cfg Config) machine(topo fabric.Topology, kinds []string, lhs bool) (machine.Spec, [][]lhsnic.Want, []lhsnic.Receiver, error) {
+	spec := machine.Spec{Topology: topo, Fabric: cfg.Fabric, Cluster: cfg.Cluster, Stepping: machine.Grouped}
+	if cfg.StepInTurn {
+		spec.Stepping = machine.InTurn
+	}
+	var wants [][]lhsnic.Want
+	hosts := make([]lhsnic.Receiver, cfg.Receivers)
+	for r := range cfg.Receivers {
+		var want []lhsnic.Want
+		for s := cfg.Receivers; s < topo.Nodes(); s++ {
+			for t := range cfg.Messages {
+				want = append(want, lhsnic.Want{Src: s, Tag: t})
+			}
+		}
+		wants = append(wants, want)
+		dc := device.Config{Model: device.Go, Bridge: device.Cgo, Entries: cfg.Entries}
+		switch kinds[r] {
+		case nicRTL, nicRTLPlugin:
+			dc = device.Config{Model: device.RTL, Bridge: device.Cgo}
+			if kinds[r] == nicRTLPlugin {
+				dc.Bridge = device.Plugin
+			}
+		}
+		if lhs && cfg.Trace != "" && r == cfg.TraceNode {
+			if kinds[r] != nicRTL {
+				return spec, nil, nil, fmt.Errorf("incast: --trace %d: that receiver runs %s, which has no waveform here (make it an RTL node on the cgo bridge)", r, kinds[r])
+			}
+			spec.Waveform = machine.Waveform{Node: r, File: cfg.Trace, EventSave: machine.DefaultSave(cfg.Trace)}
+			if cfg.Timeline != nil && cfg.TimelineSave != "" {
+				spec.Waveform.FirstMessageSaves = []string{cfg.TimelineSave}
+			}
+		}
+		rc := machine.Receiver{Node: r, Config: lhsnic.Config{Device: dc, TLM: kinds[r] == nicTLM, Period: cfg.Period, Batch: 256, LHS: lhs}}
+		if cfg.Host == HostMPI {
+			h := &lhsnic.MPIReceiver{Want: want, LHS: lhs, Nodes: topo.Nodes(), PostAt: cfg.PostAt, Wait: cfg.HostWait}
+			rc.Config.Program = h.Program
+			hosts[r] = h
+		} else {
+			entries := dc.Params().Entries
+			rc.NewHost = func(eng *netsim.Engine) machine.AttachedHost {
+				return lhsnic.NewCostReceiver(eng, want, lhs, entries,
+					lhsnic.Costs{PostAt: cfg.PostAt, SearchPerMessage: cfg.SearchPerMessage, Fetch: cfg.Fetch})
+			}
+		}
+		spec.Receivers = append(spec.Receivers, rc)
+	}
+	return spec, wants, hosts, nil
 }
 
 // WriteTable prints LHS on against LHS off.

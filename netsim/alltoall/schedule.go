@@ -137,37 +137,14 @@ var dimName = []string{"X", "Y", "Z", "W", "V", "U", "T", "S"}
 // position b the blocks whose destination has position b along d: 12 transfers per line, in
 // steps where no link (and no sender or receiver) is used twice.
 func SuhShin(t *fabric.Torus, weights []int64) (*Schedule, error) {
-	k := t.Radix()
-	for d, r := range k {
-		if r < 4 || r%4 != 0 {
-			return nil, fmt.Errorf("alltoall: Suh-Shin on %v: dimension %s has %d nodes; want a multiple of 4 (groups of 4 per dimension)", t, dimName[d], r)
-		}
-	}
-	n := t.Nodes()
-	b, err := newBuilder(n, weights)
+	g, err := newSuhShinGrid(t)
 	if err != nil {
 		return nil, err
 	}
-	stride := make([]int, len(k))
-	s := 1
-	for d := range k {
-		stride[d] = s
-		s *= k[d]
-	}
-	// coords[d][node] is node's coordinate along d, looked up: the moves' selections ask
-	// for it for every block they scan.
-	coords := make([][]int16, len(k))
-	for d := range k {
-		coords[d] = make([]int16, n)
-		for node := range n {
-			coords[d][node] = int16((node / stride[d]) % k[d])
-		}
-	}
-	coord := func(node, d int) int { return int(coords[d][node]) }
-	// at is node with coordinate d replaced by c (mod k[d]).
-	at := func(node, d, c int) int {
-		c = ((c % k[d]) + k[d]) % k[d]
-		return node + (c-coord(node, d))*stride[d]
+	k, n, coords, coord, at := g.k, t.Nodes(), g.coords, g.coord, g.at
+	b, err := newBuilder(n, weights)
+	if err != nil {
+		return nil, err
 	}
 
 	// The stages' keys, worked out first so that each stage can order its groups by the
@@ -379,4 +356,45 @@ func (s *Schedule) ContentionFree(net *fabric.Network) error {
 		}
 	}
 	return nil
+}
+
+// suhShinGrid is the torus as Suh-Shin's moves look at it: its radices, and each node's
+// coordinate along each dimension, looked up (the moves' selections ask for it for every
+// block they scan).
+type suhShinGrid struct {
+	k, stride []int
+	coords    [][]int16 // coords[d][node]
+}
+
+// newSuhShinGrid refuses a torus whose dimensions do not split into groups of 4.
+func newSuhShinGrid(t *fabric.Torus) (*suhShinGrid, error) {
+	k := t.Radix()
+	for d, r := range k {
+		if r < 4 || r%4 != 0 {
+			return nil, fmt.Errorf("alltoall: Suh-Shin on %v: dimension %s has %d nodes; want a multiple of 4 (groups of 4 per dimension)", t, dimName[d], r)
+		}
+	}
+	g := &suhShinGrid{k: k, stride: make([]int, len(k)), coords: make([][]int16, len(k))}
+	s := 1
+	for d := range k {
+		g.stride[d] = s
+		s *= k[d]
+	}
+	for d := range k {
+		g.coords[d] = make([]int16, t.Nodes())
+		for node := range t.Nodes() {
+			g.coords[d][node] = int16((node / g.stride[d]) % k[d])
+		}
+	}
+	return g, nil
+}
+
+// coord is node's coordinate along d.
+func (g *suhShinGrid) coord(node, d int) int { return int(g.coords[d][node]) }
+
+// at is node with its coordinate along d replaced by c (mod k[d]).
+func (g *suhShinGrid) at(node, d, c int) int {
+	k := g.k[d]
+	c = ((c % k) + k) % k
+	return node + (c-g.coord(node, d))*g.stride[d]
 }

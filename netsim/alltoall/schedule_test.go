@@ -122,37 +122,14 @@ func TestHeavyWeights(t *testing.T) {
 // block they hold (builder.step), no grouping. SuhShin groups the blocks by what the
 // selections ask (builder.stage, stepKeys) and must give the same schedule.
 func suhShinByBlocks(t *fabric.Torus, weights []int64) (*Schedule, error) {
-	k := t.Radix()
-	for d, r := range k {
-		if r < 4 || r%4 != 0 {
-			return nil, fmt.Errorf("alltoall: Suh-Shin on %v: dimension %s has %d nodes; want a multiple of 4 (groups of 4 per dimension)", t, dimName[d], r)
-		}
-	}
-	n := t.Nodes()
-	b, err := newBuilder(n, weights)
+	g, err := newSuhShinGrid(t)
 	if err != nil {
 		return nil, err
 	}
-	stride := make([]int, len(k))
-	s := 1
-	for d := range k {
-		stride[d] = s
-		s *= k[d]
-	}
-	// coords[d][node] is node's coordinate along d, looked up: the moves' selections ask
-	// for it for every block they scan.
-	coords := make([][]int16, len(k))
-	for d := range k {
-		coords[d] = make([]int16, n)
-		for node := range n {
-			coords[d][node] = int16((node / stride[d]) % k[d])
-		}
-	}
-	coord := func(node, d int) int { return int(coords[d][node]) }
-	// at is node with coordinate d replaced by c (mod k[d]).
-	at := func(node, d, c int) int {
-		c = ((c % k[d]) + k[d]) % k[d]
-		return node + (c-coord(node, d))*stride[d]
+	k, n, coords, coord, at := g.k, t.Nodes(), g.coords, g.coord, g.at
+	b, err := newBuilder(n, weights)
+	if err != nil {
+		return nil, err
 	}
 
 	// Phase 1: between groups.
