@@ -1,7 +1,8 @@
 /*
- * Formal harness of the hashed matcher: hash_match at a small configuration (4 entries,
- * 2 bins, one bank, a one-cycle read, 2-bit source and tag, 1-bit context) with every input
- * free but the handle, which the harness numbers.
+ * Formal harness of the hashed matcher: hash_match at a small configuration (4 entries, or
+ * 2 with ENTRIES set; 2 bins, one bank, a one-cycle read, 2-bit source and tag, 1-bit
+ * context, 3-bit sequence numbers) with every input free but the handle, which the harness
+ * numbers.
  *
  * Beside it a shadow of what the matcher holds: per entry index, whether an entry is there,
  * its fields and its sequence number. An insert the matcher accepts writes the shadow's
@@ -26,6 +27,8 @@ module hash_match_formal #
     parameter ENTRIES = 4,
     // Bins: 2, so that bins collide and the wildcard list is walked beside a bin
     parameter BINS = 2,
+    // Sequence numbers and handles: 3 bits, 6 inserts before they wrap (enough to fill,
+    // refuse and drain 4 entries; fewer bits than the RTL's 32 make the solver's work smaller)
     parameter SEQ_W = 3
 )
 (

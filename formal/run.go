@@ -449,7 +449,8 @@ var (
 
 // smtbmc runs yosys-smtbmc once; kind names the run's log and trace files.
 func (r Runner) smtbmc(ctx context.Context, dir string, p Proof, kind, model string, args ...string) Result {
-	ctx, cancel := context.WithTimeout(ctx, r.timeout())
+	limit := max(r.timeout(), p.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	all := append([]string{"-s", r.solver(), "--noprogress"}, args...)
 	if kind != "cover" {
@@ -461,7 +462,7 @@ func (r Runner) smtbmc(ctx context.Context, dir string, p Proof, kind, model str
 	res := parseSmtbmc(out, kind == "step")
 	if ctx.Err() == context.DeadlineExceeded {
 		return Result{Outcome: Timeout, Step: res.Step, Detail: fmt.Sprintf("yosys-smtbmc (%s, %s) did not finish within %v, waiting for the solver in step %d (%s)",
-			kind, r.solver(), r.timeout(), res.Step, filepath.Join(dir, kind+".log"))}
+			kind, r.solver(), limit, res.Step, filepath.Join(dir, kind+".log"))}
 	}
 	if ctx.Err() != nil {
 		return Result{Outcome: Error, Detail: ctx.Err().Error()}
