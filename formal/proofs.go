@@ -62,9 +62,6 @@ type Proof struct {
 	Note   string // what a counterexample means, when one is expected
 	// Harness is the design's formal model (nil: ReceivePath).
 	Harness *Harness
-	// Timeout, when longer than the runner's, bounds this proof's solver runs instead (a
-	// proof known to take longer than the others).
-	Timeout time.Duration
 }
 
 // Invariants are the assertions that make the properties inductive: relations between the

@@ -450,7 +450,7 @@ var (
 
 // smtbmc runs yosys-smtbmc once; kind names the run's log and trace files.
 func (r Runner) smtbmc(ctx context.Context, dir string, p Proof, kind, model string, args ...string) Result {
-	limit := max(r.timeout(), p.Timeout)
+	limit := r.timeout()
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	all := append([]string{"-s", r.solver(), "--noprogress"}, args...)
