@@ -41,10 +41,13 @@ func TestFastProofs(t *testing.T) {
 	t.Log("\n" + b.String())
 	require.True(t, formal.Passed(results), "a proof did not end as expected")
 
-	var control *formal.Result
+	var control, hashControl *formal.Result
 	for i := range results {
 		if results[i].Proof.Mutation == &formal.RingFix {
 			control = &results[i]
+		}
+		if results[i].Proof.Mutation == &formal.FreshFix {
+			hashControl = &results[i]
 		}
 		if results[i].Proof.Expect == formal.Proven {
 			require.Equal(t, formal.Proven, results[i].Outcome, results[i].Proof.Name)
@@ -52,6 +55,14 @@ func TestFastProofs(t *testing.T) {
 	}
 	require.NotNil(t, control, "the fast proofs include the ring-resize control")
 	require.Equal(t, "top_tail_in_ring", control.Failed)
+
+	// The hashed matcher whose insert leaves its never-used entry counted free: free + linked
+	// above N in its bank, found from reset after the first insert.
+	require.NotNil(t, hashControl, "the fast proofs include the hash_match free-count control")
+	require.Equal(t, formal.Counterexample, hashControl.Outcome)
+	require.Equal(t, "hm_bank_free_linked", hashControl.Failed)
+	hv := readVCD(t, hashControl.VCD, hashControl.Step, "hash_match_formal.status_count", "hash_match_formal.status_free")
+	require.Greater(t, hv["hash_match_formal.status_count"]+hv["hash_match_formal.status_free"], uint64(4), "free + linked above N at the failing step")
 
 	// The waveform shows the defect: at the failing step the splitter writes outside the
 	// ring, which was shrunk below where its write pointer had got to.
@@ -173,14 +184,16 @@ $var wire 2 n1 not_a_declaration $end
 	require.ErrorContains(t, formal.Convert(strings.NewReader("$scope module lhs_formal $end\n"), &out), "no $enddefinitions")
 }
 
-// The control's mutation finds the fix it reverts, once; the runner refuses one that does
-// not (the fix moved, so the control would prove nothing).
+// Each control's mutation finds the code it breaks, once; the runner refuses one that does
+// not (the code moved, so the control would prove nothing).
 func TestMutation(t *testing.T) {
 	root, err := area.FindRoot(".")
 	require.NoError(t, err)
-	b, err := os.ReadFile(filepath.Join(root, formal.RingFix.File))
-	require.NoError(t, err)
-	require.Equal(t, 1, strings.Count(string(b), formal.RingFix.Old))
+	for _, m := range []*formal.Mutation{&formal.RingFix, &formal.FreshFix, &formal.FreeListFix, &formal.OldestFix} {
+		b, err := os.ReadFile(filepath.Join(root, m.File))
+		require.NoError(t, err)
+		require.Equal(t, 1, strings.Count(string(b), m.Old), m.Why)
+	}
 
 	r := formal.Runner{Root: root, Dir: t.TempDir()}
 	p := formal.Proof{Name: "stale", Method: formal.BMC, Depth: 1, Mutation: &formal.Mutation{File: "rtl/lhs_rx.v", Old: "no such text", Why: "test"}, Expect: formal.Counterexample}

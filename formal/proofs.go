@@ -78,6 +78,33 @@ var RingFix = Mutation{
 	Why:  "TAIL_WPTR kept when TAIL_BASE or TAIL_SIZE is taken (the ring-resize fix reverted)",
 }
 
+// FreshFix is hash_match_bank's insert into a never-used entry without counting it used: the
+// entry is linked and still counted free.
+var FreshFix = Mutation{
+	File: "rtl/hash_match_bank.v",
+	Old:  "                    fresh_next = fresh_reg + 1'b1;\n",
+	New:  "",
+	Why:  "an insert into a never-used entry that leaves it counted free",
+}
+
+// FreeListFix is hash_match_bank's unlink without its free-list count: a matched entry leaves
+// its lists but is not counted free again (an entry lost).
+var FreeListFix = Mutation{
+	File: "rtl/hash_match_bank.v",
+	Old:  "            free_cnt_next = free_cnt_reg + 1'b1;\n",
+	New:  "",
+	Why:  "a matched entry not returned to the free list's count",
+}
+
+// OldestFix is hash_match_bank's walk taking a wildcard entry that matches even when it is
+// newer than the match its bin gave: the search answers with the newer entry.
+var OldestFix = Mutation{
+	File: "rtl/hash_match_bank.v",
+	Old:  "take_this = e_match && !(phase_reg == P_WILD && best_reg && e_seq > best_seq_reg);",
+	New:  "take_this = e_match;",
+	Why:  "a wildcard entry newer than the bin's match taken",
+}
+
 // Depths. Induction closes at k = 2 for the receive path's properties (the host read pipeline
 // needs 3). CoverDepth is enough for a tail that wraps to the ring's base and an LH entry used
 // a second time.
@@ -152,8 +179,23 @@ var Proofs = []Proof{
 		Asserts: []string{"hm_full_refuses", "hm_full_no_insert", "hm_bank_idle_writes_nothing", "hm_bank_idle_holds"}, Fast: true, Expect: Proven, Harness: &HashMatch,
 	},
 	{
-		Name: "hash_match: every response the oldest matching entry, a miss only when none matches", Module: "hash_match_formal", Method: BMC, Depth: HashBMCDepth,
-		Asserts: []string{"hm_rsp_is_entry", "hm_rsp_matches", "hm_rsp_oldest", "hm_miss_is_right", "hm_count_is_shadow"}, Expect: Bounded, Harness: &HashMatch,
+		Name: "hash_match at 2 entries: every response the oldest matching entry, a miss only when none matches", Module: "hash_match_formal", Method: Induction, Depth: HashInductionK,
+		Asserts: []string{"hm_rsp_oldest", "hm_rsp_is_entry", "hm_miss_is_right"}, Expect: Proven, Harness: &HashMatchLists2,
+	},
+	{
+		Name: "control: hash_match with an insert that leaves its entry free", Module: "hash_match", Method: BMC, Depth: 3,
+		Asserts: []string{"hm_bank_free_linked"}, Fast: true, Mutation: &FreshFix, Expect: Counterexample, Harness: &HashMatch,
+		Note: "the first insert links an entry that stays counted free: free + linked > N",
+	},
+	{
+		Name: "control: hash_match with a match not returned to the free list", Module: "hash_match", Method: BMC, Depth: 8,
+		Asserts: []string{"hm_bank_free_linked"}, Mutation: &FreeListFix, Expect: Counterexample, Harness: &HashMatch,
+		Note: "a hit unlinks its entry and the free count stays: free + linked < N",
+	},
+	{
+		Name: "control: hash_match answering with a newer wildcard entry", Module: "hash_match_formal", Method: BMC, Depth: HashControlDepth,
+		Asserts: []string{"hm_rsp_oldest"}, Mutation: &OldestFix, Expect: Counterexample, Harness: &HashMatchLists2,
+		Note: "an entry in a bin, then a matching one with a wildcard, then a search: the wildcard entry is answered",
 	},
 	{
 		Name: "hash_match reachable: full and refusing; a hit after walking two entries", Module: "hash_match_formal", Method: Cover, Depth: HashCoverDepth,
@@ -161,14 +203,15 @@ var Proofs = []Proof{
 	},
 }
 
-// The hashed matcher's depths: its counts close by induction at k = 2; its shadow queue is
-// checked from reset for HashBMCDepth cycles (an insert takes 2, a search 3 to 7 at 4
-// entries: three or four operations; cvc5 takes minutes a step past it), and its cover
-// statements reached within HashCoverDepth.
+// The hashed matcher's depths: its counts and its answers close by induction at k = 2 (the
+// answers with the hm_inv_* invariants, at 2 entries: at 4 the inductive step had not closed
+// after 20 minutes of cvc5, docs/formal.md); the newest-match control's
+// counterexample needs two inserts and a search from reset (an insert takes 2 cycles, the
+// search 5 to its response: step 9); its cover statements are reached within HashCoverDepth.
 const (
-	HashInductionK = 2
-	HashBMCDepth   = 8
-	HashCoverDepth = 11
+	HashInductionK   = 2
+	HashControlDepth = 10
+	HashCoverDepth   = 11
 )
 
 // DefaultTimeout bounds one tool run of a proof.

@@ -2,28 +2,37 @@
 
 // C ABI over the Verilated hashed matcher (rtl/hash_match.v): construct, reset, one clock per
 // call, optional FST trace. Built into build/verilator/hash_match/libhash_match.a by
-// scripts/verilate.sh.
+// scripts/verilate.sh. Another configuration's bridge (hash_match_small_bridge.cpp) includes
+// this file with HM_MODEL, HM_HEADER and HM_FN defined: its functions, its model struct and
+// its Verilated class then have their own names, so both libraries link into one program.
+#ifndef HM_MODEL
+#define HM_MODEL Vhash_match
+#define HM_HEADER "Vhash_match.h"
+#define HM_FN(name) hash_match_##name
+#endif
 #include "hash_match_bridge.h"
 
 #include <memory>
 
-#include "Vhash_match.h"
+#include HM_HEADER
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
+#define hash_match_model HM_FN(model)
+
 struct hash_match_model {
     std::unique_ptr<VerilatedContext> ctx;
-    std::unique_ptr<Vhash_match> top;
+    std::unique_ptr<HM_MODEL> top;
     std::unique_ptr<VerilatedFstC> fst;
     uint64_t cycles = 0;
 };
 
-extern "C" hash_match_model *hash_match_new(const char *trace_path) {
+extern "C" hash_match_model *HM_FN(new)(const char *trace_path) {
     auto m = new hash_match_model;
     bool trace = trace_path && *trace_path;
     m->ctx.reset(new VerilatedContext);
     if (trace) m->ctx->traceEverOn(true);
-    m->top.reset(new Vhash_match{m->ctx.get(), "hash_match"});
+    m->top.reset(new HM_MODEL{m->ctx.get(), "hash_match"});
     if (trace) {
         m->fst.reset(new VerilatedFstC);
         m->top->trace(m->fst.get(), 99);
@@ -35,15 +44,15 @@ extern "C" hash_match_model *hash_match_new(const char *trace_path) {
     return m;
 }
 
-extern "C" void hash_match_free(hash_match_model *m) {
+extern "C" void HM_FN(free)(hash_match_model *m) {
     if (!m) return;
     if (m->fst) m->fst->close();
     m->top->final();
     delete m;
 }
 
-extern "C" void hash_match_cycle(hash_match_model *m, hash_match_pins *p) {
-    Vhash_match *t = m->top.get();
+extern "C" void HM_FN(cycle)(hash_match_model *m, hash_match_pins *p) {
+    HM_MODEL *t = m->top.get();
     t->clk = 0;
     t->s_ins_tvalid = p->ins_valid;
     t->s_ins_src = p->ins_src;
@@ -81,11 +90,11 @@ extern "C" void hash_match_cycle(hash_match_model *m, hash_match_pins *p) {
     m->cycles++;
 }
 
-extern "C" void hash_match_reset(hash_match_model *m, int n) {
+extern "C" void HM_FN(reset)(hash_match_model *m, int n) {
     hash_match_pins idle = {};
     m->top->rst = 1;
-    for (int i = 0; i < n; i++) hash_match_cycle(m, &idle);
+    for (int i = 0; i < n; i++) HM_FN(cycle)(m, &idle);
     m->top->rst = 0;
 }
 
-extern "C" uint64_t hash_match_cycles(hash_match_model *m) { return m->cycles; }
+extern "C" uint64_t HM_FN(cycles)(hash_match_model *m) { return m->cycles; }

@@ -38,6 +38,14 @@ void hash_match_cycle(hash_match_model *m, hash_match_pins *p);
 /* Cycles since construction. */
 uint64_t hash_match_cycles(hash_match_model *m);
 
+/* The same for the second configuration (verilator/hash_match_small_bridge.cpp). */
+typedef struct hash_match_small_model hash_match_small_model;
+hash_match_small_model *hash_match_small_new(const char *trace_path);
+void hash_match_small_free(hash_match_small_model *m);
+void hash_match_small_reset(hash_match_small_model *m, int n);
+void hash_match_small_cycle(hash_match_small_model *m, hash_match_pins *p);
+uint64_t hash_match_small_cycles(hash_match_small_model *m);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,7 +10,9 @@ import (
 // hashKind is hash:K:N: rtl/hash_match.v with K bins and N entries for each queue (two banks,
 // a one-cycle block RAM read, as the study builds it), a software list behind it; on RTL nodes
 // (hash:64:1024, the Verilated build) the RTL beside the model, every cycle compared.
-var hashKind = Kind{Name: "hash", Params: []Param{{Name: "K", Min: 1, Max: 65536, Pow2: true}, {Name: "N", Min: 4, Max: 65536, Pow2: true}},
+// hash:K:N:W:L gives W banks and an L-cycle read (hash:4:16:4:2 is Verilated too).
+var hashKind = Kind{Name: "hash", Params: []Param{{Name: "K", Min: 1, Max: 65536, Pow2: true}, {Name: "N", Min: 4, Max: 65536, Pow2: true},
+	{Name: "W", Min: 1, Max: 256, Pow2: true, Optional: true}, {Name: "L", Min: 1, Max: 8, Optional: true}},
 	Walks: true, Policies: true,
 	Fields: func(Spec) (int, int) { return HashRTLParams.SrcBits, HashRTLParams.TagBits },
 	Check: func(s Spec) error {
@@ -23,7 +25,7 @@ var hashKind = Kind{Name: "hash", Params: []Param{{Name: "K", Min: 1, Max: 65536
 		}
 		return nil
 	},
-	RTL: func(s Spec) bool { return hashParams(s) == HashRTLParams },
+	RTL: func(s Spec) bool { p := hashParams(s); return p == HashRTLParams || p == HashRTLSmall },
 	New: func(b *build) (goal.Queue, goal.Queue, error) {
 		p, err := newHashQueue(b, postedBase, "posted")
 		if err != nil {
@@ -36,19 +38,28 @@ var hashKind = Kind{Name: "hash", Params: []Param{{Name: "K", Min: 1, Max: 65536
 		}
 		return p, q, nil
 	},
-	// Two matchers of N entries and K bins: the posted and the unexpected queue's.
+	// Two matchers of N entries and K bins: the posted and the unexpected queue's (with their
+	// banks and read latency when the name gives them).
 	Area: func(s Spec) []AreaTerm {
-		return []AreaTerm{{Top: "hash_match", Params: []AreaParam{{Name: "BINS", Value: s.Arg(0)}, {Name: "ENTRIES", Value: s.Arg(1)}}, Count: 2}}
+		params := []AreaParam{{Name: "BINS", Value: s.Arg(0)}, {Name: "ENTRIES", Value: s.Arg(1)}}
+		if s.Arg(2) != 0 {
+			params = append(params, AreaParam{Name: "BANKS", Value: s.Arg(2)}, AreaParam{Name: "RD_LAT", Value: s.Arg(3)})
+		}
+		return []AreaTerm{{Top: "hash_match", Params: params, Count: 2}}
 	},
 }
 
 // XC2VP70BRAMs are the block RAMs of the LHS paper's part (area.XC2VP70BRAMs).
 const XC2VP70BRAMs = 328
 
-// hashParams are the study's hash_match for hash:K:N: the RTL's defaults but K and N.
+// hashParams are the study's hash_match for hash:K:N: the RTL's defaults but K and N (and
+// the banks and read latency of hash:K:N:W:L).
 func hashParams(s Spec) HashParams {
 	p := HashRTLParams
 	p.Bins, p.Entries = s.Arg(0), s.Arg(1)
+	if s.Arg(2) != 0 {
+		p.Banks, p.ReadLat = s.Arg(2), s.Arg(3)
+	}
 	return p
 }
 

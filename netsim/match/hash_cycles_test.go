@@ -8,10 +8,23 @@ import (
 // hash_match's cycles measured on the Verilated RTL (with the model beside it): an insert
 // occupies the matcher 1 + RD_LAT cycles; a search's response comes 2 + RD_LAT x (the
 // entries the slowest bank walks) cycles after it is accepted (a bank whose lists are empty
-// walks nothing). docs/matchers.md quotes these rows; the test requires the formula.
+// walks nothing). Both Verilated builds: 2 banks with a one-cycle read (occupancy up to 256),
+// 4 banks with a two-cycle read (up to its 16 entries). docs/matchers.md quotes these rows; the
+// test requires the formula.
 func TestHashCyclesAgainstOccupancy(t *testing.T) {
-	p := HashRTLParams
-	for _, occ := range []int{0, 1, 2, 4, 8, 16, 64, 256} {
+	for _, c := range []struct {
+		p   HashParams
+		occ []int
+	}{
+		{HashRTLParams, []int{0, 1, 2, 4, 8, 16, 64, 256}},
+		{HashRTLSmall, []int{0, 1, 2, 3, 4, 5, 8, 12, 16}},
+	} {
+		t.Run(fmt.Sprintf("N%d_K%d_W%d_L%d", c.p.Entries, c.p.Bins, c.p.Banks, c.p.ReadLat), func(t *testing.T) { hashCyclesAgainstOccupancy(t, c.p, c.occ) })
+	}
+}
+
+func hashCyclesAgainstOccupancy(t *testing.T, p HashParams, occs []int) {
+	for _, occ := range occs {
 		h, err := newHashPair(p, true)
 		if err != nil {
 			t.Fatal(err)

@@ -6,10 +6,13 @@ import (
 	hashmatch "github.com/lhsim/lhsim/verilator/hash_match"
 )
 
-// HashRTLParams are the Verilated hash_match's parameters (its RTL defaults): hash:K:N runs
-// on RTL nodes when K is its bins and N at most its entries (the driver never filling more).
-var HashRTLParams = HashParams{Entries: hashmatch.Entries, Bins: hashmatch.Bins, Banks: hashmatch.Banks, ReadLat: hashmatch.ReadLat,
-	SrcBits: hashmatch.SrcBits, TagBits: hashmatch.TagBits, CtxBits: hashmatch.CtxBits, HandleBits: hashmatch.HandleBits, SeqBits: hashmatch.SeqBits}
+// HashRTLParams are the Verilated hash_match's parameters (its RTL defaults, the study's):
+// hash:64:1024 runs on RTL nodes.
+var HashRTLParams = HashParams(hashmatch.Default)
+
+// HashRTLSmall is the other Verilated configuration (4 banks of 4 entries, 4 bins, a
+// two-cycle read): hash:4:16:4:2 runs on RTL nodes.
+var HashRTLSmall = HashParams(hashmatch.Small)
 
 // hashPair is the Go model and, on RTL nodes, the Verilated RTL beside it: every cycle both
 // get the same inputs and must give the same outputs; the first difference is kept (err) with
@@ -29,10 +32,11 @@ func newHashPair(p HashParams, rtl bool) (*hashPair, error) {
 	m.Reset()
 	h := &hashPair{m: m}
 	if rtl {
-		if p != HashRTLParams {
-			return nil, fmt.Errorf("hash_match RTL is built with %d entries and %d bins, not %d and %d", HashRTLParams.Entries, HashRTLParams.Bins, p.Entries, p.Bins)
+		if p != HashRTLParams && p != HashRTLSmall {
+			return nil, fmt.Errorf("hash_match RTL is built with %d entries and %d bins (and %d, %d, %d banks, read latency %d), not %d and %d",
+				HashRTLParams.Entries, HashRTLParams.Bins, HashRTLSmall.Entries, HashRTLSmall.Bins, HashRTLSmall.Banks, HashRTLSmall.ReadLat, p.Entries, p.Bins)
 		}
-		if h.rtl, err = hashmatch.New(""); err != nil {
+		if h.rtl, err = hashmatch.New(hashmatch.Config(p), ""); err != nil {
 			return nil, err
 		}
 		h.rtl.Reset()

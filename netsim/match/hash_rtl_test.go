@@ -1,16 +1,24 @@
 package match
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
 
-// The Go model and the Verilated rtl/hash_match.v take the same random inserts and searches
-// (wildcards on either side, two contexts, the matcher filled to its 1,024 entries and
+// The Go model and the Verilated rtl/hash_match.v, in both its builds (1,024 entries in 2
+// banks with a one-cycle read; 16 in 4 banks with a two-cycle read), take the same random
+// inserts and searches (wildcards on either side, two contexts, the matcher filled and
 // refusing, then drained) and must give the same outputs in every cycle.
 func TestHashModelIsTheRTL(t *testing.T) {
+	for _, p := range []HashParams{HashRTLParams, HashRTLSmall} {
+		t.Run(fmt.Sprintf("N%d_K%d_W%d_L%d", p.Entries, p.Bins, p.Banks, p.ReadLat), func(t *testing.T) { hashModelIsTheRTL(t, p) })
+	}
+}
+
+func hashModelIsTheRTL(t *testing.T, p HashParams) {
 	for seed := uint64(1); seed <= 3; seed++ {
-		h, err := newHashPair(HashRTLParams, true)
+		h, err := newHashPair(p, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -60,6 +60,9 @@ type Param struct {
 	Name     string // as the usage writes it: K, N
 	Min, Max int
 	Pow2     bool // a power of two (the RTL's addressing)
+	// Optional sizes come last and are given all or none (hash:K:N or hash:K:N:W:L); a
+	// Spec's Arg is 0 for one not given.
+	Optional bool
 }
 
 // AreaTerm is Count copies of one synthesized design (package area's top and parameters) in
@@ -223,13 +226,21 @@ func usage() string {
 	for _, k := range Kinds {
 		s := k.Name
 		var ranges []string
+		optional := ""
 		for _, p := range k.Params {
-			s += ":" + p.Name
+			if p.Optional {
+				optional += ":" + p.Name
+			} else {
+				s += ":" + p.Name
+			}
 			r := fmt.Sprintf("%s from %d to %d", p.Name, p.Min, p.Max)
 			if p.Pow2 {
 				r = fmt.Sprintf("%s a power of two from %d to %d", p.Name, p.Min, p.Max)
 			}
 			ranges = append(ranges, r)
+		}
+		if optional != "" {
+			s += "[" + optional + "]"
 		}
 		if k.Policies {
 			s += "[/overflow|/onload]"
@@ -243,7 +254,16 @@ func usage() string {
 }
 
 // RTLUsage says which matchers run as RTL, for error messages and -h.
-var RTLUsage = fmt.Sprintf("lhs (the LHS receive path), alpu:N and lhs+alpu:N with N up to %d (the ALPU and, for lhs+alpu, the LHS receive path), hash:%d:%d (hash_match as Verilated)", RTLCells, HashRTLParams.Bins, HashRTLParams.Entries)
+var RTLUsage = fmt.Sprintf("lhs (the LHS receive path), alpu:N and lhs+alpu:N with N up to %d (the ALPU and, for lhs+alpu, the LHS receive path), hash:%d:%d and hash:%d:%d:%d:%d (hash_match as Verilated)",
+	RTLCells, HashRTLParams.Bins, HashRTLParams.Entries, HashRTLSmall.Bins, HashRTLSmall.Entries, HashRTLSmall.Banks, HashRTLSmall.ReadLat)
+
+// params are the kind's sizes (none for an unknown kind).
+func (k *Kind) params() []Param {
+	if k == nil {
+		return nil
+	}
+	return k.Params
+}
 
 // Parse reads a matcher name; the error lists the matchers.
 func Parse(s string) (Spec, error) {
@@ -254,6 +274,12 @@ func Parse(s string) (Spec, error) {
 	}
 	k := kindNamed(fields[0])
 	args := fields[1:]
+	required := 0
+	for _, p := range k.params() {
+		if !p.Optional {
+			required++
+		}
+	}
 	switch {
 	case k == nil:
 		return bad("unknown")
@@ -261,7 +287,9 @@ func Parse(s string) (Spec, error) {
 		return bad("takes no size")
 	case len(k.Params) > 0 && len(args) == 0:
 		return bad("needs a size")
-	case len(args) != len(k.Params):
+	case required < len(k.Params) && len(args) != required && len(args) != len(k.Params):
+		return bad(fmt.Sprintf("takes %d or %d sizes", required, len(k.Params)))
+	case required == len(k.Params) && len(args) != len(k.Params):
 		return bad(fmt.Sprintf("takes %d sizes", len(k.Params)))
 	}
 	spec := Spec{Kind: k.Name, kind: k}
@@ -275,7 +303,7 @@ func Parse(s string) (Spec, error) {
 		}
 		spec.Policy = p
 	}
-	for i, p := range k.Params {
+	for i, p := range k.Params[:len(args)] {
 		n, err := strconv.Atoi(args[i])
 		if err != nil || n < p.Min || n > p.Max {
 			what := "size"

@@ -24,7 +24,8 @@ func testConfig() Config {
 // receive path's 8-entry LH buffer fills and spills to host memory. (Messages carry no
 // wildcard: LHS's unexpected queue holds messages only, so its pushes name source and tag.)
 func TestMatchersKeepMPIOrder(t *testing.T) {
-	for _, name := range []string{"list", "bins:1", "bins:7", "bins:64", "alpu:1", "alpu:4", "alpu:32", "lhs", "lhs+alpu:3", "hash:1:4", "hash:4:16", "hash:64:1024"} {
+	for _, name := range []string{"list", "bins:1", "bins:7", "bins:64", "alpu:1", "alpu:4", "alpu:32", "lhs", "lhs+alpu:3", "hash:1:4", "hash:4:16", "hash:64:1024",
+		"hash:4:16:4:2", "hash:4:16:4:2/onload", "hash:64:1024/onload"} {
 		for seed := uint64(1); seed <= 20; seed++ {
 			spec, err := Parse(name)
 			if err != nil {
@@ -82,9 +83,16 @@ func TestMatchersKeepMPIOrder(t *testing.T) {
 					t.Fatalf("%s seed %d step %d: queue %v, list %v", name, seed, step, q.Entries(), ref.Entries())
 				}
 			}
+			if len(cfg.RTLNodes) > 0 && set.RTLSteps() < 100 {
+				t.Errorf("%s seed %d: %d operations checked on the RTL", name, seed, set.RTLSteps())
+			}
 			st := set.Stats()[0]
-			if (strings.Contains(spec.Kind, "alpu") && spec.Arg(0) <= 4 || spec.Kind == "hash" && spec.Arg(1) <= 16) && (st.Fallbacks == 0 || st.Refills == 0) {
-				t.Errorf("%s seed %d: %d fallbacks, %d refills: the test never filled the ALPU", name, seed, st.Fallbacks, st.Refills)
+			small := strings.Contains(spec.Kind, "alpu") && spec.Arg(0) <= 4 || spec.Kind == "hash" && spec.Arg(1) <= 16
+			if small && spec.Full() == Overflow && (st.Fallbacks == 0 || st.Refills == 0) {
+				t.Errorf("%s seed %d: %d fallbacks, %d refills: the test never filled the hardware list", name, seed, st.Fallbacks, st.Refills)
+			}
+			if small && spec.Full() == Onload && st.Switches < 2 {
+				t.Errorf("%s seed %d: %d switches: the test never onloaded the queue and back", name, seed, st.Switches)
 			}
 			if spec.Kind == "lhs" && st.Fallbacks == 0 {
 				t.Errorf("%s seed %d: no match in host memory: the test never filled the LH buffer", name, seed)
@@ -97,7 +105,7 @@ func TestMatchersKeepMPIOrder(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	for _, ok := range []string{"list", "bins:1", "bins:65536", "alpu:1", "alpu:1024", "lhs", "lhs+alpu:1", "lhs+alpu:1024", "hash:1:4", "hash:64:1024", "hash:65536:16384"} {
+	for _, ok := range []string{"list", "bins:1", "bins:65536", "alpu:1", "alpu:1024", "lhs", "lhs+alpu:1", "lhs+alpu:1024", "hash:1:4", "hash:64:1024", "hash:65536:16384", "hash:4:16:4:2", "hash:64:1024:1:8"} {
 		s, err := Parse(ok)
 		if err != nil || s.String() != ok {
 			t.Errorf("Parse(%q) = %v, %v", ok, s, err)
@@ -105,7 +113,9 @@ func TestParse(t *testing.T) {
 	}
 	for _, bad := range []string{"", "lists", "list:4", "bins", "bins:0", "bins:65537", "alpu:0", "alpu:1025", "alpu:x", "alpu:-3", "lhs:4", "lhs+alpu", "lhs+alpu:0", "alpu+lhs:4",
 		// hash:K:N: K and N powers of two, N at least 4 and within the XC2VP70's block RAM
-		"hash", "hash:64", "hash:3:16", "hash:0:16", "hash:64:1000", "hash:64:2", "hash:64:32768", "hash:131072:16", "hash:64:1024:2"} {
+		"hash", "hash:64", "hash:3:16", "hash:0:16", "hash:64:1000", "hash:64:2", "hash:64:32768", "hash:131072:16", "hash:64:1024:2",
+		// hash:K:N:W:L: W a power of two with two entries a bank at least, L 1 to 8
+		"hash:4:16:3:2", "hash:4:16:4:9", "hash:4:16:4:0", "hash:4:16:16:1", "hash:4:16:4:2:1"} {
 		_, err := Parse(bad)
 		if err == nil || !strings.Contains(err.Error(), Usage) {
 			t.Errorf("Parse(%q): %v, want an error listing the matchers", bad, err)
