@@ -68,8 +68,9 @@ type Config struct {
 	// QStat, when set, is the prefix of LogGOPSim's six --qstat files (qstat.go), written after
 	// a run that leaves nothing unmatched.
 	QStat string
-	// Threads is how many threads a packet run takes (Threads says how many it gets): above
-	// one, its machine on as many parts; one, on one engine. The results are the same.
+	// Threads is how many threads a packet run takes (Threads says how many it gets): its
+	// machine on as many parts (0 and 1: one), its events keyed, so the results are the same
+	// for any number; a machine with LHS receive paths is on one engine (packetMachine).
 	Threads int `json:"-"`
 	// Windows, when set, is told of a packet run's windows on more than one thread, with
 	// the run's topology.

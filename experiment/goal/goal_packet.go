@@ -127,8 +127,11 @@ func packetMachine(cfg *Config, s *goal.Schedule) (machine.Spec, error) {
 		return machine.Spec{}, experiment.Input(err) // a schedule too large for any network, among others
 	}
 	spec := machine.Spec{Topology: topo, Fabric: cfg.Fabric, Cluster: cfg.Cluster}
-	if t, _ := Threads(*cfg, s); t > 1 {
-		spec.Parts = t
+	if len(cfg.RTLNodes) == 0 && cfg.Trace == "" {
+		// On parts, one or more, its events keyed: the same order on any number of threads.
+		// The LHS receive paths' events are not keyed: their machine is on one engine, its
+		// events in the order they were scheduled.
+		spec.Parts, _ = Threads(*cfg, s)
 	}
 	if len(s.Ranks) > topo.Nodes() {
 		return spec, experiment.Refuse("%s: %d ranks on %s (%d nodes)", cfg.Schedule, len(s.Ranks), cfg.Topology, topo.Nodes())
