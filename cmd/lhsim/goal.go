@@ -97,11 +97,15 @@ func goalFlags(r *runner) func() error {
 		cfg.TimelineSave = timelineSave(r, cfg.Trace, cfg.TraceNode)
 		cfg.Progress = r.progress("goal", "operations")
 		if cfg.Network == "packet" {
+			var split stderrLines
 			cfg.Threads = r.splitThreads(*threads, 1, func(t int) (int, string) {
 				c := cfg
 				c.Threads = t
 				return goal.Threads(c, s)
-			}, &successLines)
+			}, &split)
+			if r.set("threads") || cfg.Threads > 1 { // (a run kept on one thread that asked for none says nothing)
+				successLines.add(split.lines...)
+			}
 			cfg.Windows = windowsTo("goal")
 		} else if r.set("threads") {
 			return r.usage("--threads cuts the packet network into parts; --network loggp has none")

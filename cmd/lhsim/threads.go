@@ -18,7 +18,11 @@ import (
 // threadsFlag defines --threads; 0 (the flag not given) leaves the split to splitThreads.
 func (r *runner) threadsFlag() *int {
 	t := 0
-	numVar(r.fs, "threads", "", "threads each run takes, its network cut into as many parts (default: the cores --jobs leaves; a single run takes every core); the output is the same for any",
+	usage := "threads each run takes, its network cut into as many parts (default: the cores --jobs leaves; a single run takes every core); the output is the same for any"
+	if r.fs.Lookup("jobs") == nil { // a command of one run
+		usage = "threads the run takes, its network cut into as many parts (default: every core); the output is the same for any"
+	}
+	numVar(r.fs, "threads", "", usage,
 		func(s string) error {
 			v, err := parseInt(s, 1, 4096)
 			if err == nil {
@@ -66,10 +70,10 @@ type stderrLines struct {
 	lines []string
 }
 
-func (l *stderrLines) add(s string) {
+func (l *stderrLines) add(s ...string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.lines = append(l.lines, s)
+	l.lines = append(l.lines, s...)
 }
 
 // print writes the lines, in the order they came.
