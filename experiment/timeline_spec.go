@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -30,11 +29,11 @@ func (s TimelineSpec) Options() (timeline.Options, error) {
 		o.OnCap = func(at netsim.Time) { s.OnCap(at.Microseconds()) }
 	}
 	if s.Ranks != "" {
-		keep, upTo, err := parseRanks(s.Ranks)
+		set, err := ParseNodeSet(s.Ranks, 1<<30)
 		if err != nil {
 			return o, Refuse("--timeline-ranks %q: %w", s.Ranks, err)
 		}
-		o.Ranks, o.RanksUpTo = keep, upTo
+		o.Ranks, o.RanksUpTo = set.Has, set.UpTo()
 	}
 	if s.Window != "" {
 		from, to, ok := strings.Cut(s.Window, ":")
@@ -80,34 +79,4 @@ func parseUS(s string) (netsim.Time, error) {
 		return 0, errors.New("want µs from 0 to 1e12")
 	}
 	return netsim.Time(v*float64(netsim.Microsecond) + 0.5), nil
-}
-
-// parseRanks reads a list of ranks and ranges: 0-3,17; upTo is one past the highest.
-func parseRanks(s string) (keep func(int) bool, upTo int, err error) {
-	type span struct{ lo, hi int64 }
-	var spans []span
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		lo, hi, isRange := strings.Cut(f, "-")
-		a, err := strconv.ParseInt(lo, 10, 64)
-		if err != nil || a < 0 || a > 1<<30 {
-			return nil, 0, fmt.Errorf("%q: want 0 to %d", f, 1<<30)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.ParseInt(hi, 10, 64); err != nil || b < a || b > 1<<30 {
-				return nil, 0, fmt.Errorf("%q: want %d to %d", f, a, 1<<30)
-			}
-		}
-		spans = append(spans, span{a, b})
-		upTo = max(upTo, int(b)+1)
-	}
-	return func(r int) bool {
-		for _, sp := range spans {
-			if int64(r) >= sp.lo && int64(r) <= sp.hi {
-				return true
-			}
-		}
-		return false
-	}, upTo, nil
 }

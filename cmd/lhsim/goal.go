@@ -43,7 +43,7 @@ func goalFlags(r *runner) func() error {
 	fs.BoolVar(&cfg.StdSort, "stdsort", false, "loggp: start operations freed together in LogGOPSim's order (libstdc++'s std::sort by type) instead of by type in the order written (docs/goal.md)")
 	fs.StringVar(&cfg.Topology, "topology", "", "packet: crossbar:N, fattree:KxN or torus:XxYxZ; rank r runs on node r (default: a torus sized to the schedule)")
 	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "packet: node latency in µs (the NSIM-ACE paper's section 5.1)")
-	nodesVar(fs, &cfg.RTLNodes, "rtl-nodes", false, "packet: nodes whose receive path is the LHS RTL (comma-separated), the receive path of the others being the DMA to memory")
+	nodesVar(fs, &cfg.RTLNodes, "rtl-nodes", false, "packet: nodes whose receive path is the LHS RTL (numbers and ranges: 0-3,17), the receive path of the others being the DMA to memory")
 	fs.StringVar(&cfg.Matcher, "matcher", "", "packet: the receive path's message matcher on every node: "+goal.MatcherUsage+" (docs/matchers.md; default: none, matching takes no time)")
 	trace := -1
 	intVar(fs, &trace, "trace", -1, 1<<30, "packet: write RTL node NODE's waveform (one of --rtl-nodes) with a GTKWave save file that opens it at its first message")

@@ -19,7 +19,7 @@ func incastFlags(r *runner) func() error {
 	fs := r.fs
 	fs.StringVar(&cfg.Topology, "topology", cfg.Topology, "crossbar:N, fattree:KxN or torus:XxYxZ")
 	intVar(fs, &cfg.Receivers, "receivers", 1, maxRanks, "ranks 0..N-1 receive; every other rank sends to each of them")
-	nodesVar(fs, &cfg.RTLNodes, "rtl-nodes", true, "receivers whose receive path is the Verilated RTL (comma-separated, or all); the others run --model")
+	nodesVar(fs, &cfg.RTLNodes, "rtl-nodes", true, "receivers whose receive path is the Verilated RTL (numbers and ranges: 0-3,17; or all); the others run --model")
 	bridge := fs.String("bridge", string(cfg.Bridge), "the RTL receivers' bridge: cgo (in this process) or plugin (a process each)")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "what the receivers not in --rtl-nodes run: go (golden model) or tlm (transaction-level model)")
 	fs.StringVar(&cfg.Host, "host", cfg.Host, "the receivers' software: mpi (drivers/mpi on each node's host bus, timed by the host CPU model) or costs (lhsim search's per-message costs, inputs; needed for --model tlm)")

@@ -20,7 +20,7 @@ func matchersFlags(r *runner) func() error {
 	schedule := r.inFile("schedule", "also run this GOAL schedule")
 	matchers := fs.String("matchers", strings.Join(cfg.Matchers, ","), "matchers, comma-separated: "+goal.MatcherUsage)
 	fs.StringVar(&cfg.Reports, "reports", "", "a folder of Yosys reports with a summary.json (make synth; default: the checked-in synth-reports/, built into lhsim)")
-	nodesVar(fs, &cfg.RTLNodes, "rtl-nodes", false, "nodes whose matcher runs as Verilated RTL beside its model, checked against it (comma-separated): "+goal.MatcherRTLUsage)
+	nodesVar(fs, &cfg.RTLNodes, "rtl-nodes", false, "nodes whose matcher runs as Verilated RTL beside its model, checked against it (numbers and ranges: 0-3,17): "+goal.MatcherRTLUsage)
 	r.outputs()
 	r.plotFlag("draw matching time against queue length per matcher to this file (.svg or .png)")
 	pareto := r.outFile("plot-pareto", "draw area against end time, the Pareto front per workload, to this file (.svg or .png)")

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/simtime"
 )
 
@@ -287,8 +288,9 @@ func noDefault(fs *flag.FlagSet, names ...string) {
 	}
 }
 
-// nodesVar is a list of node numbers, comma-separated: the one reader of node lists. With
-// all, "all" (the default) is every node: nil.
+// nodesVar is a list of nodes, numbers and ranges (experiment.ParseNodeSet, the one reader of
+// node lists, which --timeline-ranks takes too). With all, "all" (the default) is every
+// node: nil.
 func nodesVar(fs *flag.FlagSet, p *[]int, name string, all bool, usage string) {
 	def := ""
 	if all {
@@ -299,15 +301,14 @@ func nodesVar(fs *flag.FlagSet, p *[]int, name string, all bool, usage string) {
 			*p = nil
 			return nil
 		}
-		out := []int{}
-		for _, f := range splitList(s) {
-			n, err := parseInt(f, 0, maxRanks)
-			if err != nil {
-				return listItem(s, f, errors.New("want node numbers separated by commas"))
-			}
-			out = append(out, int(n))
+		set, err := experiment.ParseNodeSet(s, maxRanks)
+		if err != nil {
+			return err
 		}
-		*p = out
+		if set.Size() > maxRanks+1 { // a range as wide as the flag allows, written twice or more
+			return fmt.Errorf("%d nodes: want at most %d", set.Size(), maxRanks+1)
+		}
+		*p = set.Nodes()
 		return nil
 	})
 }
