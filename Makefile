@@ -176,19 +176,22 @@ FUZZTIME ?= 30s
 # limit (ulimit -v, a cgroup v1 and v2, GOMEMLIMIT: TestEdgesLimits), a waveform on a full
 # file system (TestWaveformOnAFullFileSystem, as root); the sweeps' counts of runs and exits
 # are printed at the end (build/edges-summary.txt). Then the fuzzers of the file inputs
-# (checkpoints of lhsim run and lhsim ib run, Yosys reports, topology strings) for EDGESFUZZ
-# each. CI runs it (.ci/run).
-EDGESFUZZ ?= 20s
+# (checkpoints of lhsim run and lhsim ib run, Yosys reports, topology strings), each for a
+# count of inputs (about 20 s each on an idle machine; EDGESFUZZ=30s or =5000x sets all four).
+# Counts, not seconds: with a duration, Go 1.26's fuzz coordinator can fail at the deadline
+# with "context deadline exceeded" and no input when its workers are starved of CPU
+# (go.dev/issue/75804, fixed in Go 1.27); a count has no deadline to race. CI runs it (.ci/run).
+EDGESFUZZ ?=
 edges: rtl plugin
 	$(GO) build -o build/bin/lhsim ./cmd/lhsim
 	@rm -f build/edges-summary.txt
 	@LHSIM_EDGES=1 LHSIM_BIN=$(CURDIR)/build/bin/lhsim LHSIM_EDGES_SUMMARY=$(CURDIR)/build/edges-summary.txt \
 		$(GO) test -count=1 -timeout 30m -run '^(TestEdgesSweep|TestEdgesPaths|TestEdgesKnobs|TestEdgesLimits|TestWaveformOnAFullFileSystem)$$' ./cmd/lhsim/; \
 		status=$$?; cat build/edges-summary.txt; exit $$status
-	$(GO) test -run '^$$' -fuzz '^FuzzCheckpoint$$' -fuzztime $(EDGESFUZZ) ./session/
-	$(GO) test -run '^$$' -fuzz '^FuzzRestoreContext$$' -fuzztime $(EDGESFUZZ) ./netsim/ib/
-	$(GO) test -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(EDGESFUZZ) ./area/
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(EDGESFUZZ) ./netsim/fabric/
+	$(GO) test -run '^$$' -fuzz '^FuzzCheckpoint$$' -fuzztime $(or $(EDGESFUZZ),3000x) ./session/
+	$(GO) test -run '^$$' -fuzz '^FuzzRestoreContext$$' -fuzztime $(or $(EDGESFUZZ),800000x) ./netsim/ib/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(or $(EDGESFUZZ),250000x) ./area/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(or $(EDGESFUZZ),300000x) ./netsim/fabric/
 
 fuzz: rtl
 	@mkdir -p build; set -o pipefail; $(GO) test -list '^Fuzz' ./... | \
