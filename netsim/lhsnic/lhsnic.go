@@ -62,6 +62,11 @@ type Config struct {
 	// HoldReleases are then unused. It needs a device (not TLM).
 	Program Program
 	CPU     hostcpu.Config
+	// Keys, when set, keys the events of the node, its host program and its costs host
+	// (netsim.Engine.AtKey; on a machine of parts, netsim/machine gives each node its own):
+	// their order among one instant's events is then the node's own, on any part. nil: the
+	// engine's order of scheduling.
+	Keys *netsim.Keys
 }
 
 // Host is the software at the node: it learns of each message the receive path committed,
@@ -141,6 +146,7 @@ type Node struct {
 	group   *Group      // the nodes it is stepped with, if any
 	lastRun netsim.Time // the start of the last cycle run
 	st      device.Steps
+	wakes   uint64 // step events fired (WakeEvents)
 
 	inputs   []input  // messages injected and not yet taken whole, oldest first
 	order    [][]byte // the messages injected and not yet committed, oldest first
@@ -224,6 +230,13 @@ func New(eng *netsim.Engine, cfg Config) (*Node, error) {
 	}
 	return n, nil
 }
+
+// WakeEvents is the number of the node's own step events that fired (a grouped node's are
+// its group's: Group.Events). How many there are depends on how far the node may run ahead
+// of the engine's next event, which on a machine of parts is its part's: a run's results do
+// not, and a count of its events that must be the same on any number of parts leaves them
+// out.
+func (n *Node) WakeEvents() uint64 { return n.wakes }
 
 // Bus is the host bus of the node's Program (nil without one): after a run, whether the
 // program finished and what it waits for if not.
@@ -343,9 +356,12 @@ func (n *Node) wake(now netsim.Time) {
 	if at < n.wakeAt { // replaces a later one, which will find it is stale
 		n.wakeGen++
 		n.wakeAt = at
-		if n.group != nil {
+		switch {
+		case n.group != nil:
 			n.group.schedule(at)
-		} else {
+		case n.cfg.Keys != nil:
+			n.eng.AtKey(at, n.cfg.Keys.Next(), n, n.wakeGen)
+		default:
 			n.eng.At(at, n, n.wakeGen)
 		}
 	}
@@ -354,6 +370,7 @@ func (n *Node) wake(now netsim.Time) {
 // Fire implements netsim.Handler: run a batch of cycles, each starting no later than now or
 // before the engine's next event.
 func (n *Node) Fire(now netsim.Time, gen int64) {
+	n.wakes++
 	if gen != n.wakeGen {
 		return // replaced by an earlier step event
 	}
@@ -408,9 +425,11 @@ func (n *Node) run(now netsim.Time) {
 }
 
 // horizon is the time before which the device may run: the engine's next event, and in a
-// group the other nodes' next steps plus the lookahead.
+// group the other nodes' next steps plus the lookahead. On a machine of parts the engine is
+// the node's part's, and the window it runs in bounds it too: another part's events come at
+// its end at the soonest.
 func (n *Node) horizon() netsim.Time {
-	h := n.eng.NextAt()
+	h := min(n.eng.NextAt(), n.eng.WindowEnd())
 	if n.group != nil {
 		h = min(h, n.group.others(n))
 	}
