@@ -123,6 +123,7 @@ type Outcome struct {
 	WallSeconds    float64       `json:"wall_seconds"`
 	Waveform       string        `json:"waveform,omitempty"`
 	Done           []netsim.Time `json:"-"` // every receive's completion, in order
+	steps          uint64        // the receive paths' own step events (not in Events)
 	SaveFile       string        `json:"save_file,omitempty"`
 	TimelineSave   string        `json:"timeline_save_file,omitempty"` // IncastConfig.TimelineSave
 	EventsPerS     float64       `json:"events_per_s"`
@@ -381,7 +382,8 @@ func incastOnce(cfg Config, what string, topo fabric.Topology, kinds []string, l
 		}
 	}
 	run.WallSeconds = time.Since(wall).Seconds()
-	run.Events = c.Fired() - m.ReceiveSteps()
+	run.steps = m.ReceiveSteps()
+	run.Events = c.Fired() - run.steps
 	run.EventsPerS = float64(run.Events) / run.WallSeconds
 	var sum, depth float64
 	var last netsim.Time

@@ -147,6 +147,7 @@ type Node struct {
 	lastRun netsim.Time // the start of the last cycle run
 	st      device.Steps
 	wakes   uint64 // step events fired (WakeEvents)
+	stuck   uint64 // cycles the input has been held off in a row, nothing else happening
 
 	inputs   []input  // messages injected and not yet taken whole, oldest first
 	order    [][]byte // the messages injected and not yet committed, oldest first
@@ -437,11 +438,20 @@ func (n *Node) horizon() netsim.Time {
 }
 
 // deadlocked: the input is held off, nothing moves inside the device, and no event at all
-// is left that could release it.
+// is left that could release it (on parts, none on the node's part: only its host, there,
+// releases entries). The input must have been held off for stuckCycles with nothing taken
+// and no event: a stall of a few cycles between messages is not one that lasts (on parts,
+// where the node's part may be left with no event while the others go on, such a stall
+// took a node for deadlocked).
 func (n *Node) deadlocked() bool {
-	return n.st.Stalled && n.eng.NextAt() == netsim.Never && !n.st.MemBusy &&
+	return n.st.Stalled && n.stuck >= stuckCycles && n.eng.NextAt() == netsim.Never && !n.st.MemBusy &&
 		!n.st.HostBusy && n.st.Pending > 0 && len(n.held) == 0
 }
+
+// stuckCycles is how long the input must have been held off, nothing else happening, before
+// a node with no event left counts as deadlocked: longer than any pause of the receive path
+// between messages (a few cycles), short beside a run (10 µs at 100 MHz).
+const stuckCycles = 1024
 
 // waitsForHost: the input is held off by a full LH buffer, nothing but the host's held
 // releases can change that, and those come later.
@@ -469,6 +479,11 @@ func (n *Node) step(k uint64) uint64 {
 	first, ran := n.next, n.ran
 	n.ran += uint64(st.Cycles)
 	n.st, n.settle = st, st.Settle
+	if st.Cycles > 0 && st.Stalls == uint64(st.Cycles) && !st.Taken && len(st.Events) == 0 && len(st.Reads) == 0 {
+		n.stuck += uint64(st.Cycles)
+	} else {
+		n.stuck = 0
+	}
 	n.next += uint64(st.Cycles)
 	if st.Cycles > 0 {
 		n.lastRun = n.start(n.next - 1)
