@@ -239,6 +239,9 @@ func New(eng *netsim.Engine, cfg Config) (*Node, error) {
 // out.
 func (n *Node) WakeEvents() uint64 { return n.wakes }
 
+// Engine is the engine the node runs on (on a machine of parts, its node's part's).
+func (n *Node) Engine() *netsim.Engine { return n.eng }
+
 // Bus is the host bus of the node's Program (nil without one): after a run, whether the
 // program finished and what it waits for if not.
 func (n *Node) Bus() *HostBus { return n.bus }
