@@ -89,12 +89,14 @@ func TestThreadsTimeline(t *testing.T) {
 }
 
 // Bad --threads: 0, negative, not a number: refused, exit 2, one line naming the flag; more
-// than the topology's parts: lowered, with a line saying why (traffic, barrier, alltoall).
+// than the topology's parts: lowered, with a line saying why (traffic, barrier, alltoall,
+// incast).
 func TestThreadsBadInput(t *testing.T) {
 	for _, cmd := range [][]string{
 		{"traffic", "--topology", "torus:4x4", "--load", "0.2"},
 		{"barrier", "--topology", "torus:4x4", "--processes", "4", "--node-latency", "1"},
 		{"alltoall", "--torus", "4x4", "--sizes", "8", "--schemes", "proposed"},
+		{"incast", "--topology", "torus:4x4", "--rtl-nodes=", "--messages", "1", "--post-at", "1", "--speed=false"},
 	} {
 		for v, why := range map[string]string{"0": "want 1 to 4096", "-2": "want 1 to 4096", "two": "not a whole number", "1.5": "not a whole number"} {
 			code, out, stderr := run(t, nil, append(cmd, "--threads", v)...)
