@@ -298,7 +298,7 @@ func (n *Node) Arrive(now netsim.Time, msg []byte, done func(now netsim.Time)) e
 		n.sizes = append(n.sizes, len(msg))
 		n.tell(RxArrived, n.next, n.ran)
 	}
-	n.settle = 3
+	n.settle, n.stuck = 3, 0
 	n.wake(now)
 	return nil
 }
@@ -422,8 +422,11 @@ func (n *Node) run(now netsim.Time) {
 			break
 		}
 	}
-	if n.deadlocked() {
-		return // nothing can ever take the input again: the run ends with its waiting ranks
+	if n.heldOff() {
+		// Nothing changes until a host access or a message comes (each brings the node up
+		// to its time, running the cycles between); if none ever does, the run ends with
+		// its waiting ranks.
+		return
 	}
 	n.wake(max(now, n.start(n.next)))
 }
@@ -440,20 +443,21 @@ func (n *Node) horizon() netsim.Time {
 	return h
 }
 
-// deadlocked: the input is held off, nothing moves inside the device, and no event at all
-// is left that could release it (on parts, none on the node's part: only its host, there,
-// releases entries). The input must have been held off for stuckCycles with nothing taken
-// and no event: a stall of a few cycles between messages is not one that lasts (on parts,
-// where the node's part may be left with no event while the others go on, such a stall
-// took a node for deadlocked).
-func (n *Node) deadlocked() bool {
-	return n.st.Stalled && n.stuck >= stuckCycles && n.eng.NextAt() == netsim.Never && !n.st.MemBusy &&
-		!n.st.HostBusy && n.st.Pending > 0 && len(n.held) == 0
+// heldOff: the input is held off (a full LH buffer or tail ring), nothing moves inside the
+// device, and only the host can change that: the node need not be stepped until its host
+// makes an access or a message comes, each of which runs the cycles up to its time first
+// (reach), the same cycles the node would have run in steps. The input must have been held
+// off for stuckCycles with nothing taken and no event: a stall of a few cycles between
+// messages is not one that lasts. So a receive path whose LH buffer is full waiting for its
+// host adds no events (on parts: no window) while it waits; one whose host never comes
+// leaves the run with its waiting ranks, as one with no event left always did.
+func (n *Node) heldOff() bool {
+	return n.st.Stalled && n.stuck >= stuckCycles && !n.st.MemBusy && !n.st.HostBusy && n.st.Pending > 0 && len(n.held) == 0
 }
 
 // stuckCycles is how long the input must have been held off, nothing else happening, before
-// a node with no event left counts as deadlocked: longer than any pause of the receive path
-// between messages (a few cycles), short beside a run (10 µs at 100 MHz).
+// a node counts as held off: longer than any pause of the receive path between messages (a
+// few cycles), short beside a run (10 µs at 100 MHz).
 const stuckCycles = 1024
 
 // waitsForHost: the input is held off by a full LH buffer, nothing but the host's held
@@ -574,7 +578,7 @@ func (n *Node) hostAccess(now netsim.Time, ops func(p receivePath, cycle uint64)
 		return n.m.Err()
 	}
 	n.st.HostBusy, n.st.Busy = true, true
-	n.settle = 3
+	n.settle, n.stuck = 3, 0 // (a release lets the input go a cycle or two later)
 	n.wake(now)
 	return nil
 }
