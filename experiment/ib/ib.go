@@ -20,6 +20,7 @@ import (
 
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/ib"
 )
 
@@ -157,7 +158,11 @@ func RunRTT(cfg RTTConfig) (*RTTResult, error) {
 		return res, nil
 	}
 	m := ib.DefaultConfig()
-	m.Params, m.Topology = ib.E7501(), "fattree:2x2" // nodes 0 and 2: three switches apart
+	tree, err := fabric.NewFatTree(2, 2) // nodes 0 and 2: three switches apart
+	if err != nil {
+		return nil, err
+	}
+	m.Params, m.Topology = ib.E7501(), tree
 	for i, inline := range []bool{true, false} {
 		t, err := ib.RTTOn(m, 0, 2, cfg.Size, inline, cfg.Warmup, cfg.Iterations)
 		if err != nil {
