@@ -99,9 +99,12 @@ type BarrierResult struct {
 }
 
 // Validate refuses, before any work, what the sweep cannot run (an experiment.InputError):
-// no topology, one with one node or that does not fit in memory, a process count past a
-// topology's nodes.
+// no topology (an empty list, or a zero Topology), one with one node or that does not fit in
+// memory, a process count past a topology's nodes.
 func (cfg BarrierConfig) Validate() error {
+	if len(cfg.Topologies) == 0 {
+		return experiment.Refuse("--topology: name at least one topology")
+	}
 	for _, ts := range cfg.Topologies {
 		topo, err := experiment.CheckTopology("topology", ts, cfg.Fabric, 2)
 		if err != nil {
