@@ -208,7 +208,7 @@ func (r *RTTResult) WriteTable(w io.Writer) error {
 // BandwidthConfig is what lhsim ib bandwidth runs.
 type BandwidthConfig struct {
 	Chipsets []ib.Params // read by name where they enter (ParseChipsets)
-	Sizes    []int // message sizes; RDMA sizes are these and larger, up to RDMAMax
+	Sizes    []int       // message sizes; RDMA sizes are these and larger, up to RDMAMax
 	RDMAMax  int
 }
 
