@@ -151,14 +151,3 @@ func oneLine(name string, err error) string {
 	}
 	return strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", "; ")), " ")
 }
-
-// splitList splits a comma-separated flag value, dropping empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}

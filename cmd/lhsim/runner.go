@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/internal/flagval"
 	"github.com/lhsim/lhsim/slurm"
 )
 
@@ -158,7 +159,7 @@ func (r *runner) parse(args []string) error {
 		}
 	}
 	// The flag package's own message is replaced by one under the command's prefix; a
-	// number flag says what is wrong with the value as typed (numbers.go).
+	// number flag says what is wrong with the value as typed (flagval.Explain).
 	if r.cmd.args != "" && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		r.arg, args = args[0], args[1:]
 	}
@@ -167,12 +168,7 @@ func (r *runner) parse(args []string) error {
 	}
 	r.fs.SetOutput(io.Discard)
 	if err := r.fs.Parse(args); err != nil {
-		r.fs.VisitAll(func(f *flag.Flag) {
-			if nf, ok := f.Value.(*numFlag); ok && nf.err != nil {
-				err = fmt.Errorf("--%s %s: %w", f.Name, nf.bad, nf.err)
-			}
-		})
-		return r.badUsage(err)
+		return r.badUsage(flagval.Explain(r.fs, err))
 	}
 	if r.fs.NArg() > 0 {
 		return r.badUsage(fmt.Errorf("unexpected argument %q", r.fs.Arg(0)))
