@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/internal/cli"
 	"github.com/lhsim/lhsim/internal/flagval"
 	"github.com/lhsim/lhsim/slurm"
 )
@@ -32,12 +33,7 @@ type command struct {
 }
 
 // pathFlag is a flag that names a file: an input read, or an output written.
-type pathFlag struct {
-	name    string
-	value   *string
-	input   bool
-	regular bool // an output only a regular file can take (regularFile)
-}
+type pathFlag = cli.PathFlag
 
 // runner is one run of one command: its flag set and what the runner's flags chose.
 type runner struct {
@@ -51,7 +47,7 @@ type runner struct {
 	jobs    int     // --jobs (1 without the flag)
 	slurm   *slurm.Options
 	tl      *timelineFlags
-	bar     *progress
+	bar     *cli.Bar
 	counted *experiment.Progress // what the bar shows (progress)
 	arg     string               // the argument before the flags, on a command whose usage shows one
 	tail    []string             // what follows --, on a command that takes it (nil: no --)
@@ -71,14 +67,14 @@ func newRunner(c *command) *runner {
 // inFile defines a flag naming a file the command reads.
 func (r *runner) inFile(name, usage string) *string {
 	p := r.fs.String(name, "", usage)
-	r.paths = append(r.paths, pathFlag{name: name, value: p, input: true})
+	r.paths = append(r.paths, pathFlag{Name: name, Value: p, Input: true})
 	return p
 }
 
-// outFile defines a flag naming a file the command writes (output.go checks and writes it).
+// outFile defines a flag naming a file the command writes (cli.CheckPaths checks it).
 func (r *runner) outFile(name, usage string) *string {
 	p := r.fs.String(name, "", usage)
-	r.paths = append(r.paths, pathFlag{name: name, value: p})
+	r.paths = append(r.paths, pathFlag{Name: name, Value: p})
 	return p
 }
 
@@ -87,7 +83,7 @@ func (r *runner) outFile(name, usage string) *string {
 // regular file (or none yet) can take it, checked with the other paths.
 func (r *runner) regularFile(name, usage string) *string {
 	p := r.outFile(name, usage)
-	r.paths[len(r.paths)-1].regular = true
+	r.paths[len(r.paths)-1].Regular = true
 	return p
 }
 
@@ -183,10 +179,10 @@ func (r *runner) parse(args []string) error {
 			return err
 		}
 	}
-	if err := r.checkPaths(); err != nil {
+	if err := cli.CheckPaths(r.paths); err != nil {
 		return err
 	}
-	return startProfiles(r.value("cpuprofile"), r.value("memprofile"))
+	return cli.StartProfiles(r.value("cpuprofile"), r.value("memprofile"))
 }
 
 // value is the text of flag name ("" when the command has no such flag).
@@ -212,10 +208,10 @@ func (r *runner) progress(name, unit string) *experiment.Progress {
 	}
 	r.counted = experiment.NewProgress(func(done, total int64, note string) {
 		if r.bar == nil {
-			r.bar = newProgress(false, name, total, unit)
+			r.bar = cli.NewBar(false, name, total, unit)
 		}
-		r.bar.setTotal(total)
-		r.bar.set(done, note)
+		r.bar.SetTotal(total)
+		r.bar.Set(done, note)
 	})
 	return r.counted
 }
@@ -223,7 +219,7 @@ func (r *runner) progress(name, unit string) *experiment.Progress {
 // call makes a command's one call: then the bar and the timeline end, whatever the outcome.
 func call[R any](r *runner, run func() (*R, error)) (*R, error) {
 	res, err := run()
-	r.bar.finish(err == nil)
+	r.bar.Finish(err == nil)
 	r.bar = nil
 	if r.tl != nil {
 		err = r.tl.end(err)
@@ -257,3 +253,16 @@ func (r *runner) write(res any, table func(io.Writer) error) error {
 	}
 	return nil
 }
+
+// pathError is a path the command cannot use, found by the command itself (a waveform's
+// folder that cannot be made): one line, exit 2, as cli.PathError, CheckPaths' refusal.
+type pathError struct{ error }
+
+// The files a command writes go through package cli: checked before the run, written beside
+// and renamed into place.
+
+var (
+	writeFile   = cli.WriteFile
+	writeBytes  = cli.WriteBytes
+	writeResult = cli.WriteResult
+)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/lhsim/lhsim/internal/cli"
 	"os"
 
 	"github.com/lhsim/lhsim/experiment"
@@ -58,16 +59,16 @@ func (r *runner) openTimeline() (*experiment.Timeline, error) {
 	if t == nil || *t.file == "" {
 		return nil, nil
 	}
-	f, err := create(*t.file)
+	f, err := cli.Create(*t.file)
 	if err != nil {
-		return nil, named("--timeline", *t.file, err)
+		return nil, cli.Named("--timeline", *t.file, err)
 	}
 	t.spec.OnCap = func(atUs float64) {
 		fmt.Fprintf(os.Stderr, "lhsim %s: timeline %s reached --timeline-max %d MiB at %.3f µs of simulated time: the events after are left out (narrow it with --timeline-ranks or --timeline-window)\n",
 			t.cmd, *t.file, t.spec.MaxMiB, atUs)
 	}
 	if t.w, err = t.spec.Open(f); err != nil {
-		commit(f, *t.file, false)
+		cli.Commit(f, *t.file, false)
 		return nil, err
 	}
 	t.f = f
@@ -86,14 +87,14 @@ func (t *timelineFlags) end(runErr error) error {
 	t.w = nil
 	err := w.Close()
 	keep := err == nil && (runErr == nil || w.Events() > 0)
-	if cerr := commit(t.f, *t.file, keep); err == nil {
+	if cerr := cli.Commit(t.f, *t.file, keep); err == nil {
 		err = cerr
 	}
 	if runErr != nil {
 		return runErr
 	}
 	if err != nil {
-		return named("--timeline", *t.file, err)
+		return cli.Named("--timeline", *t.file, err)
 	}
 	fmt.Fprintf(os.Stderr, "lhsim %s: timeline %s: %d events, %d bytes (open it in ui.perfetto.dev or chrome://tracing)\n", t.cmd, *t.file, w.Events(), w.Bytes())
 	return nil
