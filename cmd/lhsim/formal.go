@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/lhsim/lhsim/internal/cli"
 	"io"
 	"regexp"
 	"sync"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/lhsim/lhsim/area"
 	"github.com/lhsim/lhsim/formal"
+	"github.com/lhsim/lhsim/internal/cli"
 )
 
 func init() {

@@ -15,13 +15,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/lhsim/lhsim/internal/cli"
 	"io"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/internal/cli"
 )
 
 // commands are lhsim's commands, by name; each file adds its own in init.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/lhsim/lhsim/internal/cli"
 	"io"
 	"math"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/experiment/ib"
+	"github.com/lhsim/lhsim/internal/cli"
 	"github.com/lhsim/lhsim/session"
 )
 

@@ -222,7 +222,7 @@ func call[R any](r *runner, run func() (*R, error)) (*R, error) {
 	r.bar.Finish(err == nil)
 	r.bar = nil
 	if r.tl != nil {
-		err = r.tl.end(err)
+		err = r.tl.open.End(err)
 	}
 	return res, err
 }
