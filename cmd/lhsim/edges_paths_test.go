@@ -15,7 +15,7 @@ import (
 // overwrites an input or another output, a write that fails is reported, and a folder that
 // cannot be written is refused before any work.
 
-// pathFlags are the path flags a command defines (its runner's, output.go checks them).
+// pathFlags are the path flags a command defines (its runner's, cli.CheckPaths checks them).
 func pathFlags(t *testing.T, cmd []string) []pathFlag {
 	c := find(commands, cmd[0])
 	for _, sub := range cmd[1:] {

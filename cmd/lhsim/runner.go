@@ -2,9 +2,9 @@ package main
 
 // The one runner: every command is a value (its name, summary and flags) whose Run turns the
 // flags into a typed config and makes one call, as the Go tool's base.Command; the life of a
-// run is written here once: the command line parsed, every path checked against the others
-// before any work (output.go), profiles, progress, the timeline, the parts of a sweep on
-// every core or on Slurm (sweep.go), and the report (table, --json, --out, --plot).
+// run is written once: the command line parsed here, then, in package cli, every path checked
+// against the others before any work, profiles, progress, the timeline, the parts of a sweep
+// on every core or on Slurm (runSweep), and the report (table, --json, --out, --plot).
 
 import (
 	"errors"
@@ -145,7 +145,7 @@ func (r *runner) check(err error) error {
 
 // parse parses args. -h prints the usage on stdout (flag.ErrHelp: exit 0); any other
 // mistake, a stray argument among them, is reported on stderr with the usage (exit 2). Then,
-// before any work, every path is checked (output.go) and the profiles start.
+// before any work, every path is checked (cli.CheckPaths) and the profiles start.
 func (r *runner) parse(args []string) error {
 	for _, a := range args {
 		if a == "-h" || a == "-help" || a == "--help" {
