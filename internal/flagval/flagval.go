@@ -136,17 +136,26 @@ func Seed(fs *flag.FlagSet, p *uint64, name, usage string) {
 // Ints is a comma-separated list of whole numbers in [lo, hi], at least one.
 func Ints(fs *flag.FlagSet, p *[]int, name string, def []int, lo, hi int, usage string) {
 	*p = def
-	Var(fs, name, joinInts(def), usage, func(s string) error {
-		var out []int
+	list(fs, p, name, joinInts(def), usage, "number", func(f string) (int, error) {
+		v, err := ParseInt(f, int64(lo), int64(hi))
+		return int(v), err
+	})
+}
+
+// list is a comma-separated list of what parse reads, at least one (a what); a wrong item is
+// named when the list has more than one.
+func list[T any](fs *flag.FlagSet, p *[]T, name, def, usage, what string, parse func(string) (T, error)) {
+	Var(fs, name, def, usage, func(s string) error {
+		var out []T
 		for _, f := range SplitList(s) {
-			v, err := ParseInt(f, int64(lo), int64(hi))
+			v, err := parse(f)
 			if err != nil {
 				return listItem(s, f, err)
 			}
-			out = append(out, int(v))
+			out = append(out, v)
 		}
 		if len(out) == 0 {
-			return errors.New("want at least one number")
+			return errors.New("want at least one " + what)
 		}
 		*p = out
 		return nil
@@ -177,21 +186,7 @@ func checkFloat(s string, lo, hi float64) (float64, error) {
 
 // Floats is a comma-separated list of numbers in [lo, hi], at least one.
 func Floats(fs *flag.FlagSet, p *[]float64, name string, lo, hi float64, usage string) {
-	Var(fs, name, formatFloats(*p), usage, func(s string) error {
-		var out []float64
-		for _, f := range SplitList(s) {
-			v, err := checkFloat(f, lo, hi)
-			if err != nil {
-				return listItem(s, f, err)
-			}
-			out = append(out, v)
-		}
-		if len(out) == 0 {
-			return errors.New("want at least one number")
-		}
-		*p = out
-		return nil
-	})
+	list(fs, p, name, formatFloats(*p), usage, "number", func(f string) (float64, error) { return checkFloat(f, lo, hi) })
 }
 
 // TimeSpec is what a time flag takes: its unit (simtime.Microsecond for µs) and range. A zero
@@ -249,21 +244,7 @@ func Times(fs *flag.FlagSet, p *[]simtime.Time, name string, ts TimeSpec, usage 
 	for i, t := range *p {
 		def[i] = fmtUnits(t, ts.Unit)
 	}
-	Var(fs, name, strings.Join(def, ","), usage, func(s string) error {
-		var out []simtime.Time
-		for _, f := range SplitList(s) {
-			t, err := ts.Parse(f)
-			if err != nil {
-				return listItem(s, f, err)
-			}
-			out = append(out, t)
-		}
-		if len(out) == 0 {
-			return errors.New("want at least one time")
-		}
-		*p = out
-		return nil
-	})
+	list(fs, p, name, strings.Join(def, ","), usage, "time", ts.Parse)
 }
 
 // Nodes is a list of nodes, numbers and ranges (experiment.ParseNodeSet, the one reader of
