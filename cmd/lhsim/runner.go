@@ -260,7 +260,6 @@ type pathError struct{ error }
 
 // The files a command writes go through package cli: checked before the run, written beside
 // and renamed into place.
-
 var (
 	writeFile   = cli.WriteFile
 	writeBytes  = cli.WriteBytes
