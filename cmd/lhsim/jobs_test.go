@@ -89,7 +89,7 @@ func TestJobsLoweredForMemory(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stderr, "lhsim search: --jobs 3 lowered to 1: a part may take 16.0 MiB")
 	require.Contains(t, out, "Per-message search time")
-	// A part that does not fit even alone is refused before any work (partFits), exit 2.
+	// A part that does not fit even alone is refused before any work (cli.PartFits), exit 2.
 	code, _, stderr = run(t, []string{"GOMEMLIMIT=4MiB"}, "incast", "--messages", "2", "--speed=false", "--jobs", "2")
 	require.Equal(t, 2, code, stderr)
 	require.Equal(t, "lhsim incast: does not fit in memory: a part of this run may take about 8.0 MiB (its estimate: docs/performance.md), and the limit is 4.0 MiB (GOMEMLIMIT)\n", stderr)
