@@ -12,7 +12,6 @@ import (
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/experiment/net"
-	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 // The reasons a run takes fewer threads than asked (besides the topology's own).
@@ -73,8 +72,8 @@ func (cfg Config) runThreads(kinds []string) (int, string) {
 	case slices.Contains(kinds, nicRTL):
 		return 1, whyRTL
 	}
-	topo, err := fabric.ParseTopology(cfg.Topology)
-	if err != nil {
+	topo := cfg.Topology.Fabric()
+	if topo == nil {
 		return 1, "" // refused by the run
 	}
 	return net.FitParts(cfg.Threads, topo, cfg.Fabric)

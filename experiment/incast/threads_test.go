@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
-	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 // same is an outcome without what measures the machine (wall time and the rates made of it)
@@ -39,7 +39,7 @@ func TestIncastPartsSameAsOne(t *testing.T) {
 		cfg := Default()
 		cfg.Speed = false
 		cfg.RTLNodes = []int{}
-		cfg.Topology = topologies[rng.IntN(len(topologies))]
+		cfg.Topology = experiment.MustTopology(topologies[rng.IntN(len(topologies))])
 		cfg.Receivers = 1 + rng.IntN(4)
 		cfg.Messages = 2 + rng.IntN(5)
 		cfg.PostAt = netsim.Time(rng.IntN(30)) * netsim.Microsecond
@@ -58,9 +58,7 @@ func TestIncastPartsSameAsOne(t *testing.T) {
 		cfg.Threads = 1
 		one, err := Run(cfg)
 		require.NoError(t, err, what)
-		topo, err := fabric.ParseTopology(cfg.Topology)
-		require.NoError(t, err)
-		require.Equal(t, cfg.Receivers*(topo.Nodes()-cfg.Receivers)*cfg.Messages, one.On.Messages, what)
+		require.Equal(t, cfg.Receivers*(cfg.Topology.Fabric().Nodes()-cfg.Receivers)*cfg.Messages, one.On.Messages, what)
 		for _, parts := range []int{2, 3, 4} {
 			c := cfg
 			c.Threads = parts
