@@ -5,6 +5,7 @@ import (
 
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/experiment/net"
+	"github.com/lhsim/lhsim/internal/flagval"
 )
 
 func init() {
@@ -19,22 +20,22 @@ func alltoallFlags(r *runner) func() error {
 		cfg.Torus, err = experiment.ParseTopology("torus:" + strings.TrimPrefix(s, "torus:"))
 		return err
 	})
-	intsVar(fs, &cfg.Sizes, "sizes", []int{8, 32, 128}, 1, 1<<30, "comma-separated bytes per (source, destination) pair")
+	flagval.Ints(fs, &cfg.Sizes, "sizes", []int{8, 32, 128}, 1, 1<<30, "comma-separated bytes per (source, destination) pair")
 	schemes := fs.String("schemes", "sync_per_step,sync_at_start,proposed,barrier_per_step", "comma-separated schemes (the first three: Ohno et al.'s Figure 3; barrier_per_step: scheme 1 with a software barrier of puts)")
 	fs.StringVar(&cfg.Algorithm, "algorithm", cfg.Algorithm, "suh-shin or direct (pairwise, n-1 steps: small tori only)")
 	fs.BoolVar(&cfg.Uneven, "uneven", false, "also run with each node's blocks scaled by 0.5 to 1.5 (fixed by --seed)")
 	fs.BoolVar(&cfg.Heavy, "heavy", false, "with --uneven: a heavy tail instead (every 8th node's blocks x4.0, the others x0.571)")
-	seedVar(fs, &cfg.Seed, "seed", "seed of the uneven sizes")
+	flagval.Seed(fs, &cfg.Seed, "seed", "seed of the uneven sizes")
 	fs.BoolVar(&cfg.EqualLatency, "equal-latency", false, "also run with every torus link at the mean of the X/Y/Z latencies")
 	rule := fs.String("sync-rule", "stamped", "stamped (each sync packet carries its departure cycle; a margin of one burst per dimension) or paper (Ohno et al.'s rule as written: arrival less known latency)")
-	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "µs charged per put (Susukita et al.'s NSIM-ACE paper, section 5.1; Ohno et al. give none)")
+	flagval.Time(fs, &cfg.Cluster.NodeLatency, "node-latency", flagval.DelayUS, "µs charged per put (Susukita et al.'s NSIM-ACE paper, section 5.1; Ohno et al. give none)")
 	r.outputs()
 	r.plotFlag("draw total time against bytes per pair to this .svg or .png")
 	r.sweep()
 	threads := r.threadsFlag()
 	r.timeline()
 	return func() (err error) {
-		if cfg.Schemes, err = net.ParseSchemes(splitList(*schemes)); err != nil {
+		if cfg.Schemes, err = net.ParseSchemes(flagval.SplitList(*schemes)); err != nil {
 			return r.check(err)
 		}
 		switch *rule {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lhsim/lhsim/area"
 	"github.com/lhsim/lhsim/internal/cli"
+	"github.com/lhsim/lhsim/internal/flagval"
 )
 
 func init() {
@@ -25,7 +26,7 @@ func areaFlags(r *runner) func() error {
 	families := fs.String("families", "xc2vp,xc7", "synth_xilinx families to run")
 	only := fs.String("only", "", "run only the sweep's jobs whose family/name this regexp matches (e.g. 'xc2vp/lhs_rx'); with -write the other jobs keep the reports they have")
 	o.Parallel = 2
-	intVar(fs, &o.Parallel, "j", 1, 256, "Yosys processes at once")
+	flagval.Int(fs, &o.Parallel, "j", 1, 256, "Yosys processes at once")
 	r.slurmFlags()
 	return func() error { return runArea(r, o, *families, *only) }
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/lhsim/lhsim/experiment/net"
+	"github.com/lhsim/lhsim/internal/flagval"
 )
 
 func init() {
@@ -12,16 +13,16 @@ func barrierFlags(r *runner) func() error {
 	cfg := net.DefaultBarrier()
 	topos := topologiesVar(r.fs, &cfg.Topologies, "topology", "comma-separated topologies: crossbar:N, fattree:KxN, torus:XxYxZ")
 	algs := r.fs.String("algorithm", "ring,recursive_doubling,dissemination", "comma-separated barriers")
-	intsVar(r.fs, &cfg.Processes, "processes", nil, 2, maxRanks, "comma-separated process counts (default: powers of two and the count above each, up to the topology's size)")
-	timesVar(r.fs, &cfg.NodeLatency, "node-latency", delayUS, "comma-separated node latencies in µs (the NSIM-ACE paper's section 5.1)")
-	intVar(r.fs, &cfg.RingMax, "ring-max", 2, maxRanks, "largest process count for the ring, which sends p(p-1) puts")
+	flagval.Ints(r.fs, &cfg.Processes, "processes", nil, 2, flagval.MaxNodes, "comma-separated process counts (default: powers of two and the count above each, up to the topology's size)")
+	flagval.Times(r.fs, &cfg.NodeLatency, "node-latency", flagval.DelayUS, "comma-separated node latencies in µs (the NSIM-ACE paper's section 5.1)")
+	flagval.Int(r.fs, &cfg.RingMax, "ring-max", 2, flagval.MaxNodes, "largest process count for the ring, which sends p(p-1) puts")
 	r.outputs()
 	r.plotFlag("draw barrier time against processes (node latency 1.0 µs when swept) to this .svg or .png")
 	r.sweep()
 	threads := r.threadsFlag()
 	r.timeline()
 	return func() (err error) {
-		if cfg.Algorithms, err = net.ParseAlgorithms(splitList(*algs)); err != nil {
+		if cfg.Algorithms, err = net.ParseAlgorithms(flagval.SplitList(*algs)); err != nil {
 			return r.check(err)
 		}
 		if err := topos.check(r); err != nil {

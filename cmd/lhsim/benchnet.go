@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/lhsim/lhsim/experiment/net"
+	"github.com/lhsim/lhsim/internal/flagval"
 )
 
 func init() {
@@ -13,16 +14,16 @@ func benchNetFlags(r *runner) func() error {
 	fs := r.fs
 	topos := fs.String("topologies", "torus:8x8x8,torus:16x16x16,fattree:4x3,fattree:4x6", "topologies, comma-separated")
 	routers := fs.String("routers", "nsim,booksim", "routers, comma-separated: nsim (the default event-driven router), booksim (--preset booksim)")
-	floatsVar(fs, &cfg.Loads, "loads", 1e-6, 1, "offered loads, flits/cycle/node (1, the node link's rate, is past every default configuration's saturation)")
-	intsVar(fs, &cfg.Flits, "packet-flits", cfg.Flits, 1, 16, "packet sizes in flits")
-	int64Var(fs, &cfg.Warmup, "warmup", 0, 1_000_000, "router cycles run before the measurement")
-	int64Var(fs, &cfg.Measure, "measure", 1, 1_000_000, "router cycles measured")
-	seedVar(fs, &cfg.Seed, "seed", "seed of the traffic")
+	flagval.Floats(fs, &cfg.Loads, "loads", 1e-6, 1, "offered loads, flits/cycle/node (1, the node link's rate, is past every default configuration's saturation)")
+	flagval.Ints(fs, &cfg.Flits, "packet-flits", cfg.Flits, 1, 16, "packet sizes in flits")
+	flagval.Int64(fs, &cfg.Warmup, "warmup", 0, 1_000_000, "router cycles run before the measurement")
+	flagval.Int64(fs, &cfg.Measure, "measure", 1, 1_000_000, "router cycles measured")
+	flagval.Seed(fs, &cfg.Seed, "seed", "seed of the traffic")
 	r.outputs()
 	r.slurmFlags()
 	r.jobsFlag(1, "rows measured at once; with more than 1 the rates are per CPU second of each row's own thread and the heap per node is not measured (docs/performance.md)")
 	return func() error {
-		cfg.Topologies, cfg.Routers, cfg.Jobs = splitList(*topos), splitList(*routers), r.jobs
+		cfg.Topologies, cfg.Routers, cfg.Jobs = flagval.SplitList(*topos), flagval.SplitList(*routers), r.jobs
 		if err := r.check(cfg.Validate()); err != nil {
 			return err
 		}

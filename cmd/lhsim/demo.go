@@ -5,6 +5,7 @@ import (
 
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/experiment/rx"
+	"github.com/lhsim/lhsim/internal/flagval"
 )
 
 func init() {
@@ -18,7 +19,7 @@ func demoFlags(r *runner) func() error {
 	dev := addDeviceFlags(r.fs)
 	lhs := r.fs.Bool("lhs", true, "LHS on (false: every message whole in SO-DIMM, DIMMnet-2 before LHS)")
 	seed := uint64(1)
-	seedVar(r.fs, &seed, "seed", "seed of the message contents and the board")
+	flagval.Seed(r.fs, &seed, "seed", "seed of the message contents and the board")
 	trace := r.traceFile("write an FST waveform of the RTL to this file")
 	r.outputs()
 	return func() error {
@@ -45,9 +46,9 @@ func demoFlags(r *runner) func() error {
 // bench compares fixed paths (native, cgo, Go model, plugin), so it takes no device flags.
 func benchFlags(r *runner) func() error {
 	msgs, seed, repeats := uint64(100000), uint64(1), 3
-	uint64Var(r.fs, &msgs, "messages", 1, 1<<32, "messages in the workload")
-	seedVar(r.fs, &seed, "seed", "seed of the message sizes")
-	intVar(r.fs, &repeats, "repeats", 1, 1000, "runs per path; the fastest counts")
+	flagval.Uint64(r.fs, &msgs, "messages", 1, 1<<32, "messages in the workload")
+	flagval.Seed(r.fs, &seed, "seed", "seed of the message sizes")
+	flagval.Int(r.fs, &repeats, "repeats", 1, 1000, "runs per path; the fastest counts")
 	r.outputs()
 	return func() error {
 		res, err := rx.Bench(msgs, seed, repeats)

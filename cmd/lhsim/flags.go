@@ -6,6 +6,7 @@ import (
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/internal/flagval"
 )
 
 // deviceFlags are the flags of every command that opens a device: which one (--model,
@@ -20,7 +21,7 @@ func addDeviceFlags(fs *flag.FlagSet) *deviceFlags {
 	d := &deviceFlags{}
 	fs.StringVar(&d.model, "model", "", "rtl (Verilated RTL), go (golden model) or lockstep (both, compared every cycle); default $LHSIM_MODEL, else rtl")
 	fs.StringVar(&d.bridge, "bridge", "", "where the device runs: cgo (this process) or plugin (its own process; docs/plugin.md); default $LHSIM_BRIDGE, else cgo")
-	intVar(fs, &d.entries, "entries", 0, 1<<20, "LH buffer entries, a power of two (0: the RTL build's 1024; other sizes need --model go)")
+	flagval.Int(fs, &d.entries, "entries", 0, 1<<20, "LH buffer entries, a power of two (0: the RTL build's 1024; other sizes need --model go)")
 	fs.UintVar(&d.splitPos, "split-pos", 48, "SPLIT_POS: head bytes kept in the LH entry of a split message (16, 32 or 48)")
 	fs.UintVar(&d.sizePos, "size-pos", 12, "SIZE_POS: byte offset of the size field in the message (0, 4, 8 or 12)")
 	return d

@@ -11,6 +11,7 @@ import (
 	"github.com/lhsim/lhsim/area"
 	"github.com/lhsim/lhsim/formal"
 	"github.com/lhsim/lhsim/internal/cli"
+	"github.com/lhsim/lhsim/internal/flagval"
 )
 
 func init() {
@@ -25,7 +26,7 @@ func formalFlags(r *runner) func() error {
 	solver := fs.String("solver", formal.DefaultSolver, "SMT solver for yosys-smtbmc")
 	timeout := fs.Duration("timeout", formal.DefaultTimeout, "limit of one tool run of a proof")
 	parallel := 1
-	intVar(fs, &parallel, "j", 1, 256, "proofs at once (an induction runs its base case and step as two processes)")
+	flagval.Int(fs, &parallel, "j", 1, 256, "proofs at once (an induction runs its base case and step as two processes)")
 	r.outputs()
 	return func() error {
 		return runFormal(r, *fast, *only, *dir, *solver, *timeout, parallel)

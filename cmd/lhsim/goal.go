@@ -13,6 +13,8 @@ import (
 
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/experiment/goal"
+	"github.com/lhsim/lhsim/internal/cli"
+	"github.com/lhsim/lhsim/internal/flagval"
 )
 
 // lhsim goal runs a schedule; its subcommands (gen, ...) are each a command of their own in
@@ -39,18 +41,18 @@ func goalFlags(r *runner) func() error {
 	nsFlag(fs, &cfg.LogGP.G, "g", "loggp: gap g between messages in ns")
 	nsFlag(fs, &cfg.LogGP.PerByteG, "G", "loggp: gap G per byte in ns")
 	nsFlag(fs, &cfg.LogGP.PerByteO, "O", "loggp: overhead O per byte in ns")
-	uint64Var(fs, &cfg.LogGP.S, "S", 0, math.MaxInt64, "messages above S bytes go by rendezvous (loggp: LogGOPSim's S)")
+	flagval.Uint64(fs, &cfg.LogGP.S, "S", 0, math.MaxInt64, "messages above S bytes go by rendezvous (loggp: LogGOPSim's S)")
 	fs.BoolVar(&cfg.StdSort, "stdsort", false, "loggp: start operations freed together in LogGOPSim's order (libstdc++'s std::sort by type) instead of by type in the order written (docs/goal.md)")
 	topo := topologyVar(fs, &cfg.Topology, "topology", true, "packet: crossbar:N, fattree:KxN or torus:XxYxZ; rank r runs on node r (default: a torus sized to the schedule)")
-	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "packet: node latency in µs (the NSIM-ACE paper's section 5.1)")
-	nodesVar(fs, &cfg.RTLNodes, "rtl-nodes", false, "packet: nodes whose receive path is the LHS RTL (numbers and ranges: 0-3,17), the receive path of the others being the DMA to memory")
+	flagval.Time(fs, &cfg.Cluster.NodeLatency, "node-latency", flagval.DelayUS, "packet: node latency in µs (the NSIM-ACE paper's section 5.1)")
+	flagval.Nodes(fs, &cfg.RTLNodes, "rtl-nodes", false, "packet: nodes whose receive path is the LHS RTL (numbers and ranges: 0-3,17), the receive path of the others being the DMA to memory")
 	fs.StringVar(&cfg.Matcher, "matcher", "", "packet: the receive path's message matcher on every node: "+goal.MatcherUsage+" (docs/matchers.md; default: none, matching takes no time)")
 	trace := -1
-	intVar(fs, &trace, "trace", -1, 1<<30, "packet: write RTL node NODE's waveform (one of --rtl-nodes) with a GTKWave save file that opens it at its first message")
+	flagval.Int(fs, &trace, "trace", -1, 1<<30, "packet: write RTL node NODE's waveform (one of --rtl-nodes) with a GTKWave save file that opens it at its first message")
 	traceFile := r.regularFile("trace-file", "the waveform's file (default build/waves/goal-nodeNODE.fst)")
-	nodesVar(fs, &cfg.MatcherRTLNodes, "matcher-rtl-nodes", false, "packet: nodes whose matcher runs as RTL beside its Go model, checked against it: "+goal.MatcherRTLUsage)
+	flagval.Nodes(fs, &cfg.MatcherRTLNodes, "matcher-rtl-nodes", false, "packet: nodes whose matcher runs as RTL beside its Go model, checked against it: "+goal.MatcherRTLUsage)
 	var mem uint64
-	uint64Var(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (0: the process's memory limit: ulimit -v, its cgroup, GOMEMLIMIT or the memory available, as for the network)")
+	flagval.Uint64(fs, &mem, "max-memory", 0, 1<<30, "refuse a schedule estimated to take more than this many MiB (0: the process's memory limit: ulimit -v, its cgroup, GOMEMLIMIT or the memory available, as for the network)")
 	qstat := fs.String("qstat", "", "write LogGOPSim's six --qstat files PREFIX-rq-max.data, -uq-max, -rq-hit, -uq-hit, -rq-miss, -uq-miss (docs/goal.md)")
 	r.outputs()
 	r.plotFlag("draw each rank's matching statistics (queue lengths, search depths) to this file (.svg or .png)")
@@ -133,10 +135,10 @@ func goalFlags(r *runner) func() error {
 }
 
 // nsFlag is a float flag in ns (LogGOPSim's unit) stored in ps (the resolution of the
-// simulation), read as typed like every numeric flag (numVar).
+// simulation), read as typed like every numeric flag (flagval.Var).
 func nsFlag(fs *flag.FlagSet, ps *uint64, name, usage string) {
-	numVar(fs, name, strconv.FormatFloat(float64(*ps)/1000, 'f', -1, 64), usage, func(s string) error {
-		v, err := parseFloat(s)
+	flagval.Var(fs, name, strconv.FormatFloat(float64(*ps)/1000, 'f', -1, 64), usage, func(s string) error {
+		v, err := flagval.ParseFloat(s)
 		if err != nil {
 			return err
 		}
@@ -157,11 +159,11 @@ func goalGenFlags(r *runner) func() error {
 			r.cmd.summary, strings.Join(goal.Patterns(), ", "))
 		fs.PrintDefaults()
 	}
-	intVar(fs, &c.Ranks, "ranks", 2, 1<<20, "ranks")
-	intVar(fs, &c.Size, "size", 1, 1<<40, "bytes per message in a basic step (Schedgen's --datasize)")
-	intVar(fs, &c.Segment, "segment", 1, 1<<40, "pipelinedring: bytes per segment (Schedgen's --segmentsize)")
-	seedVar(fs, &c.Seed, "seed", "random_bisect, linear_alltoallv: seed of the pairing and the sizes")
-	int64Var(fs, &c.LateNs, "late-ns", 1, 1<<50, "alltoall_late: ns the receivers compute before posting their receives")
+	flagval.Int(fs, &c.Ranks, "ranks", 2, 1<<20, "ranks")
+	flagval.Int(fs, &c.Size, "size", 1, 1<<40, "bytes per message in a basic step (Schedgen's --datasize)")
+	flagval.Int(fs, &c.Segment, "segment", 1, 1<<40, "pipelinedring: bytes per segment (Schedgen's --segmentsize)")
+	flagval.Seed(fs, &c.Seed, "seed", "random_bisect, linear_alltoallv: seed of the pairing and the sizes")
+	flagval.Int64(fs, &c.LateNs, "late-ns", 1, 1<<50, "alltoall_late: ns the receivers compute before posting their receives")
 	out := r.outFile("out", "write the schedule to this file (default: standard output)")
 	return func() error {
 		if c.Pattern = r.arg; c.Pattern == "" {
@@ -175,6 +177,6 @@ func goalGenFlags(r *runner) func() error {
 			_, err := os.Stdout.WriteString(buf.String())
 			return err
 		}
-		return writeBytes("--out", *out, []byte(buf.String()))
+		return cli.WriteBytes("--out", *out, []byte(buf.String()))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/lhsim/lhsim/apptrace"
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/internal/cli"
+	"github.com/lhsim/lhsim/internal/flagval"
 )
 
 func goalRecordFlags(r *runner) func() error {
@@ -43,7 +44,7 @@ func goalConvertFlags(r *runner) func() error {
 	approx := fs.Bool("approximate", false, "convert what cannot be converted faithfully, as docs/apps.md says: drop unknown MPI calls, keep any-tag receives that could take another communicator's message")
 	colls := fs.String("collectives", "", "algorithm per collective, as allreduce=ring,bcast=binomial (default: Open MPI 4.1's tuned choice)")
 	scale := 1.0
-	floatVar(fs, &scale, "compute-scale", 1e-9, 1e9, "multiply the computation between calls by this")
+	flagval.Float(fs, &scale, "compute-scale", 1e-9, 1e9, "multiply the computation between calls by this")
 	jsonOut := r.outFile("json", "also write the conversion's statistics as JSON to this file")
 	return func() error {
 		dir := r.arg
@@ -53,7 +54,7 @@ func goalConvertFlags(r *runner) func() error {
 		if *out == "" {
 			return r.usage("--out FILE.goal is required")
 		}
-		algs, err := apptrace.ParseCollectives(splitList(*colls))
+		algs, err := apptrace.ParseCollectives(flagval.SplitList(*colls))
 		if err != nil {
 			return r.usage("--collectives %w", err)
 		}
@@ -81,7 +82,7 @@ func goalConvertFlags(r *runner) func() error {
 			fmt.Printf("lhsim goal convert: approximated: %s\n", a)
 		}
 		if *jsonOut != "" {
-			return writeResult(false, jsonOut, st, func(io.Writer) error { return nil })
+			return cli.WriteResult(false, jsonOut, st, func(io.Writer) error { return nil })
 		}
 		return nil
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/lhsim/lhsim/experiment/ib"
+	"github.com/lhsim/lhsim/internal/cli"
+	"github.com/lhsim/lhsim/internal/flagval"
 )
 
 func init() {
@@ -24,9 +26,9 @@ func init() {
 
 func ibRTTFlags(r *runner) func() error {
 	cfg := ib.DefaultRTT()
-	intVar(r.fs, &cfg.Size, "size", 16, 48, "message bytes, 16..48 (the largest that fits a WQE; the message carries a 16-byte check header)")
-	intVar(r.fs, &cfg.Iterations, "iterations", 1, 1_000_000, "round trips timed")
-	intVar(r.fs, &cfg.Warmup, "warmup", 0, 1_000_000, "round trips before the timing starts")
+	flagval.Int(r.fs, &cfg.Size, "size", 16, 48, "message bytes, 16..48 (the largest that fits a WQE; the message carries a 16-byte check header)")
+	flagval.Int(r.fs, &cfg.Iterations, "iterations", 1, 1_000_000, "round trips timed")
+	flagval.Int(r.fs, &cfg.Warmup, "warmup", 0, 1_000_000, "round trips before the timing starts")
 	r.outputs()
 	r.sweep()
 	return func() error {
@@ -42,13 +44,13 @@ func ibBandwidthFlags(r *runner) func() error {
 		names = append(names, p.Chipset)
 	}
 	chips := r.fs.String("chipset", strings.Join(names, ","), "comma-separated chipsets: gc-le, e7501")
-	intsVar(r.fs, &cfg.Sizes, "sizes", []int{16, 64, 256, 1024, 2048, 4096, 8192}, 16, 8192, "comma-separated message sizes in bytes (16..8192); RDMA also goes on by fours to --rdma-max")
-	intVar(r.fs, &cfg.RDMAMax, "rdma-max", 16, 1<<26, "largest RDMA write in bytes")
+	flagval.Ints(r.fs, &cfg.Sizes, "sizes", []int{16, 64, 256, 1024, 2048, 4096, 8192}, 16, 8192, "comma-separated message sizes in bytes (16..8192); RDMA also goes on by fours to --rdma-max")
+	flagval.Int(r.fs, &cfg.RDMAMax, "rdma-max", 16, 1<<26, "largest RDMA write in bytes")
 	r.plotFlag("draw bandwidth against size to this .svg or .png")
 	r.outputs()
 	r.sweep()
 	return func() (err error) {
-		if cfg.Chipsets, err = ib.ParseChipsets(splitList(*chips)); err != nil {
+		if cfg.Chipsets, err = ib.ParseChipsets(flagval.SplitList(*chips)); err != nil {
 			return r.check(err)
 		}
 		if err := r.check(cfg.Validate()); err != nil {
@@ -62,15 +64,15 @@ func ibBandwidthFlags(r *runner) func() error {
 func ibBuffersFlags(r *runner) func() error {
 	cfg := ib.DefaultBuffers()
 	fs := r.fs
-	intsVar(fs, &cfg.Nodes, "nodes", []int{2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096}, 2, 4096, "comma-separated node counts (2..4096)")
-	intVar(fs, &cfg.PerPeer, "per-peer", 1, 65536, "receive buffers per RC QP (PM/InfiniBand-FJ paper §5.4: at least 128)")
-	intVar(fs, &cfg.SRQDepth, "srq-depth", 1, 65536, "buffers in the shared receive queue (PM/InfiniBand-FJ paper §6: 8 MB of 8 KB)")
-	intVar(fs, &cfg.Senders, "senders", 1, 255, "run-dry study: nodes sending to one receiver")
-	intVar(fs, &cfg.Messages, "messages", 1, 100000, "run-dry study: messages from each sender")
-	intVar(fs, &cfg.Size, "size", 16, 8192, "run-dry study: message bytes (16..8192)")
-	timeVar(fs, &cfg.Consume, "consume", consumeUS, "run-dry study: µs the receiving host takes per message")
-	intsVar(fs, &cfg.Depths, "depths", []int{64, 256}, 1, 65536, "run-dry study: comma-separated shared receive queue depths")
-	floatsVar(fs, &cfg.RatesKps, "rates", 1e-3, 1e6, "run-dry study: comma-separated offered rates at the receiver, thousand messages a second")
+	flagval.Ints(fs, &cfg.Nodes, "nodes", []int{2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096}, 2, 4096, "comma-separated node counts (2..4096)")
+	flagval.Int(fs, &cfg.PerPeer, "per-peer", 1, 65536, "receive buffers per RC QP (PM/InfiniBand-FJ paper §5.4: at least 128)")
+	flagval.Int(fs, &cfg.SRQDepth, "srq-depth", 1, 65536, "buffers in the shared receive queue (PM/InfiniBand-FJ paper §6: 8 MB of 8 KB)")
+	flagval.Int(fs, &cfg.Senders, "senders", 1, 255, "run-dry study: nodes sending to one receiver")
+	flagval.Int(fs, &cfg.Messages, "messages", 1, 100000, "run-dry study: messages from each sender")
+	flagval.Int(fs, &cfg.Size, "size", 16, 8192, "run-dry study: message bytes (16..8192)")
+	flagval.Time(fs, &cfg.Consume, "consume", flagval.ConsumeUS, "run-dry study: µs the receiving host takes per message")
+	flagval.Ints(fs, &cfg.Depths, "depths", []int{64, 256}, 1, 65536, "run-dry study: comma-separated shared receive queue depths")
+	flagval.Floats(fs, &cfg.RatesKps, "rates", 1e-3, 1e6, "run-dry study: comma-separated offered rates at the receiver, thousand messages a second")
 	r.plotFlag("draw memory per node against node count to this .svg or .png")
 	r.outputs()
 	r.sweep()
@@ -82,7 +84,7 @@ func ibBuffersFlags(r *runner) func() error {
 
 func ibCPRFlags(r *runner) func() error {
 	cfg := ib.DefaultCPR()
-	intsVar(r.fs, &cfg.QPs, "qps", []int{1, 3, 15, 63, 255, 1023, 4095}, 1, 65536, "comma-separated QP counts on the HCA (1..65536)")
+	flagval.Ints(r.fs, &cfg.QPs, "qps", []int{1, 3, 15, 63, 255, 1023, 4095}, 1, 65536, "comma-separated QP counts on the HCA (1..65536)")
 	chip := r.fs.String("chipset", "gc-le", "gc-le or e7501")
 	r.outputs()
 	r.sweep()
@@ -98,14 +100,14 @@ func ibCPRFlags(r *runner) func() error {
 func ibRunFlags(r *runner) func() error {
 	cfg := ib.DefaultRun()
 	fs := r.fs
-	intVar(fs, &cfg.Machine.Nodes, "nodes", 2, 256, "nodes on one switch (2..256)")
-	intVar(fs, &cfg.Workload.Messages, "messages", 1, 100000, "messages from each node to each other node")
-	seedVar(fs, &cfg.Workload.Seed, "seed", "seed of the sizes, gaps and host times")
-	intVar(fs, &cfg.Machine.RecvDepth, "recv-depth", 1, 65536, "receive buffers in the shared queue (srq) or per QP (rc)")
+	flagval.Int(fs, &cfg.Machine.Nodes, "nodes", 2, 256, "nodes on one switch (2..256)")
+	flagval.Int(fs, &cfg.Workload.Messages, "messages", 1, 100000, "messages from each node to each other node")
+	flagval.Seed(fs, &cfg.Workload.Seed, "seed", "seed of the sizes, gaps and host times")
+	flagval.Int(fs, &cfg.Machine.RecvDepth, "recv-depth", 1, 65536, "receive buffers in the shared queue (srq) or per QP (rc)")
 	receive := fs.String("receive", string(cfg.Machine.Receive), "receive buffers: srq (one shared queue) or rc (per peer)")
 	chip := fs.String("chipset", "gc-le", "gc-le or e7501")
-	timeVar(fs, &cfg.CheckpointAt, "checkpoint-at", checkpointUS, "take a checkpoint at this simulated time, µs (default: none)")
-	noDefault(fs, "checkpoint-at")
+	flagval.Time(fs, &cfg.CheckpointAt, "checkpoint-at", flagval.CheckpointUS, "take a checkpoint at this simulated time, µs (default: none)")
+	flagval.NoDefault(fs, "checkpoint-at")
 	fs.BoolVar(&cfg.Bulk, "bulk", cfg.Bulk, "checkpoint with one range command per node and step (false: one per QP)")
 	ckpt := r.regularFile("checkpoint", "write the checkpoint to this file and stop there (needs --checkpoint-at)")
 	resume := r.inFile("resume", "go on with the run saved in this checkpoint file (the run's flags come from it)")
@@ -151,7 +153,7 @@ func ibRunFlags(r *runner) func() error {
 		if *r.out == "" {
 			return nil
 		}
-		return writeResult(false, r.out, res, func(io.Writer) error { return nil })
+		return cli.WriteResult(false, r.out, res, func(io.Writer) error { return nil })
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/experiment/incast"
+	"github.com/lhsim/lhsim/internal/cli"
+	"github.com/lhsim/lhsim/internal/flagval"
 )
 
 func init() {
@@ -18,18 +20,18 @@ func incastFlags(r *runner) func() error {
 	cfg := incast.Default()
 	fs := r.fs
 	topo := topologyVar(fs, &cfg.Topology, "topology", false, "crossbar:N, fattree:KxN or torus:XxYxZ")
-	intVar(fs, &cfg.Receivers, "receivers", 1, maxRanks, "ranks 0..N-1 receive; every other rank sends to each of them")
-	nodesVar(fs, &cfg.RTLNodes, "rtl-nodes", true, "receivers whose receive path is the Verilated RTL (numbers and ranges: 0-3,17; or all); the others run --model")
+	flagval.Int(fs, &cfg.Receivers, "receivers", 1, flagval.MaxNodes, "ranks 0..N-1 receive; every other rank sends to each of them")
+	flagval.Nodes(fs, &cfg.RTLNodes, "rtl-nodes", true, "receivers whose receive path is the Verilated RTL (numbers and ranges: 0-3,17; or all); the others run --model")
 	bridge := fs.String("bridge", string(cfg.Bridge), "the RTL receivers' bridge: cgo (in this process) or plugin (a process each)")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "what the receivers not in --rtl-nodes run: go (golden model) or tlm (transaction-level model)")
 	fs.StringVar(&cfg.Host, "host", cfg.Host, "the receivers' software: mpi (drivers/mpi on each node's host bus, timed by the host CPU model) or costs (lhsim search's per-message costs, inputs; needed for --model tlm)")
 	fs.BoolVar(&cfg.Speed, "speed", cfg.Speed, "also run LHS on with every receiver RTL (cgo, plugin), golden model and (--host costs) TLM, and compare speeds")
 	r.plotFlag("draw receives completed against time, LHS on and off, to this .svg or .png")
-	intVar(fs, &cfg.Messages, "messages", 1, 1<<20, "messages from each sender to each receiver")
-	seedVar(fs, &cfg.Seed, "seed", "seed of the message sizes")
-	timeVar(fs, &cfg.PostAt, "post-at", momentUS, "when the receivers post their receives, µs")
+	flagval.Int(fs, &cfg.Messages, "messages", 1, 1<<20, "messages from each sender to each receiver")
+	flagval.Seed(fs, &cfg.Seed, "seed", "seed of the message sizes")
+	flagval.Time(fs, &cfg.PostAt, "post-at", flagval.MomentUS, "when the receivers post their receives, µs")
 	trace := -1
-	intVar(fs, &trace, "trace", -1, maxRanks, "write receiver NODE's RTL waveform (LHS-on run) with a GTKWave save file")
+	flagval.Int(fs, &trace, "trace", -1, flagval.MaxNodes, "write receiver NODE's RTL waveform (LHS-on run) with a GTKWave save file")
 	traceFile := r.regularFile("trace-file", "the waveform's file (default build/waves/incast-nodeNODE.fst)")
 	r.outputs()
 	r.sweep()
@@ -84,7 +86,7 @@ func makeFolder(file string) error {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return pathError{fmt.Errorf("--trace-file: %w", err)}
+		return cli.PathError{Err: fmt.Errorf("--trace-file: %w", err)}
 	}
 	return nil
 }

@@ -76,9 +76,8 @@ func dispatch(args []string) int {
 		prefix += " " + name
 	}
 	fmt.Fprintf(os.Stderr, "%s: %s\n", prefix, oneLine(name, err))
-	var pe pathError
-	var cpe cli.PathError
-	if errors.As(err, &pe) || errors.As(err, &cpe) || experiment.IsInput(err) {
+	var pe cli.PathError
+	if errors.As(err, &pe) || experiment.IsInput(err) {
 		return 2
 	}
 	return 1

@@ -15,6 +15,7 @@ import (
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/internal/cli"
+	"github.com/lhsim/lhsim/internal/flagval"
 	"github.com/lhsim/lhsim/plugin"
 	"github.com/lhsim/lhsim/regress"
 	"github.com/lhsim/lhsim/slurm"
@@ -31,8 +32,8 @@ func init() {
 func regressFlags(r *runner) func() error {
 	fs := r.fs
 	n, first := 200, uint64(1)
-	intVar(fs, &n, "seeds", 1, 1_000_000, "number of seeds")
-	uint64Var(fs, &first, "first", 0, 1<<63, "first seed")
+	flagval.Int(fs, &n, "seeds", 1, 1_000_000, "number of seeds")
+	flagval.Uint64(fs, &first, "first", 0, 1<<63, "first seed")
 	r.jobsFlag(runtime.NumCPU(), "test processes at a time")
 	run := fs.String("run", "Random", "go test -run pattern of the randomized tests")
 	pkg := fs.String("pkg", "./testbench", "package of the randomized tests")

@@ -15,6 +15,7 @@ import (
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/experiment/ib"
 	"github.com/lhsim/lhsim/internal/cli"
+	"github.com/lhsim/lhsim/internal/flagval"
 	"github.com/lhsim/lhsim/session"
 )
 
@@ -29,16 +30,16 @@ func runFlags(r *runner) func() error {
 	fs := r.fs
 	cfg := session.DefaultConfig(10000)
 	dev := addDeviceFlags(fs)
-	uint64Var(fs, &cfg.Messages, "messages", 1, 1<<40, "messages in the stream")
-	seedVar(fs, &cfg.Seed, "seed", "seed of the stream and the board")
-	intVar(fs, &cfg.MaxLen, "max-len", 16, 65535, "longest message in bytes (16..65535)")
-	intVar(fs, &cfg.Board.IdlePercent, "idle", 0, 99, "percent of idle cycles at the network input (0..99; at 100 no message would ever arrive)")
+	flagval.Uint64(fs, &cfg.Messages, "messages", 1, 1<<40, "messages in the stream")
+	flagval.Seed(fs, &cfg.Seed, "seed", "seed of the stream and the board")
+	flagval.Int(fs, &cfg.MaxLen, "max-len", 16, 65535, "longest message in bytes (16..65535)")
+	flagval.Int(fs, &cfg.Board.IdlePercent, "idle", 0, 99, "percent of idle cycles at the network input (0..99; at 100 no message would ever arrive)")
 	resume := r.inFile("resume", "go on with the run saved in this checkpoint (the run's own flags are taken from it)")
 	ckpt := r.regularFile("checkpoint", "checkpoint file to write when the run stops early, or every --checkpoint-every cycles")
 	var at, every uint64
-	uint64Var(fs, &at, "checkpoint-at", 1, 1<<62, "stop at this cycle (the first point between host operations at or after it) and save --checkpoint")
-	uint64Var(fs, &every, "checkpoint-every", 1, 1<<62, "also save --checkpoint every this many cycles, and go on")
-	noDefault(fs, "checkpoint-at", "checkpoint-every")
+	flagval.Uint64(fs, &at, "checkpoint-at", 1, 1<<62, "stop at this cycle (the first point between host operations at or after it) and save --checkpoint")
+	flagval.Uint64(fs, &every, "checkpoint-every", 1, 1<<62, "also save --checkpoint every this many cycles, and go on")
+	flagval.NoDefault(fs, "checkpoint-at", "checkpoint-every")
 	trace := r.traceFile("write an FST waveform of the RTL to this file (from this process's start or resume)")
 	r.outputs()
 	return func() error {

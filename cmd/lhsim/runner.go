@@ -106,7 +106,7 @@ func (r *runner) sweep() {
 // unless asked; regress runs test processes).
 func (r *runner) jobsFlag(def int, usage string) {
 	r.jobs = def
-	intVar(r.fs, &r.jobs, "jobs", 1, 1024, usage)
+	flagval.Int(r.fs, &r.jobs, "jobs", 1, 1024, usage)
 }
 
 // slurmFlags defines the --slurm flags alone (area and regress keep their own -j and --jobs).
@@ -241,7 +241,7 @@ func report[R any, P interface {
 
 // write is report with the table written by table.
 func (r *runner) write(res any, table func(io.Writer) error) error {
-	if err := writeResult(r.json, r.out, res, table); err != nil {
+	if err := cli.WriteResult(r.json, r.out, res, table); err != nil {
 		return err
 	}
 	if r.plot != nil && *r.plot != "" {
@@ -249,19 +249,7 @@ func (r *runner) write(res any, table func(io.Writer) error) error {
 		if !ok {
 			return errors.New("this result draws no plot")
 		}
-		return writeFile("--plot", *r.plot, fig.WritePlot)
+		return cli.WriteFile("--plot", *r.plot, fig.WritePlot)
 	}
 	return nil
 }
-
-// pathError is a path the command cannot use, found by the command itself (a waveform's
-// folder that cannot be made): one line, exit 2, as cli.PathError, CheckPaths' refusal.
-type pathError struct{ error }
-
-// The files a command writes go through package cli: checked before the run, written beside
-// and renamed into place.
-var (
-	writeFile   = cli.WriteFile
-	writeBytes  = cli.WriteBytes
-	writeResult = cli.WriteResult
-)

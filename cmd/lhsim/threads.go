@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/internal/flagval"
 )
 
 // --threads: one run's network cut into parts, each on its own thread (netsim.Parts); the
@@ -22,7 +23,7 @@ func (r *runner) threadsFlag() *int {
 	if r.fs.Lookup("jobs") == nil { // a command of one run
 		usage = "threads the run takes, its network cut into as many parts (default: every core); the output is the same for any"
 	}
-	intVar(r.fs, &t, "threads", 1, 4096, usage)
+	flagval.Int(r.fs, &t, "threads", 1, 4096, usage)
 	r.fs.Lookup("threads").DefValue = "" // 0, not given: splitThreads chooses
 	return &t
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/internal/cli"
+	"github.com/lhsim/lhsim/internal/flagval"
 	"github.com/lhsim/lhsim/simtime"
 )
 
@@ -23,9 +24,9 @@ func (r *runner) timeline() {
 	t.file = r.outFile("timeline", "write the run as a timeline in the Trace Event Format to this .json file, for ui.perfetto.dev or chrome://tracing (docs/timeline.md)")
 	fs.StringVar(&t.spec.Ranks, "timeline-ranks", "", "timeline: only these ranks (nodes), e.g. 0-3,17 (default: all)")
 	fs.StringVar(&t.spec.Window, "timeline-window", "", "timeline: only events that overlap FROM:TO, in µs of simulated time (either may be left out)")
-	intVar(fs, &t.spec.Links, "timeline-links", 0, 1<<16, "timeline: a utilisation counter for each of this many busiest links of each span (0: none)")
-	timeVar(fs, &t.spec.Sample, "timeline-sample", delayUS, "timeline: the links' sampling span in µs (0: no link counters)")
-	intVar(fs, &t.spec.MaxMiB, "timeline-max", 1, 1<<20, "timeline: stop writing events once the file reaches this many MiB")
+	flagval.Int(fs, &t.spec.Links, "timeline-links", 0, 1<<16, "timeline: a utilisation counter for each of this many busiest links of each span (0: none)")
+	flagval.Time(fs, &t.spec.Sample, "timeline-sample", flagval.DelayUS, "timeline: the links' sampling span in µs (0: no link counters)")
+	flagval.Int(fs, &t.spec.MaxMiB, "timeline-max", 1, 1<<20, "timeline: stop writing events once the file reaches this many MiB")
 	r.tl = t
 }
 

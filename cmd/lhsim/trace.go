@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/lhsim/lhsim/gosim"
+	"github.com/lhsim/lhsim/internal/cli"
+	"github.com/lhsim/lhsim/internal/flagval"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -22,7 +24,7 @@ func init() {
 func traceFlags(r *runner) func() error {
 	dir := r.fs.String("dir", "build/waves", "folder for lhsim.fst and lhsim.gtkw")
 	var at int64 = -1
-	int64Var(r.fs, &at, "at", -1, 1<<50, "instead: write a GTKWave save file that opens --dump at this cycle (a timeline's fst_cycle; docs/timeline.md)")
+	flagval.Int64(r.fs, &at, "at", -1, 1<<50, "instead: write a GTKWave save file that opens --dump at this cycle (a timeline's fst_cycle; docs/timeline.md)")
 	dump := r.inFile("dump", "with --at: the waveform (an FST written by incast --trace)")
 	save := r.regularFile("save", "with --at: the save file to write (default: beside the dump, NAME-cycleN.gtkw)")
 	return func() error {
@@ -68,7 +70,7 @@ func traceAt(r *runner, cycle uint64, haveAt bool, dump, save string) error {
 		save = fmt.Sprintf("%s-cycle%d.gtkw", strings.TrimSuffix(dump, filepath.Ext(dump)), cycle)
 	}
 	m := waves.Marker{Name: fmt.Sprintf("cycle %d", cycle), Time: (cycle + hw.ResetCycles) * waves.CycleTime}
-	if err := writeFile("--save", save, waves.ForRun(dump, gosim.DefaultParams, []waves.Marker{m}).Write); err != nil {
+	if err := cli.WriteFile("--save", save, waves.ForRun(dump, gosim.DefaultParams, []waves.Marker{m}).Write); err != nil {
 		return err
 	}
 	fmt.Printf("save file %s: %s at %d ns\nopen with: gtkwave %s %s\n", save, m.Name, m.Time, dump, save)

@@ -6,7 +6,12 @@ import (
 
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/experiment/net"
+	"github.com/lhsim/lhsim/internal/flagval"
 )
+
+// maxCycles bounds a count of router cycles given as a number: a billion cycles, hours of
+// simulation, far inside the simulator's time range at any clock up to a millisecond.
+const maxCycles = 1_000_000_000
 
 func init() {
 	register(&command{name: "traffic", summary: "synthetic traffic on the fabric: accepted throughput and latency against offered load (docs/network.md)", flags: trafficFlags})
@@ -17,21 +22,21 @@ func trafficFlags(r *runner) func() error {
 	fs := r.fs
 	topo := topologyVar(fs, &cfg.Topology, "topology", false, "crossbar:N, fattree:KxN (k-ary n-tree) or torus:XxYx... (one radix per dimension)")
 	fs.StringVar(&cfg.Pattern, "pattern", cfg.Pattern, "traffic pattern: "+strings.Join(net.Patterns, ", "))
-	floatsVar(fs, &cfg.Loads, "load", 0, 1e3, "offered loads, flits/cycle/node, comma-separated and rising (1 = the node link's rate)")
-	intVar(fs, &cfg.PacketFlits, "packet-flits", 1, 1<<16, "packet size in flits")
-	seedVar(fs, &cfg.Seed, "seed", "seed of the traffic (same seed, same result)")
-	int64Var(fs, &cfg.WarmupCycles, "warmup", 0, maxCycles, "warm-up, router cycles")
-	int64Var(fs, &cfg.MeasureCycles, "measure", 1, maxCycles, "measurement window, router cycles")
-	int64Var(fs, &cfg.DrainCycles, "drain", 0, maxCycles, "longest wait for the window's packets after it, router cycles (past it: saturated)")
+	flagval.Floats(fs, &cfg.Loads, "load", 0, 1e3, "offered loads, flits/cycle/node, comma-separated and rising (1 = the node link's rate)")
+	flagval.Int(fs, &cfg.PacketFlits, "packet-flits", 1, 1<<16, "packet size in flits")
+	flagval.Seed(fs, &cfg.Seed, "seed", "seed of the traffic (same seed, same result)")
+	flagval.Int64(fs, &cfg.WarmupCycles, "warmup", 0, maxCycles, "warm-up, router cycles")
+	flagval.Int64(fs, &cfg.MeasureCycles, "measure", 1, maxCycles, "measurement window, router cycles")
+	flagval.Int64(fs, &cfg.DrainCycles, "drain", 0, maxCycles, "longest wait for the window's packets after it, router cycles (past it: saturated)")
 	fs.BoolVar(&cfg.AllLoads, "all-loads", false, "go on past the first saturated load")
 	fs.BoolVar(&cfg.AllowDeadlock, "allow-deadlock", false, "run a topology, routing and VC count that can deadlock (booksim router), and report a deadlock as one")
 	k := net.TrafficKnobs{Delays: map[string]string{}}
 	fs.StringVar(&k.Preset, "preset", "nsim", "starting point of the knobs below: nsim (Susukita et al.'s NSIM-ACE paper, Table 1; Ohno et al.'s all-to-all paper's torus latencies), seed002 (Ohno et al.'s machine: 16 GB/s torus links and switch), booksim (BookSim2's input-queued router cycle by cycle, measured as BookSim2 measures: docs/network.md)")
 	fs.StringVar(&k.Clock, "clock", "", "router cycle (e.g. 4ns): the unit of loads and of delays given in cycles (c)")
-	intVar(fs, &k.FlitBytes, "flit-bytes", 1, 1<<20, "flit size in bytes")
-	floatVar(fs, &k.LinkBW, "link-bw", 1e-6, 1e6, "link rate, GB/s")
-	floatVar(fs, &k.SwitchBW, "switch-bw", 1e-6, 1e6, "switch rate per port, GB/s")
-	floatVar(fs, &k.TorusBW, "torus-bw", 1e-6, 1e6, "torus link rate, GB/s (default: --link-bw)")
+	flagval.Int(fs, &k.FlitBytes, "flit-bytes", 1, 1<<20, "flit size in bytes")
+	flagval.Float(fs, &k.LinkBW, "link-bw", 1e-6, 1e6, "link rate, GB/s")
+	flagval.Float(fs, &k.SwitchBW, "switch-bw", 1e-6, 1e6, "switch rate per port, GB/s")
+	flagval.Float(fs, &k.TorusBW, "torus-bw", 1e-6, 1e6, "torus link rate, GB/s (default: --link-bw)")
 	delays := map[string]*string{}
 	for _, d := range []struct{ name, usage string }{
 		{"routing-delay", "routing computation (ns, or cycles with a c: 1c)"},
@@ -43,11 +48,11 @@ func trafficFlags(r *runner) func() error {
 		delays[d.name] = fs.String(d.name, "", d.usage)
 	}
 	fs.StringVar(&k.TorusLatency, "torus-latency", "", "torus link latency per dimension, comma-separated (ns or cycles), e.g. 21,25,70")
-	intVar(fs, &k.VCs, "vcs", 1, 64, "virtual channels per port (even on a torus)")
-	intVar(fs, &k.BufferFlits, "buffer-flits", 1, 1<<20, "input buffer per virtual channel, flits")
-	intVar(fs, &k.EjectFlits, "eject-flits", 1, 1<<20, "ejection buffer per node, flits")
+	flagval.Int(fs, &k.VCs, "vcs", 1, 64, "virtual channels per port (even on a torus)")
+	flagval.Int(fs, &k.BufferFlits, "buffer-flits", 1, 1<<20, "input buffer per virtual channel, flits")
+	flagval.Int(fs, &k.EjectFlits, "eject-flits", 1, 1<<20, "ejection buffer per node, flits")
 	fs.StringVar(&k.Arbiter, "arbiter", "", "round-robin or oldest-first")
-	noDefault(fs, "flit-bytes", "link-bw", "switch-bw", "torus-bw", "vcs", "buffer-flits", "eject-flits")
+	flagval.NoDefault(fs, "flit-bytes", "link-bw", "switch-bw", "torus-bw", "vcs", "buffer-flits", "eject-flits")
 	r.outputs()
 	r.plotFlag("draw throughput and latency against load to this .svg or .png file")
 	r.sweep()
