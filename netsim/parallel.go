@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,9 +29,15 @@ type Parts struct {
 	spaces    uint64
 	now       Time
 
-	start []chan window // a worker's next window
-	done  chan partDone
-	quit  sync.Once
+	// The hand-over (handoff.go): the window to run, each worker's signal to run it, the
+	// count of windows the workers have finished, and what each found next.
+	win    window
+	start  []signal
+	done   signal
+	result []partDone
+	spin   bool // waits poll before they sleep: no more parts than the Go scheduler's threads
+	closed atomic.Bool
+	quit   sync.Once
 	// unlocked: the workers and the caller are not locked to OS threads (SetLockThreads).
 	unlocked bool
 
@@ -166,21 +173,18 @@ func (ps *Parts) Run(until Time) uint64 {
 			e.winEnd = end
 		}
 		t0 := time.Now()
+		ps.win = window{last, ps.stats.Windows}
 		for i := 1; i < len(ps.engines); i++ {
-			ps.start[i] <- window{last, ps.stats.Windows}
+			ps.start[i].advance()
 		}
-		d0 := ps.window(0, last, ps.stats.Windows)
-		busy := []time.Duration{d0.busy}
-		next = d0.next
-		for i := 1; i < len(ps.engines); i++ {
-			d := <-ps.done
-			busy = append(busy, d.busy)
-			next = min(next, d.next)
-		}
+		ps.result[0] = ps.window(0, last, ps.stats.Windows)
+		ps.done.wait((ps.stats.Windows+1)*uint64(len(ps.engines)-1), ps.spin)
 		wall := time.Since(t0)
-		for _, b := range busy {
-			ps.stats.Busy += b
-			ps.stats.Wait += max(0, wall-b)
+		next = Never
+		for _, d := range ps.result {
+			next = min(next, d.next)
+			ps.stats.Busy += d.busy
+			ps.stats.Wait += max(0, wall-d.busy)
 		}
 		ps.stats.Windows++
 		ps.now = max(ps.now, last)
@@ -217,17 +221,26 @@ func (ps *Parts) startWorkers() {
 	if ps.start != nil {
 		return
 	}
-	ps.done = make(chan partDone, len(ps.engines))
-	ps.start = make([]chan window, len(ps.engines))
-	for i := 1; i < len(ps.engines); i++ {
-		ps.start[i] = make(chan window)
+	n := len(ps.engines)
+	ps.start, ps.result = make([]signal, n), make([]partDone, n)
+	for i := range ps.start {
+		ps.start[i].init()
+	}
+	ps.done.init()
+	ps.spin = n <= runtime.GOMAXPROCS(0)
+	for i := 1; i < n; i++ {
 		go func(i int) {
 			if !ps.unlocked {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
 			}
-			for w := range ps.start[i] {
-				ps.done <- ps.window(i, w.last, w.n)
+			for w := uint64(1); ; w++ {
+				ps.start[i].wait(w, ps.spin)
+				if ps.closed.Load() {
+					return
+				}
+				ps.result[i] = ps.window(i, ps.win.last, ps.win.n)
+				ps.done.advance()
 			}
 		}(i)
 	}
@@ -236,8 +249,9 @@ func (ps *Parts) startWorkers() {
 // Close ends the workers (a Parts that has run must be closed, or its threads stay).
 func (ps *Parts) Close() {
 	ps.quit.Do(func() {
+		ps.closed.Store(true)
 		for i := 1; i < len(ps.start); i++ {
-			close(ps.start[i])
+			ps.start[i].advance()
 		}
 	})
 }
