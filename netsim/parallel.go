@@ -20,6 +20,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Parts is the engines of the parts of one model and the windows they run in.
@@ -87,6 +88,17 @@ func NewParts(n int, lookahead Time) (*Parts, error) {
 	}
 	ps.stats.Parts, ps.stats.Lookahead = n, lookahead
 	return ps, nil
+}
+
+// PartMemory is the memory, in bytes, a part adds to a model beyond the events it holds (which
+// the parts share out: as many pending in all as on one engine): its engine's calendar, the
+// buckets' heads, tails and bitmap, and a chunk in each bucket once the bucket has held an
+// event (a chunk holds calChunk events; a bucket of one engine that held 8 events on average
+// takes one chunk, and so does each part's bucket holding a share of them). Its outboxes hold
+// the events crossing in a window, counted with the events. A fabric.EstimateParts counts
+// this for every part beyond the first.
+func PartMemory() int64 {
+	return calBuckets*(4+4+int64(unsafe.Sizeof(chunk{}))) + calBuckets/8
 }
 
 // Engine is part i's engine.

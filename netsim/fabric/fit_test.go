@@ -58,3 +58,25 @@ func TestCheckFitsRefusesBeforeAllocating(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, errors.Is(CheckFits(topo, DefaultConfig()), ErrTooBig))
 }
+
+// A network that fits on one thread but not on sixteen is refused on sixteen, before it is
+// built, with a line that names the parts' share: each part's event calendar counts.
+func TestCheckFitsCountsParts(t *testing.T) {
+	topo, err := ParseTopology("torus:16x16x16")
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	one, many := EstimateParts(topo, cfg, 1).Need(), EstimateParts(topo, cfg, 16).Need()
+	require.Equal(t, Estimate(topo, cfg).Need(), one)
+	require.Equal(t, one+2*15*netsim.PartMemory(), many)
+	old := debug.SetMemoryLimit((one + many) / 2)
+	defer debug.SetMemoryLimit(old)
+	n, ps, err := NewParts(topo, cfg, 1)
+	require.NoError(t, err)
+	ps.Close()
+	runtime.KeepAlive(n)
+	_, _, err = NewParts(topo, cfg, 16)
+	require.ErrorIs(t, err, ErrTooBig)
+	require.Contains(t, err.Error(), "torus:16x16x16 on 16 threads does not fit in memory")
+	require.Contains(t, err.Error(), "the event calendars of 15 more parts (threads), 2.7 MB each")
+	require.Contains(t, err.Error(), "(GOMEMLIMIT)")
+}
