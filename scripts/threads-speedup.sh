@@ -65,7 +65,7 @@ for name in "${names[@]}"; do
 	# coroutines run inside it).
 	# shellcheck disable=SC2086
 	"$bin" $args --threads 1 --json --cpuprofile "$tmp/prof" > /dev/null 2>&1
-	in=$(go tool pprof -top -focus='netsim\.\(\*Parts\)\.Run|iter\.Pull|booksim\.\(\*Network\)\.runWindow' "$bin" "$tmp/prof" 2>/dev/null |
+	in=$(go tool pprof -top -focus='netsim\.\(\*Parts\)\.Run|iter\.Pull|alltoall\.\(\*builder\)\.stage\.func1|alltoall\.split\.func1|booksim\.\(\*Network\)\.runWindow' "$bin" "$tmp/prof" 2>/dev/null |
 		sed -n 's/^Showing nodes accounting for [^,]*, \([0-9.]*\)% of .*/\1/p')
 	serial=$(echo "${in:-0}" | awk '{printf "%.2f", 1 - $1 / 100}')
 	bound=$(echo "$serial" | awk '{printf "%.2f", 1 / ($1 + (1 - $1) / 2)}')
