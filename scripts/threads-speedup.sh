@@ -61,11 +61,14 @@ for name in "${names[@]}"; do
 		done
 		cmp -s <(strip "$tmp/out1.json") <(strip "$tmp/out2.json") || { echo "threads-speedup: $name: the JSON of 1 and 2 threads differ" >&2; exit 1; }
 	done
-	# The serial part: the CPU of one --threads 1 run outside the engine's Run (the ranks'
-	# coroutines run inside it).
+	# The serial part: the CPU of one --threads 1 run outside the engine's runs (the ranks'
+	# coroutines run inside them) and the all-to-all's schedule build (on every core), the
+	# lone packets and puts of the zero-load tables (on one part) counted as serial.
 	# shellcheck disable=SC2086
 	"$bin" $args --threads 1 --json --cpuprofile "$tmp/prof" > /dev/null 2>&1
-	in=$(go tool pprof -top -focus='netsim\.\(\*Parts\)\.Run|iter\.Pull|alltoall\.\(\*builder\)\.stage\.func1|alltoall\.split\.func1|booksim\.\(\*Network\)\.runWindow' "$bin" "$tmp/prof" 2>/dev/null |
+	in=$(go tool pprof -top \
+		-focus='netsim\.\(\*Engine\)\.Run|iter\.Pull|alltoall\.\(\*builder\)\.stage\.func1|alltoall\.split\.func1|booksim\.\(\*Network\)\.runWindow' \
+		-ignore='net\.zeroLoad|net\.putLatencies' "$bin" "$tmp/prof" 2>/dev/null |
 		sed -n 's/^Showing nodes accounting for [^,]*, \([0-9.]*\)% of .*/\1/p')
 	serial=$(echo "${in:-0}" | awk '{printf "%.2f", 1 - $1 / 100}')
 	bound=$(echo "$serial" | awk '{printf "%.2f", 1 / ($1 + (1 - $1) / 2)}')
