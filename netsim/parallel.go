@@ -279,3 +279,27 @@ func (ps *Parts) SetLockThreads(on bool) { ps.unlocked = !on }
 func (ps *Parts) SetLookahead(t Time) {
 	ps.lookahead, ps.stats.Lookahead = t, t
 }
+
+// Split calls work(lo, hi) on ranges that cover 0..n-1, on as many goroutines as the Go
+// scheduler has threads, and returns the error of the lowest range that failed. It is for
+// what a model computes before its run, entry by entry (a closed-form latency for each of
+// thousands of pairs): each range writes only its own entries, so the result is the same for
+// any number of ranges.
+func Split(n int, work func(lo, hi int) error) error {
+	ranges := min(runtime.GOMAXPROCS(0), max(1, n/256))
+	if ranges <= 1 {
+		return work(0, n)
+	}
+	errs := make([]error, ranges)
+	var wg sync.WaitGroup
+	for r := range ranges {
+		wg.Go(func() { errs[r] = work(r*n/ranges, (r+1)*n/ranges) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -156,7 +156,7 @@ func RunWith(c *cluster.Cluster, sched *Schedule, scheme Scheme, sz Sizes, opt O
 		if scheme == Proposed {
 			// Each transfer's landing is a path walk: on every core.
 			land := make([]netsim.Time, len(st.Transfers))
-			err := split(len(land), func(lo, hi int) error {
+			err := netsim.Split(len(land), func(lo, hi int) error {
 				for j := lo; j < hi; j++ {
 					t := st.Transfers[j]
 					l, err := Landing(c, t.Src, t.Dst, bytes[s][j])
