@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/lhsim/lhsim/netsim/goal"
 )
@@ -90,6 +91,21 @@ func ParseColl(name string) (Coll, bool) {
 		}
 	}
 	return CollNone, false
+}
+
+// ParseCollectives reads an algorithm per collective, each item COLLECTIVE=ALGORITHM (as
+// allreduce=ring); the algorithm is checked where the conversion uses it.
+func ParseCollectives(items []string) (map[Coll]string, error) {
+	algs := map[Coll]string{}
+	for _, kv := range items {
+		name, alg, ok := strings.Cut(kv, "=")
+		c, known := ParseColl(name)
+		if !ok || !known {
+			return nil, fmt.Errorf("%q: want COLLECTIVE=ALGORITHM, as allreduce=ring", kv)
+		}
+		algs[c] = alg
+	}
+	return algs, nil
 }
 
 // tunedChoice is Open MPI 4.1's algorithm for a collective of comm ranks deciding on size bytes.

@@ -40,11 +40,11 @@ func TracerLib(buildDir string, m MPI) string {
 
 // RecordConfig is what Record runs.
 type RecordConfig struct {
-	Out      string   // the trace directory; it must not exist yet or be empty
+	Out      string   // the trace directory, empty or not there yet (default PROGRAM.trace)
 	Command  []string // mpirun and its arguments: mpirun -np N PROGRAM ARGS...
 	BuildDir string   // where make put the tracer (build/)
 	// BuildDirs, when BuildDir is "", are the folders to look in, in order: the first that
-	// holds the tracer for the program's MPI library is taken.
+	// holds the tracer for the program's MPI library is taken (default: searchDirs).
 	BuildDirs []string
 	Stdout    io.Writer
 	Stderr    io.Writer
@@ -54,8 +54,10 @@ type RecordConfig struct {
 // holds one; the error names every path tried and the make target that builds it.
 func findTracer(cfg RecordConfig, m MPI) (string, error) {
 	dirs := cfg.BuildDirs
-	if cfg.BuildDir != "" || len(dirs) == 0 {
+	if cfg.BuildDir != "" {
 		dirs = []string{cfg.BuildDir}
+	} else if len(dirs) == 0 {
+		dirs = searchDirs()
 	}
 	var tried []string
 	for _, d := range dirs {
@@ -72,6 +74,50 @@ func findTracer(cfg RecordConfig, m MPI) (string, error) {
 	}
 	return "", fmt.Errorf("the tracer for %s is not built: tried %s; build it with make tracer in the lhsim source tree (build/tracer/%s/liblhtrace.so), or name its build folder with --build",
 		m, strings.Join(tried, ", "), m)
+}
+
+// searchDirs are the folders the tracer is looked for in: the build/ that holds the
+// executable (make puts build/bin/lhsim beside build/tracer), and the folder it is in; then
+// the build/ of the working folder and of each folder above it (a checkout's, when lhsim runs
+// inside it).
+func searchDirs() []string {
+	var dirs []string
+	if exe, err := os.Executable(); err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			dirs = append(dirs, filepath.Dir(filepath.Dir(exe)), filepath.Dir(exe))
+		}
+	}
+	dir, err := os.Getwd()
+	for err == nil {
+		dirs = append(dirs, filepath.Join(dir, "build"))
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return dirs
+}
+
+// programOf is the program in an mpirun command line: the first word after the options
+// (an option of Open MPI's or MPICH's that takes a value takes the word after it).
+func programOf(cmd []string) string {
+	withValue := map[string]bool{"-np": true, "-n": true, "-c": true, "--np": true, "-x": true, "-genv": true,
+		"-env": true, "--map-by": true, "--bind-to": true, "--host": true, "-host": true, "-H": true,
+		"--hostfile": true, "-hostfile": true, "-f": true, "-ppn": true, "--mca": true, "-mca": true}
+	for i := 1; i < len(cmd); i++ {
+		a := cmd[i]
+		switch {
+		case a == "-genv" || a == "--mca" || a == "-mca":
+			i += 2
+		case withValue[a]:
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return "mpi"
 }
 
 // RecordResult is a recorded trace.
@@ -155,6 +201,9 @@ func Record(ctx context.Context, cfg RecordConfig) (*RecordResult, error) {
 	lib, err := findTracer(cfg, m)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Out == "" {
+		cfg.Out = filepath.Base(programOf(cfg.Command)) + ".trace"
 	}
 	out, err := filepath.Abs(cfg.Out)
 	if err != nil {

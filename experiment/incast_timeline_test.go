@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/experiment/incast"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/timeline"
@@ -18,7 +19,7 @@ import (
 func TestIncastTimelineSaysWhatTheTableSays(t *testing.T) {
 	for _, host := range []string{incast.HostMPI, incast.HostCosts} {
 		cfg := incast.Default()
-		cfg.Topology, cfg.Messages, cfg.PostAt, cfg.Speed, cfg.Host = "crossbar:4", 10, 50*netsim.Microsecond, false, host
+		cfg.Topology, cfg.Messages, cfg.PostAt, cfg.Speed, cfg.Host = experiment.MustTopology("crossbar:4"), 10, 50*netsim.Microsecond, false, host
 		cfg.RTLNodes = []int{}
 		var buf bytes.Buffer
 		cfg.Timeline = timeline.New(&buf, timeline.Options{})

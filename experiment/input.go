@@ -42,16 +42,17 @@ func IsInput(err error) bool {
 // cgroup, GOMEMLIMIT or the memory available), which the network estimates are held to.
 func MemoryLimit() memlimit.Limit { return memlimit.Current() }
 
-// CheckTopology reads a topology the user gave as flag and refuses, before any work, a
-// network the run cannot use: fewer than minNodes nodes (a barrier or an incast needs two),
-// or one that does not fit in memory (fabric.CheckFits: the estimate and the limit).
-func CheckTopology(flag, s string, fc fabric.Config, minNodes int) (fabric.Topology, error) {
-	topo, err := fabric.ParseTopology(s)
-	if err != nil {
-		return nil, Refuse("--%s: %w", flag, err)
+// CheckTopology refuses, before any work, a network the run cannot use: none (the zero
+// Topology), fewer than minNodes nodes (a barrier or an incast needs two), or one that does
+// not fit in memory (fabric.CheckFits: the estimate and the limit). flag names the topology's
+// flag in the message; the topology was parsed where it entered.
+func CheckTopology(flag string, t Topology, fc fabric.Config, minNodes int) (fabric.Topology, error) {
+	topo := t.Fabric()
+	if topo == nil {
+		return nil, Refuse("--%s: no topology", flag)
 	}
 	if topo.Nodes() < minNodes {
-		return nil, Refuse("--%s %s: %d node; want at least %d", flag, s, topo.Nodes(), minNodes)
+		return nil, Refuse("--%s %s: %d node; want at least %d", flag, t, topo.Nodes(), minNodes)
 	}
 	if err := fabric.CheckFits(topo, fc); err != nil {
 		return nil, Refuse("--%s: %w", flag, err)

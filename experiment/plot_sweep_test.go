@@ -21,7 +21,7 @@ import (
 // (its run needs the Yosys reports; the figure's layout is what is checked).
 func TestEveryPlotReadable(t *testing.T) {
 	bc := net.DefaultBarrier()
-	bc.Topologies, bc.Processes, bc.NodeLatency = []string{"crossbar:16"}, []int{2, 4, 8, 16}, bc.NodeLatency[2:3]
+	bc.Topologies, bc.Processes, bc.NodeLatency = experiment.MustTopologies("crossbar:16"), []int{2, 4, 8, 16}, bc.NodeLatency[2:3]
 	br, err := net.RunBarrier(bc)
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +29,7 @@ func TestEveryPlotReadable(t *testing.T) {
 	experiment.CheckPlot(t, "barrier", br.WritePlot)
 
 	tc := net.DefaultTraffic()
-	tc.Topology, tc.Loads, tc.AllLoads = "torus:4x4", []float64{0.1, 0.3, 0.5}, true
+	tc.Topology, tc.Loads, tc.AllLoads = experiment.MustTopology("torus:4x4"), []float64{0.1, 0.3, 0.5}, true
 	tc.WarmupCycles, tc.MeasureCycles, tc.DrainCycles = 1000, 4000, 6000
 	tr, err := net.RunTraffic(tc)
 	if err != nil {
@@ -46,7 +46,7 @@ func TestEveryPlotReadable(t *testing.T) {
 	experiment.CheckPlot(t, "mbcf", mr.WritePlot)
 
 	ic := incast.Default()
-	ic.Topology, ic.Messages, ic.PostAt, ic.Speed, ic.RTLNodes = "crossbar:4", 30, 20*netsim.Microsecond, false, []int{}
+	ic.Topology, ic.Messages, ic.PostAt, ic.Speed, ic.RTLNodes = experiment.MustTopology("crossbar:4"), 30, 20*netsim.Microsecond, false, []int{}
 	ir, err := incast.Run(ic)
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +62,7 @@ func TestEveryPlotReadable(t *testing.T) {
 	experiment.CheckPlot(t, "search", sr.WritePlot)
 
 	bw := ib.DefaultBandwidth()
-	bw.Chipsets, bw.Sizes, bw.RDMAMax = []string{"gc-le", "e7501"}, []int{64, 1024, 8192}, 65536
+	bw.Sizes, bw.RDMAMax = []int{64, 1024, 8192}, 65536 // both chipsets, the default
 	bwr, err := ib.RunBandwidth(bw)
 	if err != nil {
 		t.Fatal(err)

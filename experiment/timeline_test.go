@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/experiment/incast"
 	"github.com/lhsim/lhsim/experiment/net"
 	"github.com/lhsim/lhsim/netsim"
@@ -84,7 +85,7 @@ func checkMessages(t *testing.T, b []byte) (slices map[string]int) {
 // barrier a slice on the runs track.
 func TestBarrierTimeline(t *testing.T) {
 	cfg := net.DefaultBarrier()
-	cfg.Topologies, cfg.Processes, cfg.NodeLatency = []string{"crossbar:8"}, []int{3, 8}, cfg.NodeLatency[2:3]
+	cfg.Topologies, cfg.Processes, cfg.NodeLatency = experiment.MustTopologies("crossbar:8"), []int{3, 8}, cfg.NodeLatency[2:3]
 	var buf bytes.Buffer
 	cfg.Timeline = timeline.New(&buf, timeline.Options{})
 	if _, err := net.RunBarrier(cfg); err != nil {
@@ -111,7 +112,7 @@ func TestBarrierTimeline(t *testing.T) {
 // TestIncastTimeline: sends and their receives, LHS on and off, on the golden model.
 func TestIncastTimeline(t *testing.T) {
 	cfg := incast.Default()
-	cfg.Topology, cfg.Messages, cfg.PostAt, cfg.Speed = "crossbar:4", 30, 20*netsim.Microsecond, false
+	cfg.Topology, cfg.Messages, cfg.PostAt, cfg.Speed = experiment.MustTopology("crossbar:4"), 30, 20*netsim.Microsecond, false
 	cfg.RTLNodes = []int{}
 	var buf bytes.Buffer
 	cfg.Timeline = timeline.New(&buf, timeline.Options{})
@@ -130,7 +131,7 @@ func TestIncastTimeline(t *testing.T) {
 // TestAlltoallTimeline: a small torus, each scheme a machine of its own.
 func TestAlltoallTimeline(t *testing.T) {
 	cfg := net.DefaultAlltoall()
-	cfg.Torus, cfg.Sizes, cfg.Schemes = "torus:4x4x4", []int{8}, alltoall.Schemes
+	cfg.Torus, cfg.Sizes, cfg.Schemes = experiment.MustTopology("torus:4x4x4"), []int{8}, alltoall.Schemes
 	var buf bytes.Buffer
 	cfg.Timeline = timeline.New(&buf, timeline.Options{})
 	if _, err := net.RunAlltoall(cfg); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/experiment/net"
 )
 
@@ -13,7 +14,11 @@ func init() {
 func alltoallFlags(r *runner) func() error {
 	cfg := net.DefaultAlltoall()
 	fs := r.fs
-	torus := fs.String("torus", strings.TrimPrefix(cfg.Torus, "torus:"), "torus dimensions, each a multiple of 4 for suh-shin (Ohno et al.'s paper, section 4.3: 16x16x16)")
+	// (The dimensions alone, torus: understood: a torus:... given is the same torus.)
+	torus := parsedVar(fs, "torus", strings.TrimPrefix(cfg.Torus.String(), "torus:"), "torus dimensions, each a multiple of 4 for suh-shin (Ohno et al.'s paper, section 4.3: 16x16x16)", func(s string) (err error) {
+		cfg.Torus, err = experiment.ParseTopology("torus:" + strings.TrimPrefix(s, "torus:"))
+		return err
+	})
 	intsVar(fs, &cfg.Sizes, "sizes", []int{8, 32, 128}, 1, 1<<30, "comma-separated bytes per (source, destination) pair")
 	schemes := fs.String("schemes", "sync_per_step,sync_at_start,proposed,barrier_per_step", "comma-separated schemes (the first three: Ohno et al.'s Figure 3; barrier_per_step: scheme 1 with a software barrier of puts)")
 	fs.StringVar(&cfg.Algorithm, "algorithm", cfg.Algorithm, "suh-shin or direct (pairwise, n-1 steps: small tori only)")
@@ -29,7 +34,6 @@ func alltoallFlags(r *runner) func() error {
 	threads := r.threadsFlag()
 	r.timeline()
 	return func() (err error) {
-		cfg.Torus = "torus:" + strings.TrimPrefix(*torus, "torus:")
 		if cfg.Schemes, err = net.ParseSchemes(splitList(*schemes)); err != nil {
 			return r.check(err)
 		}
@@ -39,6 +43,9 @@ func alltoallFlags(r *runner) func() error {
 			cfg.PaperSyncRule = true
 		default:
 			return r.usage("--sync-rule %q: want stamped or paper", *rule)
+		}
+		if err := torus.check(r); err != nil {
+			return err
 		}
 		if err := r.check(cfg.Validate()); err != nil {
 			return err

@@ -3,15 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"regexp"
-	"time"
 
 	"github.com/lhsim/lhsim/area"
-	"github.com/lhsim/lhsim/slurm"
+	"github.com/lhsim/lhsim/internal/cli"
 )
 
 func init() {
@@ -50,77 +47,31 @@ func runArea(r *runner, o area.Options, families, only string) error {
 		return r.usage("-cached runs no Yosys: nothing to hand to Slurm")
 	}
 	if r.slurm.Task != "" {
-		ar, err := o.Runner()
+		run, err := o.TaskRun()
 		if err != nil {
 			return err
 		}
-		if err := ar.Check(); err != nil {
-			return err
-		}
-		jobs := map[string]area.Job{}
-		for _, j := range o.Jobs() {
-			jobs[slurm.KeyOf(j.String())] = j
-		}
-		return r.runTask(func(ctx context.Context, u slurm.Unit) (any, error) {
-			j, ok := jobs[u.Key]
-			if !ok {
-				return nil, fmt.Errorf("%s is not a job of this sweep", u.Label)
-			}
-			return ar.Run(ctx, j)
-		})
+		return r.slurmSide().RunTask(run)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if r.slurm.Enabled {
 		r.json = o.JSON // the Slurm progress is quiet as the table is
-		o.RunAll = func(ctx context.Context, ar area.Runner, jobs []area.Job, _ func(area.Report, time.Duration)) ([]area.Report, error) {
-			sw := slurm.Sweep{Command: "area", Noun: "synthesis jobs", Args: r.taskArgs()}
-			for _, j := range jobs {
-				sw.Units = append(sw.Units, slurm.Unit{Key: slurm.KeyOf(j.String()), Label: j.String()})
-			}
-			// The reports depend on the sources Yosys reads, besides lhsim itself.
-			for _, pat := range []string{"rtl/*.v", "rtl/*.vh"} {
-				m, err := filepath.Glob(filepath.Join(ar.Root, pat))
-				if err != nil {
-					return nil, err
-				}
-				sw.Identity = append(sw.Identity, m...)
-			}
-			res, err := r.submit(ctx, sw)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errDryRun // the job script is printed: no table
-			}
-			defer func(start time.Time) { fmt.Fprintln(os.Stderr, res.Timing(time.Since(start))) }(time.Now())
-			reps, err := slurm.Decode[area.Report](res)
-			if err != nil {
-				return nil, err
-			}
-			for i, rep := range reps {
-				if rep.Job.String() != jobs[i].String() {
-					return nil, fmt.Errorf("slurm: the report for %s in %s is of %s: not merged", jobs[i], res.Dir, rep.Job)
-				}
-			}
-			return reps, nil
-		}
+		s := r.slurmSide()
+		o.RunAll = area.OnSlurm(s.Args, s.Submit, os.Stderr)
 	}
 	// A bar over the Yosys runs of this process (a Slurm sweep shows its own).
-	var pr *progress
+	var pr *cli.Bar
 	if !o.Cached && !r.onSlurm() {
-		pr = newProgress(o.JSON, "area", int64(len(o.Jobs())), "Yosys runs")
+		pr = cli.NewBar(o.JSON, "area", int64(len(o.Jobs())), "Yosys runs")
 		if pr != nil {
-			o.Progress = func(done, _ int) { pr.set(int64(done), "") }
+			o.Progress = func(done, _ int) { pr.Set(int64(done), "") }
 		}
 	}
-	err = area.Command(ctx, o, os.Stdout, pr.writer())
-	pr.finish(err == nil)
-	if !errors.Is(err, errDryRun) {
+	err = area.Command(ctx, o, os.Stdout, pr.Writer())
+	pr.Finish(err == nil)
+	if !errors.Is(err, area.ErrDryRun) {
 		return err
 	}
 	return nil
 }
-
-// errDryRun stops the area sweep after --dry-run printed the job script.
-var errDryRun = errors.New("dry run: nothing submitted")

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/lhsim/lhsim/experiment/net"
 )
 
@@ -12,7 +10,7 @@ func init() {
 
 func barrierFlags(r *runner) func() error {
 	cfg := net.DefaultBarrier()
-	topos := r.fs.String("topology", strings.Join(cfg.Topologies, ","), "comma-separated topologies: crossbar:N, fattree:KxN, torus:XxYxZ")
+	topos := topologiesVar(r.fs, &cfg.Topologies, "topology", "comma-separated topologies: crossbar:N, fattree:KxN, torus:XxYxZ")
 	algs := r.fs.String("algorithm", "ring,recursive_doubling,dissemination", "comma-separated barriers")
 	intsVar(r.fs, &cfg.Processes, "processes", nil, 2, maxRanks, "comma-separated process counts (default: powers of two and the count above each, up to the topology's size)")
 	timesVar(r.fs, &cfg.NodeLatency, "node-latency", delayUS, "comma-separated node latencies in µs (the NSIM-ACE paper's section 5.1)")
@@ -23,9 +21,11 @@ func barrierFlags(r *runner) func() error {
 	threads := r.threadsFlag()
 	r.timeline()
 	return func() (err error) {
-		cfg.Topologies = splitList(*topos)
 		if cfg.Algorithms, err = net.ParseAlgorithms(splitList(*algs)); err != nil {
 			return r.check(err)
+		}
+		if err := topos.check(r); err != nil {
+			return err
 		}
 		if err := r.check(cfg.Validate()); err != nil {
 			return err

@@ -42,7 +42,7 @@ func TestHelpExitsZero(t *testing.T) {
 	}
 }
 
-// pathCase is a message about a path that cannot be used (output.go's checks).
+// pathCase is a message about a path that cannot be used (cli.CheckPaths).
 var pathCase = regexp.MustCompile(`^--(out|plot|trace|checkpoint): (open|plot file) `)
 
 // A mistake on the command line exits 2 with one line naming it and the command's usage,
@@ -103,7 +103,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		code, _, stderr := run(t, c.env, c.args...)
 		require.Equal(t, 2, code, "lhsim %v: %s", c.args, stderr)
 		require.Contains(t, stderr, c.says, "lhsim %v", c.args)
-		if pathCase.MatchString(c.says) { // a path that cannot be used: one line (output.go)
+		if pathCase.MatchString(c.says) { // a path that cannot be used: one line (cli.CheckPaths)
 			require.Equal(t, 1, strings.Count(stderr, "\n"), "lhsim %v: %s", c.args, stderr)
 		} else if c.args[0] != "nosuch" {
 			require.Contains(t, stderr, "usage: lhsim "+c.args[0], "lhsim %v", c.args)

@@ -15,7 +15,7 @@ import (
 // overwrites an input or another output, a write that fails is reported, and a folder that
 // cannot be written is refused before any work.
 
-// pathFlags are the path flags a command defines (its runner's, output.go checks them).
+// pathFlags are the path flags a command defines (its runner's, cli.CheckPaths checks them).
 func pathFlags(t *testing.T, cmd []string) []pathFlag {
 	c := find(commands, cmd[0])
 	for _, sub := range cmd[1:] {
@@ -145,25 +145,25 @@ func TestEdgesPaths(t *testing.T) {
 			return append(append(a, extra...), b.tail...)
 		}
 		for _, p := range paths {
-			if p.input {
+			if p.Input {
 				continue
 			}
 			for _, q := range paths {
-				if q.name == p.name {
+				if q.Name == p.Name {
 					continue
 				}
 				same := filepath.Join(dir, "same.svg")
-				if q.input {
+				if q.Input {
 					same = input
 				}
-				check(name, args([]string{p.name, q.name}, "--"+p.name, same, "--"+q.name, same), 2)
+				check(name, args([]string{p.Name, q.Name}, "--"+p.Name, same, "--"+q.Name, same), 2)
 				os.Remove(filepath.Join(dir, "same.svg"))
 			}
-			check(name, args([]string{p.name}, "--"+p.name, filepath.Join(unwritableFolder(t), "out.svg")), 2)
+			check(name, args([]string{p.Name}, "--"+p.Name, filepath.Join(unwritableFolder(t), "out.svg")), 2)
 			if b.pairsOnly {
 				continue
 			}
-			a := args([]string{p.name}, "--"+p.name, "/dev/full")
+			a := args([]string{p.Name}, "--"+p.Name, "/dev/full")
 			check(name, a, 1, 2)
 			st, err := os.Stat("/dev/full")
 			require.NoError(t, err)

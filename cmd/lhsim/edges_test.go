@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,54 +16,9 @@ import (
 
 // The edges of bad input, class by class (docs/bad-input.md, "The command line").
 
-// Class 1: every number flag checks the text as typed before it converts it; the message
-// names the flag and the value as typed.
+// Class 1: every number flag checks the text as typed before it converts it (package
+// flagval, whose tests check each kind); the message names the flag and the value as typed.
 func TestNumbersAsTyped(t *testing.T) {
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	var delay, moment, pos = delayUS, momentUS, timeSpec{1_000_000, "µs", 1, 3600_000_000_000_000}
-	for _, c := range []struct {
-		spec timeSpec
-		in   string
-		ok   bool
-		says string
-	}{
-		{delay, "0", true, ""}, {delay, "1.5", true, ""}, {delay, "1e6", true, ""},
-		{delay, "1000001", false, "want 0 to 1e+06 µs"}, {delay, "1e12", false, "past an hour"},
-		{delay, "NaN", false, "not a finite number"}, {delay, "Inf", false, "not a finite number"},
-		{delay, "-Inf", false, "not a finite number"}, {delay, "-1", false, "negative"},
-		{delay, "1e30", false, "past an hour"}, {delay, "1e-9", false, "under half a picosecond"},
-		{delay, "x", false, "not a number"}, {delay, "1e400", false, "not a finite number"},
-		{moment, "3.6e9", true, ""}, {moment, "3.6e9001", false, "not a finite number"}, {moment, "3600000001", false, "past an hour"},
-		{pos, "0", false, "want 1e-06 to"}, {pos, "1e-6", true, ""},
-	} {
-		_, err := c.spec.parse(c.in)
-		if c.ok {
-			require.NoError(t, err, c.in)
-		} else {
-			require.ErrorContains(t, err, c.says, c.in)
-		}
-	}
-	var i int
-	var u uint64
-	var f float64
-	intVar(fs, &i, "i", 1, 100, "")
-	uint64Var(fs, &u, "u", 1, 1<<40, "")
-	floatVar(fs, &f, "f", 0, 1, "")
-	for _, c := range []struct{ flag, in, says string }{
-		{"i", "0", "want 1 to 100"}, {"i", "101", "want 1 to 100"}, {"i", "-1", "want 1 to 100"},
-		{"i", "99999999999999999999", "want 1 to 100"}, {"i", "1e30", "not a whole number"}, {"i", "NaN", "not a whole number"},
-		{"i", "1.5", "not a whole number"}, {"u", "0", "want 1 to"}, {"u", "-1", "not a whole number"},
-		{"u", "99999999999999999999", "want 1 to"}, {"u", "Inf", "not a whole number"},
-		{"f", "NaN", "not a finite number"}, {"f", "Inf", "not a finite number"}, {"f", "-Inf", "not a finite number"},
-		{"f", "-1", "want 0 to 1"}, {"f", "1e30", "want 0 to 1"}, {"f", "1e999", "not a finite number"},
-	} {
-		require.ErrorContains(t, fs.Set(c.flag, c.in), c.says, "-%s %s", c.flag, c.in)
-	}
-	require.NoError(t, fs.Set("i", "100"))
-	require.NoError(t, fs.Set("f", "0.5"))
-	require.Equal(t, 100, i)
-	require.Equal(t, 0.5, f)
-
 	// The examples of issue 29, each with the value as typed in a one-line message, exit 2.
 	for _, c := range []struct {
 		args []string

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/drivers"
+	"github.com/lhsim/lhsim/experiment"
 )
 
 // deviceFlags are the flags of every command that opens a device: which one (--model,
@@ -79,4 +80,67 @@ func checkTrace(r *runner, model device.Model, trace string) error {
 		return r.usage("--trace records the Verilated RTL; --model go has none (use rtl or lockstep)")
 	}
 	return nil
+}
+
+// parsedFlag is a flag whose text is read once, where it enters, into the typed value the
+// command's config holds (a topology, a list of them): Set parses, as flag.TextVar would;
+// String gives the text back, which --slurm's array tasks are run with. A text that does not
+// parse is kept for check, which the command calls where it refuses its other values, so
+// that the message is the one form every refused value takes ("--topology: topology
+// \"ring:8\": unknown kind ...") rather than the flag package's.
+type parsedFlag struct {
+	name, text string
+	parse      func(s string) error
+	err        error
+}
+
+func (f *parsedFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return f.text
+}
+
+func (f *parsedFlag) Set(s string) error {
+	if f.err = f.parse(s); f.err == nil {
+		f.text = s
+	}
+	return nil
+}
+
+// check refuses the text the flag could not read, a mistake on the command line.
+func (f *parsedFlag) check(r *runner) error {
+	if f.err != nil {
+		return r.usage("--%s: %w", f.name, f.err)
+	}
+	return nil
+}
+
+// parsedVar defines --name, read by parse from the text def (the default's) on.
+func parsedVar(fs *flag.FlagSet, name, def, usage string, parse func(string) error) *parsedFlag {
+	f := &parsedFlag{name: name, text: def, parse: parse}
+	fs.Var(f, name, usage)
+	return f
+}
+
+// topologyVar defines --name, a topology (experiment.ParseTopology) into p, whose value is
+// the default. With optional, the empty text is none (the zero Topology).
+func topologyVar(fs *flag.FlagSet, p *experiment.Topology, name string, optional bool, usage string) *parsedFlag {
+	return parsedVar(fs, name, p.String(), usage, func(s string) (err error) {
+		if optional && s == "" {
+			*p = experiment.Topology{}
+			return nil
+		}
+		*p, err = experiment.ParseTopology(s)
+		return err
+	})
+}
+
+// topologiesVar defines --name, a comma-separated list of topologies
+// (experiment.ParseTopologies) into p, whose value is the default.
+func topologiesVar(fs *flag.FlagSet, p *experiment.Topologies, name, usage string) *parsedFlag {
+	return parsedVar(fs, name, p.String(), usage, func(s string) (err error) {
+		*p, err = experiment.ParseTopologies(s)
+		return err
+	})
 }

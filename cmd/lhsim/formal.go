@@ -10,6 +10,7 @@ import (
 
 	"github.com/lhsim/lhsim/area"
 	"github.com/lhsim/lhsim/formal"
+	"github.com/lhsim/lhsim/internal/cli"
 )
 
 func init() {
@@ -56,20 +57,20 @@ func runFormal(r *runner, fast bool, only, dir, solver string, timeout time.Dura
 	}
 	start := time.Now()
 	// A line per proof, above a bar over the proofs (or with a line every few seconds).
-	pr := newProgress(r.json, "formal", int64(len(proofs)), "proofs")
+	pr := cli.NewBar(r.json, "formal", int64(len(proofs)), "proofs")
 	if !r.json {
 		var mu sync.Mutex
 		done := 0
 		fr.Log = func(res formal.Result) {
 			mu.Lock()
 			defer mu.Unlock()
-			fmt.Fprintf(pr.writer(), "formal: %-70s %s (%.1f s)\n", res.Proof.Name, res.Text(), res.Seconds)
+			fmt.Fprintf(pr.Writer(), "formal: %-70s %s (%.1f s)\n", res.Proof.Name, res.Text(), res.Seconds)
 			done++
-			pr.set(int64(done), "")
+			pr.Set(int64(done), "")
 		}
 	}
 	results := fr.RunAll(context.Background(), proofs)
-	pr.finish(true)
+	pr.Finish(true)
 	err = r.write(results, func(w io.Writer) error {
 		if err := formal.Table(w, results); err != nil {
 			return err

@@ -41,7 +41,7 @@ func goalFlags(r *runner) func() error {
 	nsFlag(fs, &cfg.LogGP.PerByteO, "O", "loggp: overhead O per byte in ns")
 	uint64Var(fs, &cfg.LogGP.S, "S", 0, math.MaxInt64, "messages above S bytes go by rendezvous (loggp: LogGOPSim's S)")
 	fs.BoolVar(&cfg.StdSort, "stdsort", false, "loggp: start operations freed together in LogGOPSim's order (libstdc++'s std::sort by type) instead of by type in the order written (docs/goal.md)")
-	fs.StringVar(&cfg.Topology, "topology", "", "packet: crossbar:N, fattree:KxN or torus:XxYxZ; rank r runs on node r (default: a torus sized to the schedule)")
+	topo := topologyVar(fs, &cfg.Topology, "topology", true, "packet: crossbar:N, fattree:KxN or torus:XxYxZ; rank r runs on node r (default: a torus sized to the schedule)")
 	timeVar(fs, &cfg.Cluster.NodeLatency, "node-latency", delayUS, "packet: node latency in µs (the NSIM-ACE paper's section 5.1)")
 	nodesVar(fs, &cfg.RTLNodes, "rtl-nodes", false, "packet: nodes whose receive path is the LHS RTL (numbers and ranges: 0-3,17), the receive path of the others being the DMA to memory")
 	fs.StringVar(&cfg.Matcher, "matcher", "", "packet: the receive path's message matcher on every node: "+goal.MatcherUsage+" (docs/matchers.md; default: none, matching takes no time)")
@@ -72,6 +72,9 @@ func goalFlags(r *runner) func() error {
 		cfg.MaxBytes = mem << 20
 		if mem == 0 {
 			cfg.MaxBytes = uint64(experiment.MemoryLimit().Bytes)
+		}
+		if err := topo.check(r); err != nil {
+			return err
 		}
 		if err := r.check(cfg.Validate()); err != nil {
 			return err

@@ -7,13 +7,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"slices"
-	"strings"
 	"syscall"
 
 	"github.com/lhsim/lhsim/apptrace"
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/internal/cli"
 )
 
 func goalRecordFlags(r *runner) func() error {
@@ -27,13 +25,9 @@ func goalRecordFlags(r *runner) func() error {
 		if len(command) < 2 {
 			return r.usage("want -- mpirun -np N PROGRAM ARGS... after --")
 		}
-		if *out == "" {
-			*out = filepath.Base(programOf(command)) + ".trace"
-		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		res, err := apptrace.Record(ctx, apptrace.RecordConfig{Out: *out, Command: command, BuildDir: *build, BuildDirs: buildDirs(),
-			Stdout: os.Stdout, Stderr: os.Stderr})
+		res, err := apptrace.Record(ctx, apptrace.RecordConfig{Out: *out, Command: command, BuildDir: *build, Stdout: os.Stdout, Stderr: os.Stderr})
 		if err != nil {
 			return err
 		}
@@ -41,50 +35,6 @@ func goalRecordFlags(r *runner) func() error {
 			res.Dir, res.Ranks, res.Calls, res.Bytes, float64(res.Bytes)/float64(max(res.Calls, 1)), res.MPI)
 		return nil
 	}
-}
-
-// buildDirs are the folders the tracer is looked for in: the build/ that holds the
-// executable (make puts build/bin/lhsim beside build/tracer), and the folder it is in; then
-// the build/ of the working folder and of each folder above it (a checkout's, when lhsim runs
-// inside it).
-func buildDirs() []string {
-	var dirs []string
-	if exe, err := os.Executable(); err == nil {
-		if exe, err = filepath.EvalSymlinks(exe); err == nil {
-			dirs = append(dirs, filepath.Dir(filepath.Dir(exe)), filepath.Dir(exe))
-		}
-	}
-	dir, err := os.Getwd()
-	for err == nil {
-		dirs = append(dirs, filepath.Join(dir, "build"))
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	return dirs
-}
-
-// programOf is the program in an mpirun command line: the first word after the options
-// (an option of Open MPI's or MPICH's that takes a value takes the word after it).
-func programOf(cmd []string) string {
-	withValue := map[string]bool{"-np": true, "-n": true, "-c": true, "--np": true, "-x": true, "-genv": true,
-		"-env": true, "--map-by": true, "--bind-to": true, "--host": true, "-host": true, "-H": true,
-		"--hostfile": true, "-hostfile": true, "-f": true, "-ppn": true, "--mca": true, "-mca": true}
-	for i := 1; i < len(cmd); i++ {
-		a := cmd[i]
-		switch {
-		case a == "-genv" || a == "--mca" || a == "-mca":
-			i += 2
-		case withValue[a]:
-			i++
-		case strings.HasPrefix(a, "-"):
-		default:
-			return a
-		}
-	}
-	return "mpi"
 }
 
 func goalConvertFlags(r *runner) func() error {
@@ -103,14 +53,9 @@ func goalConvertFlags(r *runner) func() error {
 		if *out == "" {
 			return r.usage("--out FILE.goal is required")
 		}
-		opt := apptrace.Options{Approximate: *approx, ComputeScale: scale, Collectives: map[apptrace.Coll]string{}}
-		for _, kv := range splitList(*colls) {
-			name, alg, ok := strings.Cut(kv, "=")
-			c, known := apptrace.ParseColl(name)
-			if !ok || !known {
-				return r.usage("--collectives %q: want COLLECTIVE=ALGORITHM, as allreduce=ring", kv)
-			}
-			opt.Collectives[c] = alg
+		algs, err := apptrace.ParseCollectives(splitList(*colls))
+		if err != nil {
+			return r.usage("--collectives %w", err)
 		}
 		t, err := apptrace.ReadDirLimit(dir, experiment.MemoryLimit().Bytes)
 		if err != nil {
@@ -121,15 +66,8 @@ func goalConvertFlags(r *runner) func() error {
 			return err
 		}
 		var st apptrace.Stats
-		err = writeFile("", *out, func(file string) error {
-			f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-			if err != nil {
-				return err
-			}
-			st, err = apptrace.Convert(f, t, opt)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
+		err = cli.WriteTo("", *out, func(w io.Writer) (err error) {
+			st, err = apptrace.Convert(w, t, apptrace.Options{Approximate: *approx, ComputeScale: scale, Collectives: algs})
 			return err
 		})
 		if err != nil {
@@ -138,44 +76,13 @@ func goalConvertFlags(r *runner) func() error {
 			}
 			return err
 		}
-		fmt.Printf("lhsim goal convert: %s: %d ranks, %d calls, %d operations, %d wildcard receives, %d communicators, %s, collectives: %s\n",
-			*out, st.Ranks, st.Calls, st.Ops, st.WildcardRecvs, st.Comms, cancelSummary(st), collList(st.Collectives))
-		if st.CrossSpace > 0 || len(st.Unknown) > 0 { // taken with --approximate
-			fmt.Printf("lhsim goal convert: approximated: %d any-tag receives that could take another tag space's message; unknown calls dropped: %s\n",
-				st.CrossSpace, collList(st.Unknown))
+		fmt.Printf("lhsim goal convert: %s: %s\n", *out, st.Summary())
+		if a := st.Approximated(); a != "" { // taken with --approximate
+			fmt.Printf("lhsim goal convert: approximated: %s\n", a)
 		}
 		if *jsonOut != "" {
 			return writeResult(false, jsonOut, st, func(io.Writer) error { return nil })
 		}
 		return nil
 	}
-}
-
-func collList(m map[string]int) string {
-	if len(m) == 0 {
-		return "none"
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var b []string
-	for _, k := range keys {
-		b = append(b, fmt.Sprintf("%s x%d", k, m[k]))
-	}
-	return strings.Join(b, ", ")
-}
-
-// cancelSummary says what became of the program's cancels: dropped as cancelled (and how many
-// of those by assumption, the trace not saying), and kept because the cancel failed.
-func cancelSummary(st apptrace.Stats) string {
-	s := fmt.Sprintf("%d cancelled", st.Cancelled)
-	if st.CancelUnknown > 0 {
-		s += fmt.Sprintf(" (%d with no outcome in the trace, taken as cancelled)", st.CancelUnknown)
-	}
-	if st.CancelFailed > 0 {
-		s += fmt.Sprintf(", %d cancels that failed (kept)", st.CancelFailed)
-	}
-	return s
 }

@@ -37,14 +37,20 @@ func ibRTTFlags(r *runner) func() error {
 
 func ibBandwidthFlags(r *runner) func() error {
 	cfg := ib.DefaultBandwidth()
-	chips := r.fs.String("chipset", strings.Join(cfg.Chipsets, ","), "comma-separated chipsets: gc-le, e7501")
+	var names []string
+	for _, p := range cfg.Chipsets {
+		names = append(names, p.Chipset)
+	}
+	chips := r.fs.String("chipset", strings.Join(names, ","), "comma-separated chipsets: gc-le, e7501")
 	intsVar(r.fs, &cfg.Sizes, "sizes", []int{16, 64, 256, 1024, 2048, 4096, 8192}, 16, 8192, "comma-separated message sizes in bytes (16..8192); RDMA also goes on by fours to --rdma-max")
 	intVar(r.fs, &cfg.RDMAMax, "rdma-max", 16, 1<<26, "largest RDMA write in bytes")
 	r.plotFlag("draw bandwidth against size to this .svg or .png")
 	r.outputs()
 	r.sweep()
-	return func() error {
-		cfg.Chipsets = splitList(*chips)
+	return func() (err error) {
+		if cfg.Chipsets, err = ib.ParseChipsets(splitList(*chips)); err != nil {
+			return r.check(err)
+		}
 		if err := r.check(cfg.Validate()); err != nil {
 			return err
 		}

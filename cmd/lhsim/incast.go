@@ -17,7 +17,7 @@ func init() {
 func incastFlags(r *runner) func() error {
 	cfg := incast.Default()
 	fs := r.fs
-	fs.StringVar(&cfg.Topology, "topology", cfg.Topology, "crossbar:N, fattree:KxN or torus:XxYxZ")
+	topo := topologyVar(fs, &cfg.Topology, "topology", false, "crossbar:N, fattree:KxN or torus:XxYxZ")
 	intVar(fs, &cfg.Receivers, "receivers", 1, maxRanks, "ranks 0..N-1 receive; every other rank sends to each of them")
 	nodesVar(fs, &cfg.RTLNodes, "rtl-nodes", true, "receivers whose receive path is the Verilated RTL (numbers and ranges: 0-3,17; or all); the others run --model")
 	bridge := fs.String("bridge", string(cfg.Bridge), "the RTL receivers' bridge: cgo (in this process) or plugin (a process each)")
@@ -40,6 +40,9 @@ func incastFlags(r *runner) func() error {
 			cfg.TraceNode, cfg.Trace = trace, defaultWaveform(*traceFile, "incast", trace)
 		} else if *traceFile != "" {
 			return r.usage("--trace-file names the waveform of --trace NODE; give one")
+		}
+		if err := topo.check(r); err != nil {
+			return err
 		}
 		if err := r.check(cfg.Validate()); err != nil {
 			return err

@@ -21,6 +21,14 @@ var machineFields = regexp.MustCompile(`(?m)("(wall_seconds|wall_s|events_per_s|
 
 var tableRule, tablePadding = regexp.MustCompile(`─+`), regexp.MustCompile(` +│`)
 
+// withoutMachineFigures is an output with the figures that measure this machine masked. A
+// table's columns are as wide as their widest cell, which may be the machine's (incast's
+// rates): the rules and the padding are left out too.
+func withoutMachineFigures(s string) string {
+	s = machineFields.ReplaceAllString(s, "${1}${3}${5}MACHINE")
+	return tablePadding.ReplaceAllString(tableRule.ReplaceAllString(s, "─"), " │")
+}
+
 // Every sweep prints the same with its parts run at once (--jobs 3: more than the parts'
 // share of cores, and parts finishing out of order) as run one after another (--jobs 1),
 // byte for byte but for the machine's own figures, as a table and as JSON.
@@ -47,13 +55,7 @@ func TestJobsSameOutput(t *testing.T) {
 			if a[0] != "mbcf" && a[0] != "ib" && a[0] != "search" && a[0] != "matchers" { // they print no figure of the machine
 				require.NotEmpty(t, machineFields.FindString(one), "%v: the machine's figures are found", a)
 			}
-			// A table's columns are as wide as their widest cell, which may be the machine's
-			// (incast's rates): the rules and the padding are left out of the comparison.
-			mask := func(s string) string {
-				s = machineFields.ReplaceAllString(s, "${1}${3}${5}MACHINE")
-				return tablePadding.ReplaceAllString(tableRule.ReplaceAllString(s, "─"), " │")
-			}
-			require.Equal(t, mask(one), mask(three), "%v --jobs 3 against --jobs 1", a)
+			require.Equal(t, withoutMachineFigures(one), withoutMachineFigures(three), "%v --jobs 3 against --jobs 1", a)
 		}
 	}
 }
@@ -87,7 +89,7 @@ func TestJobsLoweredForMemory(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stderr, "lhsim search: --jobs 3 lowered to 1: a part may take 16.0 MiB")
 	require.Contains(t, out, "Per-message search time")
-	// A part that does not fit even alone is refused before any work (partFits), exit 2.
+	// A part that does not fit even alone is refused before any work (cli.PartFits), exit 2.
 	code, _, stderr = run(t, []string{"GOMEMLIMIT=4MiB"}, "incast", "--messages", "2", "--speed=false", "--jobs", "2")
 	require.Equal(t, 2, code, stderr)
 	require.Equal(t, "lhsim incast: does not fit in memory: a part of this run may take about 8.0 MiB (its estimate: docs/performance.md), and the limit is 4.0 MiB (GOMEMLIMIT)\n", stderr)

@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/internal/cli"
 )
 
 // commands are lhsim's commands, by name; each file adds its own in init.
@@ -57,7 +58,7 @@ func main() { os.Exit(dispatch(os.Args[1:])) }
 // dispatch runs one command line and returns the exit status.
 func dispatch(args []string) int {
 	name, err := runCommand(nil, commands, usage, args)
-	if perr := stopProfiles(); perr != nil && err == nil {
+	if perr := cli.StopProfiles(); perr != nil && err == nil {
 		err = perr
 	}
 	if err == nil {
@@ -76,7 +77,8 @@ func dispatch(args []string) int {
 	}
 	fmt.Fprintf(os.Stderr, "%s: %s\n", prefix, oneLine(name, err))
 	var pe pathError
-	if errors.As(err, &pe) || experiment.IsInput(err) {
+	var cpe cli.PathError
+	if errors.As(err, &pe) || errors.As(err, &cpe) || experiment.IsInput(err) {
 		return 2
 	}
 	return 1
@@ -150,15 +152,4 @@ func oneLine(name string, err error) string {
 		}
 	}
 	return strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", "; ")), " ")
-}
-
-// splitList splits a comma-separated flag value, dropping empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }

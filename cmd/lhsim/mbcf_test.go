@@ -36,7 +36,7 @@ func TestMBCFUsageErrors(t *testing.T) {
 		code, _, stderr := run(t, nil, append([]string{"mbcf"}, c.args...)...)
 		require.Equal(t, 2, code, "lhsim mbcf %v", c.args)
 		require.Contains(t, stderr, c.says, "lhsim mbcf %v", c.args)
-		if !pathCase.MatchString(c.says) { // a path that cannot be used: one line (output.go)
+		if !pathCase.MatchString(c.says) { // a path that cannot be used: one line (cli.CheckPaths)
 			require.Contains(t, stderr, "usage: lhsim mbcf")
 		}
 	}

@@ -8,13 +8,13 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/lhsim/lhsim/area"
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/internal/cli"
 	"github.com/lhsim/lhsim/plugin"
 	"github.com/lhsim/lhsim/regress"
 	"github.com/lhsim/lhsim/slurm"
@@ -57,18 +57,8 @@ func runRegress(r *runner, cfg regress.Config, junit string) error {
 		return r.badUsage(err)
 	}
 	if r.slurm.Task != "" {
-		cfg.Binary = slurm.TaskBinary(r.slurm.Task, regressBinary)
-		return r.runTask(func(ctx context.Context, u slurm.Unit) (any, error) {
-			seed, err := strconv.ParseUint(u.Label, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("unit %q is not a seed", u.Label)
-			}
-			return regress.RunSeed(ctx, cfg, seed), nil
-		})
-	}
-	// It compiles the tests of the source tree (go test -c), so it runs inside one.
-	if _, err := area.FindRoot("."); err != nil {
-		return err
+		cfg.Binary = slurm.TaskBinary(r.slurm.Task, regress.BinaryName)
+		return r.slurmSide().RunTask(func(ctx context.Context, u slurm.Unit) (any, error) { return regress.RunUnit(ctx, cfg, u) })
 	}
 	// It compiles the tests of the source tree (go test -c), so it runs inside one.
 	if _, err := area.FindRoot("."); err != nil {
@@ -88,55 +78,35 @@ func runRegress(r *runner, cfg regress.Config, junit string) error {
 	}
 	var rep *regress.Report
 	if r.slurm.Enabled {
-		sw := slurm.Sweep{Command: "regress", Noun: "seeds", Args: r.taskArgs(),
-			Files: map[string]string{regressBinary: cfg.Binary}}
+		files := map[string]string{}
 		if dev.Bridge == device.Plugin {
 			// Beside the test binary, where the tests look for it first (plugin.Locate).
 			p, err := plugin.Locate()
 			if err != nil {
 				return err
 			}
-			sw.Files[plugin.BinaryName] = p
+			files[plugin.BinaryName] = p
 		}
-		for _, s := range cfg.Seeds {
-			sw.Units = append(sw.Units, slurm.Unit{Key: fmt.Sprintf("seed-%d", s), Label: fmt.Sprint(s)})
-		}
+		s := r.slurmSide()
 		start := time.Now()
-		res, err := r.submit(ctx, sw)
+		res, err := s.Submit(ctx, cfg.Sweep(s.Args, files))
 		if err != nil || res == nil {
 			return err
 		}
 		merge := time.Now()
-		results, err := slurm.Decode[regress.SeedResult](res)
-		if err != nil {
+		if rep, err = regress.Merge(cfg, res, start); err != nil {
 			return err
 		}
-		for i, s := range results {
-			if s.Seed != cfg.Seeds[i] {
-				return fmt.Errorf("slurm: the result of seed %d in %s says seed %d: not merged", cfg.Seeds[i], res.Dir, s.Seed)
-			}
-		}
-		rep = &regress.Report{Config: cfg, Results: results, Elapsed: time.Since(start), Where: res.Where()}
 		defer func() { fmt.Fprintln(os.Stderr, res.Timing(time.Since(merge))) }()
 	} else {
-		bar := newProgress(r.json, "regress", int64(len(cfg.Seeds)), "seeds")
+		bar := cli.NewBar(r.json, "regress", int64(len(cfg.Seeds)), "seeds")
 		rep, err = regress.Run(ctx, cfg, regressProgress(bar, os.Stderr))
-		bar.finish(err == nil)
+		bar.Finish(err == nil)
 		if err != nil && rep == nil {
 			return err
 		}
 	}
-	if perr := r.write(rep, func(w io.Writer) error {
-		if err := rep.Print(w); err != nil {
-			return err
-		}
-		for _, s := range rep.Results {
-			if s.Waveform != "" {
-				fmt.Fprintf(w, "seed %d: waveform %s\n", s.Seed, s.Waveform)
-			}
-		}
-		return nil
-	}); perr != nil {
+	if perr := r.write(rep, rep.WriteTable); perr != nil {
 		return perr
 	}
 	if junit != "" {
@@ -153,21 +123,18 @@ func runRegress(r *runner, cfg regress.Config, junit string) error {
 	return nil
 }
 
-// regressBinary is the test binary's name in a Slurm work directory's bin/.
-const regressBinary = "regress.test"
-
 // regressProgress shows the regression as it goes: a progress bar on a terminal (shared with
-// the other long commands, progress.go), a line every tenth of the seeds otherwise; a failed
+// the other long commands, cli.Bar), a line every tenth of the seeds otherwise; a failed
 // seed is announced when it fails, above the bar.
-func regressProgress(bar *progress, w io.Writer) regress.Progress {
+func regressProgress(bar *cli.Bar, w io.Writer) regress.Progress {
 	start := time.Now()
 	step := 0
 	return func(done, total, failed int, last regress.SeedResult) {
 		if !last.Passed {
-			bar.log("seed %d FAILED: %s", last.Seed, strings.Join(last.Failed, " "))
+			bar.Log("seed %d FAILED: %s", last.Seed, strings.Join(last.Failed, " "))
 		}
 		if bar != nil {
-			bar.set(int64(done), fmt.Sprintf("(%d failed)", failed))
+			bar.Set(int64(done), fmt.Sprintf("(%d failed)", failed))
 			return
 		}
 		if done == total || done*10/total > step {
@@ -185,17 +152,7 @@ func writeJUnit(flag, path string, r *regress.JUnit) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return writeFile(flag, path, func(file string) error {
-		f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-		if err != nil {
-			return err
-		}
-		err = regress.WriteJUnit(f, r)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return err
-	})
+	return cli.WriteTo(flag, path, func(w io.Writer) error { return regress.WriteJUnit(w, r) })
 }
 
 func junitFlags(r *runner) func() error {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/experiment/ib"
+	"github.com/lhsim/lhsim/internal/cli"
 	"github.com/lhsim/lhsim/session"
 )
 
@@ -101,9 +102,9 @@ func runRun(r *runner, cfg session.Config, dev *deviceFlags, resume, ckpt string
 		stopAt = at
 	}
 	start := time.Now()
-	bar := newProgress(r.json, "run", int64(s.Config().Messages), "messages")
+	bar := cli.NewBar(r.json, "run", int64(s.Config().Messages), "messages")
 	finished := false
-	defer func() { bar.finish(finished) }()
+	defer func() { bar.Finish(finished) }()
 	for {
 		next := stopAt
 		if every != 0 {
@@ -115,7 +116,7 @@ func runRun(r *runner, cfg session.Config, dev *deviceFlags, resume, ckpt string
 			limit = min(limit, s.Cycle()+progressCycles)
 		}
 		done, err := s.Run(ctx, limit)
-		bar.set(int64(s.Checked()), fmt.Sprintf("(cycle %d)", s.Cycle()))
+		bar.Set(int64(s.Checked()), fmt.Sprintf("(cycle %d)", s.Cycle()))
 		if err != nil {
 			return err
 		}
@@ -135,7 +136,7 @@ func runRun(r *runner, cfg session.Config, dev *deviceFlags, resume, ckpt string
 				return fmt.Errorf("interrupted at cycle %d (no --checkpoint to save to)", s.Cycle())
 			}
 			finished = true
-			bar.finish(true)
+			bar.Finish(true)
 			bar = nil
 			fmt.Fprintf(os.Stderr, "lhsim run: stopped at cycle %d after %d of %d messages; saved %s (resume with: lhsim run --resume %s)\n",
 				s.Cycle(), s.Checked(), s.Config().Messages, ckpt, ckpt)
@@ -143,7 +144,7 @@ func runRun(r *runner, cfg session.Config, dev *deviceFlags, resume, ckpt string
 		}
 	}
 	finished = true
-	bar.finish(true)
+	bar.Finish(true)
 	bar = nil
 	res := s.Result()
 	err = s.Close()

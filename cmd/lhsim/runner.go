@@ -2,9 +2,9 @@ package main
 
 // The one runner: every command is a value (its name, summary and flags) whose Run turns the
 // flags into a typed config and makes one call, as the Go tool's base.Command; the life of a
-// run is written here once: the command line parsed, every path checked against the others
-// before any work (output.go), profiles, progress, the timeline, the parts of a sweep on
-// every core or on Slurm (sweep.go), and the report (table, --json, --out, --plot).
+// run is written once: the command line parsed here, then, in package cli, every path checked
+// against the others before any work, profiles, progress, the timeline, the parts of a sweep
+// on every core or on Slurm (runSweep), and the report (table, --json, --out, --plot).
 
 import (
 	"errors"
@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/internal/cli"
+	"github.com/lhsim/lhsim/internal/flagval"
 	"github.com/lhsim/lhsim/slurm"
 )
 
@@ -31,12 +33,7 @@ type command struct {
 }
 
 // pathFlag is a flag that names a file: an input read, or an output written.
-type pathFlag struct {
-	name    string
-	value   *string
-	input   bool
-	regular bool // an output only a regular file can take (regularFile)
-}
+type pathFlag = cli.PathFlag
 
 // runner is one run of one command: its flag set and what the runner's flags chose.
 type runner struct {
@@ -50,7 +47,7 @@ type runner struct {
 	jobs    int     // --jobs (1 without the flag)
 	slurm   *slurm.Options
 	tl      *timelineFlags
-	bar     *progress
+	bar     *cli.Bar
 	counted *experiment.Progress // what the bar shows (progress)
 	arg     string               // the argument before the flags, on a command whose usage shows one
 	tail    []string             // what follows --, on a command that takes it (nil: no --)
@@ -70,14 +67,14 @@ func newRunner(c *command) *runner {
 // inFile defines a flag naming a file the command reads.
 func (r *runner) inFile(name, usage string) *string {
 	p := r.fs.String(name, "", usage)
-	r.paths = append(r.paths, pathFlag{name: name, value: p, input: true})
+	r.paths = append(r.paths, pathFlag{Name: name, Value: p, Input: true})
 	return p
 }
 
-// outFile defines a flag naming a file the command writes (output.go checks and writes it).
+// outFile defines a flag naming a file the command writes (cli.CheckPaths checks it).
 func (r *runner) outFile(name, usage string) *string {
 	p := r.fs.String(name, "", usage)
-	r.paths = append(r.paths, pathFlag{name: name, value: p})
+	r.paths = append(r.paths, pathFlag{Name: name, Value: p})
 	return p
 }
 
@@ -86,7 +83,7 @@ func (r *runner) outFile(name, usage string) *string {
 // regular file (or none yet) can take it, checked with the other paths.
 func (r *runner) regularFile(name, usage string) *string {
 	p := r.outFile(name, usage)
-	r.paths[len(r.paths)-1].regular = true
+	r.paths[len(r.paths)-1].Regular = true
 	return p
 }
 
@@ -148,7 +145,7 @@ func (r *runner) check(err error) error {
 
 // parse parses args. -h prints the usage on stdout (flag.ErrHelp: exit 0); any other
 // mistake, a stray argument among them, is reported on stderr with the usage (exit 2). Then,
-// before any work, every path is checked (output.go) and the profiles start.
+// before any work, every path is checked (cli.CheckPaths) and the profiles start.
 func (r *runner) parse(args []string) error {
 	for _, a := range args {
 		if a == "-h" || a == "-help" || a == "--help" {
@@ -158,7 +155,7 @@ func (r *runner) parse(args []string) error {
 		}
 	}
 	// The flag package's own message is replaced by one under the command's prefix; a
-	// number flag says what is wrong with the value as typed (numbers.go).
+	// number flag says what is wrong with the value as typed (flagval.Explain).
 	if r.cmd.args != "" && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		r.arg, args = args[0], args[1:]
 	}
@@ -167,12 +164,7 @@ func (r *runner) parse(args []string) error {
 	}
 	r.fs.SetOutput(io.Discard)
 	if err := r.fs.Parse(args); err != nil {
-		r.fs.VisitAll(func(f *flag.Flag) {
-			if nf, ok := f.Value.(*numFlag); ok && nf.err != nil {
-				err = fmt.Errorf("--%s %s: %w", f.Name, nf.bad, nf.err)
-			}
-		})
-		return r.badUsage(err)
+		return r.badUsage(flagval.Explain(r.fs, err))
 	}
 	if r.fs.NArg() > 0 {
 		return r.badUsage(fmt.Errorf("unexpected argument %q", r.fs.Arg(0)))
@@ -187,10 +179,10 @@ func (r *runner) parse(args []string) error {
 			return err
 		}
 	}
-	if err := r.checkPaths(); err != nil {
+	if err := cli.CheckPaths(r.paths); err != nil {
 		return err
 	}
-	return startProfiles(r.value("cpuprofile"), r.value("memprofile"))
+	return cli.StartProfiles(r.value("cpuprofile"), r.value("memprofile"))
 }
 
 // value is the text of flag name ("" when the command has no such flag).
@@ -216,10 +208,10 @@ func (r *runner) progress(name, unit string) *experiment.Progress {
 	}
 	r.counted = experiment.NewProgress(func(done, total int64, note string) {
 		if r.bar == nil {
-			r.bar = newProgress(false, name, total, unit)
+			r.bar = cli.NewBar(false, name, total, unit)
 		}
-		r.bar.setTotal(total)
-		r.bar.set(done, note)
+		r.bar.SetTotal(total)
+		r.bar.Set(done, note)
 	})
 	return r.counted
 }
@@ -227,10 +219,10 @@ func (r *runner) progress(name, unit string) *experiment.Progress {
 // call makes a command's one call: then the bar and the timeline end, whatever the outcome.
 func call[R any](r *runner, run func() (*R, error)) (*R, error) {
 	res, err := run()
-	r.bar.finish(err == nil)
+	r.bar.Finish(err == nil)
 	r.bar = nil
 	if r.tl != nil {
-		err = r.tl.end(err)
+		err = r.tl.open.End(err)
 	}
 	return res, err
 }
@@ -261,3 +253,15 @@ func (r *runner) write(res any, table func(io.Writer) error) error {
 	}
 	return nil
 }
+
+// pathError is a path the command cannot use, found by the command itself (a waveform's
+// folder that cannot be made): one line, exit 2, as cli.PathError, CheckPaths' refusal.
+type pathError struct{ error }
+
+// The files a command writes go through package cli: checked before the run, written beside
+// and renamed into place.
+var (
+	writeFile   = cli.WriteFile
+	writeBytes  = cli.WriteBytes
+	writeResult = cli.WriteResult
+)

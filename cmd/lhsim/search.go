@@ -27,7 +27,7 @@ func searchFlags(r *runner) func() error {
 		if err != nil {
 			return err
 		}
-		cfg.Model, cfg.Bridge, cfg.Entries = string(dc.Model), dc.Bridge, dc.Entries
+		cfg.Model, cfg.Bridge, cfg.Entries = dc.Model, dc.Bridge, dc.Entries
 		if cfg.Driver, err = dev.host(r, cfg.Driver, 12, "the search's MPI messages"); err != nil {
 			return err
 		}

@@ -378,9 +378,9 @@ func withoutMachineFields(t *testing.T, js string) any {
 	return v
 }
 
-// The network sweeps through Slurm, one configuration per task or several: the same tables
-// and JSON as here, but for what measures the machine (wall and CPU times and their rates).
-func TestSlurmNetworkSweepsMatchLocal(t *testing.T) {
+// Every sweep through Slurm, one configuration per task or several: the same tables and JSON
+// as here, but for what measures the machine (wall and CPU times and their rates).
+func TestSlurmSweepsMatchLocal(t *testing.T) {
 	slurmtest.Require(t)
 	for _, c := range []struct {
 		name string
@@ -389,6 +389,14 @@ func TestSlurmNetworkSweepsMatchLocal(t *testing.T) {
 		{"barrier", []string{"barrier", "--topology", "crossbar:16,fattree:2x3", "--node-latency", "0,1.0"}},
 		{"alltoall", []string{"alltoall", "--torus", "4x4x4", "--sizes", "8,64", "--uneven"}},
 		{"traffic", []string{"traffic", "--topology", "torus:4x4x4", "--load", "0.1,0.5,0.9,1.0,1.2", "--warmup", "500", "--measure", "1000", "--drain", "2000"}},
+		{"incast", []string{"incast", "--messages", "4"}},
+		{"mbcf", []string{"mbcf"}},
+		{"ib rtt", []string{"ib", "rtt"}},
+		{"ib bandwidth", []string{"ib", "bandwidth", "--rdma-max", "16384"}},
+		{"ib buffers", []string{"ib", "buffers"}},
+		{"ib cpr", []string{"ib", "cpr"}},
+		{"search", []string{"search", "--model", "go", "--depths", "0,1,4,16"}},
+		{"matchers", []string{"matchers", "--ranks", "16", "--workloads", "fig6,incast", "--matchers", "list,alpu:64,lhs,hash:16:64", "--rtl-nodes", "0,1"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -397,7 +405,7 @@ func TestSlurmNetworkSweepsMatchLocal(t *testing.T) {
 			s := lhsimAt(t, nil, append(c.args, "--out", filepath.Join(dir, "slurm.json"), "--slurm", "--per-task", "2", "--slurm-dir", dir)...)
 			require.Equal(t, 0, s.code, s.stderr)
 			require.Regexp(t, `slurm: Slurm job \d+ \(\d+ array tasks\); 0 results reused; prepare [0-9.]+ s, submit [0-9.]+ s, run [0-9.]+ s, collect [0-9.]+ s, merge [0-9.]+ s`, s.stderr)
-			require.Equal(t, withoutMachineLines(local.stdout), withoutMachineLines(s.stdout))
+			require.Equal(t, withoutMachineFigures(withoutMachineLines(local.stdout)), withoutMachineFigures(withoutMachineLines(s.stdout)))
 			lj, err := os.ReadFile(filepath.Join(dir, "local.json"))
 			require.NoError(t, err)
 			sj, err := os.ReadFile(filepath.Join(dir, "slurm.json"))

@@ -56,16 +56,16 @@ func TestSweepsMergeFromJSON(t *testing.T) {
 		t.Skip("-short")
 	}
 	b := net.DefaultBarrier()
-	b.Topologies, b.Processes, b.NodeLatency = []string{"crossbar:4", "crossbar:8"}, []int{2, 4}, b.NodeLatency[:2]
+	b.Topologies, b.Processes, b.NodeLatency = experiment.MustTopologies("crossbar:4,crossbar:8"), []int{2, 4}, b.NodeLatency[:2]
 	viaJSON(t, "barrier", b, net.RunBarrier)
 	a := net.DefaultAlltoall()
-	a.Torus, a.Sizes, a.Schemes = "torus:4x4x4", []int{8}, a.Schemes[:2]
+	a.Torus, a.Sizes, a.Schemes = experiment.MustTopology("torus:4x4x4"), []int{8}, a.Schemes[:2]
 	viaJSON(t, "alltoall", a, net.RunAlltoall)
 	tr := net.DefaultTraffic()
-	tr.Topology, tr.Loads, tr.WarmupCycles, tr.MeasureCycles = "torus:4x4", []float64{0.1, 0.3}, 200, 500
+	tr.Topology, tr.Loads, tr.WarmupCycles, tr.MeasureCycles = experiment.MustTopology("torus:4x4"), []float64{0.1, 0.3}, 200, 500
 	viaJSON(t, "traffic", tr, net.RunTraffic)
 	in := incast.Default()
-	in.Topology, in.Messages, in.Model = "crossbar:4", 2, "go"
+	in.Topology, in.Messages, in.Model = experiment.MustTopology("crossbar:4"), 2, "go"
 	in.RTLNodes = []int{}
 	viaJSON(t, "incast", in, incast.Run)
 	m := mbcf.Default()

@@ -22,14 +22,8 @@ func (r *runner) threadsFlag() *int {
 	if r.fs.Lookup("jobs") == nil { // a command of one run
 		usage = "threads the run takes, its network cut into as many parts (default: every core); the output is the same for any"
 	}
-	numVar(r.fs, "threads", "", usage,
-		func(s string) error {
-			v, err := parseInt(s, 1, 4096)
-			if err == nil {
-				t = int(v)
-			}
-			return err
-		})
+	intVar(r.fs, &t, "threads", 1, 4096, usage)
+	r.fs.Lookup("threads").DefValue = "" // 0, not given: splitThreads chooses
 	return &t
 }
 

@@ -1,29 +1,23 @@
 package main
 
 import (
-	"fmt"
-	"os"
-
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/internal/cli"
 	"github.com/lhsim/lhsim/simtime"
 )
 
 // timelineFlags are --timeline and its filters on the network commands (docs/timeline.md),
-// read by experiment.TimelineSpec. The file is written beside and renamed into place when
-// the run ends (output.go's rule), so that a file of that name is whole, and a run that
-// failed keeps the events it wrote.
+// read by experiment.TimelineSpec; the file, once open, is a cli.Timeline.
 type timelineFlags struct {
 	file  *string
 	spec  experiment.TimelineSpec
-	f     *os.File
-	w     *experiment.Timeline
-	cmd   string
 	local bool // --slurm is refused: the timeline is this process's
+	open  *cli.Timeline
 }
 
 // timeline defines --timeline and its filters.
 func (r *runner) timeline() {
-	t := &timelineFlags{cmd: r.cmd.name, local: r.slurm != nil,
+	t := &timelineFlags{local: r.slurm != nil,
 		spec: experiment.TimelineSpec{MaxMiB: 1024, Links: 8, Sample: simtime.Microsecond}}
 	fs := r.fs
 	t.file = r.outFile("timeline", "write the run as a timeline in the Trace Event Format to this .json file, for ui.perfetto.dev or chrome://tracing (docs/timeline.md)")
@@ -52,49 +46,15 @@ func (t *timelineFlags) check(r *runner) error {
 	return nil
 }
 
-// openTimeline creates the file (beside its name) and the writer (nil without --timeline).
+// openTimeline opens the file and its writer (nil without --timeline); call ends it.
 func (r *runner) openTimeline() (*experiment.Timeline, error) {
 	t := r.tl
 	if t == nil || *t.file == "" {
 		return nil, nil
 	}
-	f, err := create(*t.file)
-	if err != nil {
-		return nil, named("--timeline", *t.file, err)
-	}
-	t.spec.OnCap = func(atUs float64) {
-		fmt.Fprintf(os.Stderr, "lhsim %s: timeline %s reached --timeline-max %d MiB at %.3f µs of simulated time: the events after are left out (narrow it with --timeline-ranks or --timeline-window)\n",
-			t.cmd, *t.file, t.spec.MaxMiB, atUs)
-	}
-	if t.w, err = t.spec.Open(f); err != nil {
-		commit(f, *t.file, false)
+	var err error
+	if t.open, err = cli.OpenTimeline(r.cmd.name, *t.file, t.spec); err != nil {
 		return nil, err
 	}
-	t.f = f
-	return t.w, nil
-}
-
-// end ends the file (with its closing bracket) after the run, which ended with runErr,
-// renames it into place and returns runErr or the file's error. A run that succeeded says
-// what the file holds on stderr; one that failed says nothing more than its error (its file
-// stays, with the events it wrote, or goes if it has none: a refused input wrote nothing).
-func (t *timelineFlags) end(runErr error) error {
-	if t.w == nil {
-		return runErr
-	}
-	w := t.w
-	t.w = nil
-	err := w.Close()
-	keep := err == nil && (runErr == nil || w.Events() > 0)
-	if cerr := commit(t.f, *t.file, keep); err == nil {
-		err = cerr
-	}
-	if runErr != nil {
-		return runErr
-	}
-	if err != nil {
-		return named("--timeline", *t.file, err)
-	}
-	fmt.Fprintf(os.Stderr, "lhsim %s: timeline %s: %d events, %d bytes (open it in ui.perfetto.dev or chrome://tracing)\n", t.cmd, *t.file, w.Events(), w.Bytes())
-	return nil
+	return t.open.Writer(), nil
 }

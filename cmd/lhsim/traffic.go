@@ -15,7 +15,7 @@ func init() {
 func trafficFlags(r *runner) func() error {
 	cfg := net.DefaultTraffic()
 	fs := r.fs
-	fs.StringVar(&cfg.Topology, "topology", cfg.Topology, "crossbar:N, fattree:KxN (k-ary n-tree) or torus:XxYx... (one radix per dimension)")
+	topo := topologyVar(fs, &cfg.Topology, "topology", false, "crossbar:N, fattree:KxN (k-ary n-tree) or torus:XxYx... (one radix per dimension)")
 	fs.StringVar(&cfg.Pattern, "pattern", cfg.Pattern, "traffic pattern: "+strings.Join(net.Patterns, ", "))
 	floatsVar(fs, &cfg.Loads, "load", 0, 1e3, "offered loads, flits/cycle/node, comma-separated and rising (1 = the node link's rate)")
 	intVar(fs, &cfg.PacketFlits, "packet-flits", 1, 1<<16, "packet size in flits")
@@ -76,6 +76,9 @@ func trafficFlags(r *runner) func() error {
 		}
 		if err := k.Apply(&cfg); err != nil {
 			return r.check(err)
+		}
+		if err := topo.check(r); err != nil {
+			return err
 		}
 		if err := r.check(cfg.Validate()); err != nil {
 			return err

@@ -38,7 +38,7 @@ type Config struct {
 	Schedule string // file
 	Network  string // "loggp" or "packet"
 	LogGP    goal.Params
-	Topology string // packet: "" sizes a torus to the schedule
+	Topology experiment.Topology // packet: none sizes a machine to the schedule (Topology)
 	Fabric   fabric.Config
 	Cluster  cluster.Config
 	MaxBytes uint64 // memory a schedule may take; 0: no bound
@@ -106,7 +106,7 @@ func (cfg Config) Validate() error {
 	if cfg.Network != "loggp" && cfg.Network != "packet" {
 		return experiment.Refuse("--network %q: want loggp or packet", cfg.Network)
 	}
-	if cfg.Topology != "" {
+	if !cfg.Topology.IsZero() {
 		if _, err := experiment.CheckTopology("topology", cfg.Topology, cfg.Fabric, 1); err != nil {
 			return err
 		}
@@ -215,7 +215,7 @@ func (cfg Config) validateKnobs() error {
 		for _, k := range []struct {
 			set  bool
 			what string
-		}{{cfg.Topology != "", "a topology"}, {cfg.Cluster.NodeLatency != def.Cluster.NodeLatency, "a node latency"},
+		}{{!cfg.Topology.IsZero(), "a topology"}, {cfg.Cluster.NodeLatency != def.Cluster.NodeLatency, "a node latency"},
 			{len(cfg.RTLNodes) > 0, "RTL nodes"}, {cfg.Matcher != "", "a matcher"}, {len(cfg.MatcherRTLNodes) > 0, "matcher RTL nodes"},
 			{cfg.Trace != "", "a waveform"}, {cfg.Timeline != nil, "a timeline"}} {
 			if k.set {

@@ -37,10 +37,14 @@ func rtlNote(nodes []int) string {
 
 // Topology is the machine a schedule of n ranks runs on without --topology: a crossbar
 // of n nodes up to 64, else the smallest torus X×Y×Z (X ≥ Y ≥ Z, as near a cube as it goes)
-// of at least n nodes.
-func Topology(n int) string {
+// of at least n nodes. It is built, not parsed: the user named none.
+func Topology(n int) (experiment.Topology, error) {
 	if n <= 64 {
-		return fmt.Sprintf("crossbar:%d", max(n, 2))
+		x, err := fabric.NewCrossbar(max(n, 2))
+		if err != nil {
+			return experiment.Topology{}, err
+		}
+		return experiment.TopologyOf(x), nil
 	}
 	z := int(math.Floor(math.Cbrt(float64(n))))
 	for z > 1 && z*z*z > n {
@@ -54,7 +58,11 @@ func Topology(n int) string {
 	for x < y {
 		x, y = y, x
 	}
-	return fmt.Sprintf("torus:%dx%dx%d", x, y, z)
+	t, err := fabric.NewTorus(x, y, z)
+	if err != nil {
+		return experiment.Topology{}, err // a schedule too large for any network
+	}
+	return experiment.TopologyOf(t), nil
 }
 
 func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
@@ -95,7 +103,7 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 	}
 	res, err := goal.RunPacket(s, m.Cluster(), cfg.LogGP.S, opt)
 	if cfg.Windows != nil && spec.Parts > 1 {
-		cfg.Windows(cfg.Topology, m.Windows())
+		cfg.Windows(cfg.Topology.String(), m.Windows())
 	}
 	if ferr := m.Finish(err); err == nil && ferr != nil {
 		err = fmt.Errorf("goal: %w", ferr)
@@ -119,13 +127,14 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 // message released the cycle after it commits: lhsnic.DefaultConfig), one node's waveform,
 // and the matcher; what does not fit the schedule is refused before anything opens.
 func packetMachine(cfg *Config, s *goal.Schedule) (machine.Spec, error) {
-	if cfg.Topology == "" {
-		cfg.Topology = Topology(len(s.Ranks))
+	if cfg.Topology.IsZero() {
+		t, err := Topology(len(s.Ranks))
+		if err != nil {
+			return machine.Spec{}, experiment.Input(err)
+		}
+		cfg.Topology = t
 	}
-	topo, err := fabric.ParseTopology(cfg.Topology)
-	if err != nil {
-		return machine.Spec{}, experiment.Input(err) // a schedule too large for any network, among others
-	}
+	topo := cfg.Topology.Fabric()
 	spec := machine.Spec{Topology: topo, Fabric: cfg.Fabric, Cluster: cfg.Cluster}
 	if len(cfg.RTLNodes) == 0 && cfg.Trace == "" {
 		// On parts, one or more, its events keyed: the same order on any number of threads.

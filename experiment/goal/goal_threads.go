@@ -36,15 +36,14 @@ func Threads(cfg Config, s *goal.Schedule) (int, string) {
 	if err := goal.EagerAcross(s, cfg.LogGP.S); err != nil {
 		return 1, err.Error() + ": one thread"
 	}
-	ts := cfg.Topology
-	if ts == "" {
-		ts = Topology(len(s.Ranks))
+	t := cfg.Topology
+	if t.IsZero() {
+		var err error
+		if t, err = Topology(len(s.Ranks)); err != nil {
+			return 1, "" // refused by the run
+		}
 	}
-	topo, err := fabric.ParseTopology(ts)
-	if err != nil {
-		return 1, "" // refused by the run
-	}
-	return net.FitParts(cfg.Threads, topo, cfg.Fabric)
+	return net.FitParts(cfg.Threads, t.Fabric(), cfg.Fabric)
 }
 
 // CellThreads is how many threads the cells of the study take when cfg.Threads are asked: the

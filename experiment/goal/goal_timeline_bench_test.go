@@ -5,6 +5,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
@@ -33,7 +34,7 @@ func BenchmarkGoalTimeline(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			var w *timeline.Writer
 			for b.Loop() {
-				cfg := Config{Network: "packet", Topology: "torus:8x8x8", LogGP: goal.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig()}
+				cfg := Config{Network: "packet", Topology: experiment.MustTopology("torus:8x8x8"), LogGP: goal.DefaultParams(), Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig()}
 				if on {
 					w = timeline.New(io.Discard, timeline.Options{Links: 8, Sample: netsim.Microsecond})
 					cfg.Timeline = w

@@ -256,7 +256,7 @@ func (cfg MatchersConfig) JobMemory() int64 {
 			matchers = max(matchers, spec.Footprint(cfg.Ranks, int(p*p)))
 		}
 	}
-	topo, err := fabric.ParseTopology(Topology(cfg.Ranks))
+	topo, err := Topology(cfg.Ranks)
 	if err != nil {
 		return 0
 	}
@@ -271,7 +271,7 @@ func (cfg MatchersConfig) JobMemory() int64 {
 			}
 		}
 	}
-	return 16<<20 + 2*fabric.Footprint(topo, fabric.DefaultConfig()) + work + matchers
+	return 16<<20 + 2*fabric.Footprint(topo.Fabric(), fabric.DefaultConfig()) + work + matchers
 }
 
 // opBytes is what a generated workload's run takes an operation (JobMemory): the most

@@ -34,7 +34,7 @@ func TestGoalConfigRefusesKnobsItDoesNotUse(t *testing.T) {
 		{"packet matcher rtl twice", func(c *Config) { c.Matcher, c.MatcherRTLNodes = "alpu:64", []int{0, 0} }, "matcher RTL nodes: 0 is named twice"},
 		{"loggp default", func(c *Config) { c.Network = "loggp" }, ""},
 		{"loggp L", func(c *Config) { c.Network, c.LogGP.L = "loggp", 5_000_000 }, ""},
-		{"loggp topology", func(c *Config) { c.Network, c.Topology = "loggp", "torus:4x4" }, "a topology applies to the packet network"},
+		{"loggp topology", func(c *Config) { c.Network, c.Topology = "loggp", experiment.MustTopology("torus:4x4") }, "a topology applies to the packet network"},
 		{"loggp node latency", func(c *Config) { c.Network, c.Cluster.NodeLatency = "loggp", 2*netsim.Microsecond }, "a node latency applies to the packet network"},
 		{"loggp rtl", func(c *Config) { c.Network, c.RTLNodes = "loggp", []int{1} }, "RTL nodes applies to the packet network"},
 		{"loggp matcher", func(c *Config) { c.Network, c.Matcher = "loggp", "list" }, "a matcher applies to the packet network"},
@@ -80,7 +80,7 @@ func TestRTLNodesRefuseMessagesPastOneMiB(t *testing.T) {
 		return s
 	}
 	cfg := DefaultConfig()
-	cfg.Topology, cfg.RTLNodes = "crossbar:2", []int{1}
+	cfg.Topology, cfg.RTLNodes = experiment.MustTopology("crossbar:2"), []int{1}
 	_, err := RunSchedule(cfg, sched(1<<20+1))
 	var ie *experiment.InputError
 	require.ErrorAs(t, err, &ie)

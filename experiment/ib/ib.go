@@ -20,6 +20,7 @@ import (
 
 	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/ib"
 )
 
@@ -157,7 +158,11 @@ func RunRTT(cfg RTTConfig) (*RTTResult, error) {
 		return res, nil
 	}
 	m := ib.DefaultConfig()
-	m.Params, m.Topology = ib.E7501(), "fattree:2x2" // nodes 0 and 2: three switches apart
+	tree, err := fabric.NewFatTree(2, 2) // nodes 0 and 2: three switches apart
+	if err != nil {
+		return nil, err
+	}
+	m.Params, m.Topology = ib.E7501(), tree
 	for i, inline := range []bool{true, false} {
 		t, err := ib.RTTOn(m, 0, 2, cfg.Size, inline, cfg.Warmup, cfg.Iterations)
 		if err != nil {
@@ -202,14 +207,14 @@ func (r *RTTResult) WriteTable(w io.Writer) error {
 
 // BandwidthConfig is what lhsim ib bandwidth runs.
 type BandwidthConfig struct {
-	Chipsets []string
-	Sizes    []int // message sizes; RDMA sizes are these and larger, up to RDMAMax
+	Chipsets []ib.Params // read by name where they enter (ParseChipsets)
+	Sizes    []int       // message sizes; RDMA sizes are these and larger, up to RDMAMax
 	RDMAMax  int
 }
 
 // DefaultBandwidth is both chipsets, 16 B to 8 KB messages and RDMA up to 1 MB.
 func DefaultBandwidth() BandwidthConfig {
-	return BandwidthConfig{Chipsets: []string{"gc-le", "e7501"}, Sizes: []int{16, 64, 256, 1024, 2048, 4096, 8192}, RDMAMax: 1 << 20}
+	return BandwidthConfig{Chipsets: []ib.Params{ib.GCLE(), ib.E7501()}, Sizes: []int{16, 64, 256, 1024, 2048, 4096, 8192}, RDMAMax: 1 << 20}
 }
 
 // BandwidthRow is one point of a curve.
@@ -233,11 +238,7 @@ func streamCount(size int) int { return max(8, min(400, (4<<20)/size)) }
 // RunBandwidth streams messages and RDMA writes of each size between two nodes.
 func RunBandwidth(cfg BandwidthConfig) (*BandwidthResult, error) {
 	res := &BandwidthResult{Peak: map[string]map[string]float64{}}
-	for _, name := range cfg.Chipsets {
-		p, err := ib.ParseChipset(name)
-		if err != nil {
-			return nil, err
-		}
+	for _, p := range cfg.Chipsets {
 		peak := map[string]float64{"paper_message": paperBW[p.Chipset][0], "paper_rdma": paperBW[p.Chipset][1]}
 		rdma := append([]int(nil), cfg.Sizes...)
 		for s := cfg.Sizes[len(cfg.Sizes)-1] * 2; s <= cfg.RDMAMax; s *= 2 {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/ib"
 )
 
 // lhsim ib rtt's JSON is exactly the issue's: {"gc_le": {"dowqe_us", "no_dowqe_us"},
@@ -43,7 +44,7 @@ func TestIBRTT(t *testing.T) {
 // the JSON has its rows and peaks.
 func TestIBBandwidth(t *testing.T) {
 	cfg := DefaultBandwidth()
-	cfg.Chipsets = []string{"gc-le"}
+	cfg.Chipsets = []ib.Params{ib.GCLE()}
 	cfg.Sizes = []int{64, 1024, 8192}
 	cfg.RDMAMax = 65536
 	r, err := RunBandwidth(cfg)

@@ -46,7 +46,7 @@ func (RTTConfig) JobMemory() int64 { return partMemory }
 // Parts are the bandwidth curves by chipset.
 func (cfg BandwidthConfig) Parts() []experiment.Part[BandwidthConfig] {
 	return experiment.Split(cfg, cfg.Chipsets,
-		func(ch string) string { return ch }, func(c *BandwidthConfig, ch string) { c.Chipsets = []string{ch} })
+		func(p ib.Params) string { return p.Chipset }, func(c *BandwidthConfig, p ib.Params) { c.Chipsets = []ib.Params{p} })
 }
 
 // Merge puts the parts' results (in Parts order) together.

@@ -15,15 +15,23 @@ func ParseChipset(name string) (ib.Params, error) {
 	return p, nil
 }
 
-// Validate refuses chipsets that do not exist, or none.
+// ParseChipsets reads chipsets' names (ParseChipset).
+func ParseChipsets(names []string) ([]ib.Params, error) {
+	out := make([]ib.Params, 0, len(names))
+	for _, name := range names {
+		p, err := ParseChipset(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Validate refuses no chipset.
 func (cfg BandwidthConfig) Validate() error {
 	if len(cfg.Chipsets) == 0 {
 		return experiment.Refuse("--chipset: want gc-le, e7501 or both")
-	}
-	for _, c := range cfg.Chipsets {
-		if _, err := ParseChipset(c); err != nil {
-			return err
-		}
 	}
 	return nil
 }

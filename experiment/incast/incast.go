@@ -34,7 +34,7 @@ var (
 
 // Config is what the user chose.
 type Config struct {
-	Topology  string
+	Topology  experiment.Topology
 	Receivers int   // ranks 0..Receivers-1 receive; every other rank sends
 	RTLNodes  []int // receivers whose receive path is the RTL; the others run Model (nil: all RTL)
 	// Bridge is the RTL receivers' bridge: cgo (in this process) or plugin (a process each).
@@ -93,7 +93,7 @@ type Config struct {
 // receives posted 100 µs after the start.
 func Default() Config {
 	return Config{
-		Topology: "crossbar:16", Receivers: 1, Messages: 100, Seed: 1, PostAt: 100 * netsim.Microsecond,
+		Topology: experiment.MustTopology("crossbar:16"), Receivers: 1, Messages: 100, Seed: 1, PostAt: 100 * netsim.Microsecond,
 		Bridge: device.Cgo, Model: "go", Speed: true, Host: HostMPI, HostWait: 100 * netsim.Millisecond,
 		SearchPerMessage: map[bool]netsim.Time{true: netsim.NS(15.05), false: netsim.NS(576.92)},
 		Fetch:            566 * netsim.Nanosecond,
@@ -182,9 +182,9 @@ const (
 
 // Run runs the experiment with LHS on and with LHS off.
 func Run(cfg Config) (*Result, error) {
-	topo, err := fabric.ParseTopology(cfg.Topology)
-	if err != nil {
-		return nil, err
+	topo := cfg.Topology.Fabric()
+	if topo == nil {
+		return nil, experiment.Refuse("incast: no topology")
 	}
 	if err := cfg.Timeline.CheckNodes(topo.Nodes()); err != nil {
 		return nil, &experiment.InputError{Err: err}
@@ -234,7 +234,7 @@ func Run(cfg Config) (*Result, error) {
 	if cfg.Trace != "" && (cfg.TraceNode < 0 || cfg.TraceNode >= cfg.Receivers) {
 		return nil, fmt.Errorf("incast: trace of node %d, which is not a receiver (0..%d)", cfg.TraceNode, cfg.Receivers-1)
 	}
-	res := &Result{Host: cfg.Host, Topology: cfg.Topology, Receivers: cfg.Receivers, RTLNodes: rtl, Bridge: string(cfg.Bridge), Model: cfg.Model,
+	res := &Result{Host: cfg.Host, Topology: cfg.Topology.String(), Receivers: cfg.Receivers, RTLNodes: rtl, Bridge: string(cfg.Bridge), Model: cfg.Model,
 		Senders:  topo.Nodes() - cfg.Receivers,
 		PostAtUs: cfg.PostAt.Microseconds(), TraceNode: cfg.TraceNode}
 	plan := cfg.plan()
@@ -310,8 +310,8 @@ func (cfg Config) plan() []string {
 // run is held to) and 8 MiB a receiver (its receive path, the SO-DIMM a MiB at a time as
 // its tail ring fills, and its host: measured 2.6 MB a receiver, docs/performance.md).
 func (cfg Config) JobMemory() int64 {
-	topo, err := fabric.ParseTopology(cfg.Topology)
-	if err != nil {
+	topo := cfg.Topology.Fabric()
+	if topo == nil {
 		return 0
 	}
 	return 2*fabric.Footprint(topo, cfg.Fabric) + int64(cfg.Receivers)<<23

@@ -15,7 +15,7 @@ import (
 
 func smallIncast() Config {
 	cfg := Default()
-	cfg.Topology = "crossbar:4"
+	cfg.Topology = experiment.MustTopology("crossbar:4")
 	cfg.Messages = 30
 	cfg.PostAt = 20 * netsim.Microsecond
 	cfg.Speed = false
@@ -93,7 +93,7 @@ func TestIncastBadInput(t *testing.T) {
 // LH buffer it spills messages to host memory to let the wanted ones in.
 func TestIncastMPIHost(t *testing.T) {
 	cfg := smallIncast()
-	cfg.Topology, cfg.Messages, cfg.Speed = "crossbar:5", 60, true
+	cfg.Topology, cfg.Messages, cfg.Speed = experiment.MustTopology("crossbar:5"), 60, true
 	live, err := Run(cfg)
 	require.NoError(t, err)
 	require.Len(t, live.Speed, 3)
@@ -125,7 +125,7 @@ func TestIncastMPIHost(t *testing.T) {
 func TestIncastReceivePathsAgree(t *testing.T) {
 	cfg := smallIncast()
 	cfg.Host = HostCosts
-	cfg.Topology, cfg.Messages, cfg.Speed = "crossbar:5", 300, true
+	cfg.Topology, cfg.Messages, cfg.Speed = experiment.MustTopology("crossbar:5"), 300, true
 	cfg.PostAt = 300 * netsim.Microsecond
 	r, err := Run(cfg)
 	require.NoError(t, err)
@@ -137,7 +137,7 @@ func TestIncastReceivePathsAgree(t *testing.T) {
 	}
 	cfg = smallIncast()
 	cfg.Host = HostCosts
-	cfg.Receivers, cfg.Topology = 2, "crossbar:6"
+	cfg.Receivers, cfg.Topology = 2, experiment.MustTopology("crossbar:6")
 	both, err := Run(cfg)
 	require.NoError(t, err)
 	for _, bridge := range []device.Bridge{device.Cgo, device.Plugin} {
@@ -155,7 +155,7 @@ func TestIncastReceivePathsAgree(t *testing.T) {
 // arrives, and RTL and golden-model receivers agree.
 func TestIncastManyReceivers(t *testing.T) {
 	cfg := smallIncast()
-	cfg.Topology, cfg.Receivers, cfg.Messages = "crossbar:8", 4, 10
+	cfg.Topology, cfg.Receivers, cfg.Messages = experiment.MustTopology("crossbar:8"), 4, 10
 	rtl, err := Run(cfg)
 	require.NoError(t, err)
 	require.Equal(t, 4*4*10, rtl.On.Messages)
@@ -193,7 +193,7 @@ func TestIncastTrace(t *testing.T) {
 // come at its own times, the same receive times too.
 func TestIncastLookahead(t *testing.T) {
 	cfg := smallIncast()
-	cfg.Topology, cfg.Receivers, cfg.Messages, cfg.PostAt = "crossbar:20", 16, 20, 100*netsim.Microsecond
+	cfg.Topology, cfg.Receivers, cfg.Messages, cfg.PostAt = experiment.MustTopology("crossbar:20"), 16, 20, 100*netsim.Microsecond
 	cfg.RTLNodes, cfg.Entries = []int{}, 64
 	ahead, err := Run(cfg)
 	require.NoError(t, err)

@@ -26,7 +26,7 @@ import (
 // AlltoallConfig is what the user chose.
 type AlltoallConfig struct {
 	// Torus is the machine: the all-to-all paper's section 4.3, 16x16x16.
-	Torus string
+	Torus experiment.Topology
 	// Algorithm is "suh-shin" (Ohno et al.'s paper, section 4.2) or "direct" (the pairwise baseline).
 	Algorithm string
 	// Sizes are the bytes per (source, destination) pair. input: Ohno et al.'s all-to-all paper gives Figure 3's
@@ -65,7 +65,7 @@ type AlltoallConfig struct {
 // DefaultAlltoall is the all-to-all paper's machine.
 func DefaultAlltoall() AlltoallConfig {
 	return AlltoallConfig{
-		Torus:     "torus:16x16x16",
+		Torus:     experiment.MustTopology("torus:16x16x16"),
 		Algorithm: "suh-shin",
 		Sizes:     []int{8, 32, 128},
 		Schemes:   alltoall.Schemes,
@@ -194,11 +194,7 @@ func ParseSchemes(names []string) ([]alltoall.Scheme, error) {
 
 // torus is the sweep's torus, once its configuration is checked.
 func (cfg *AlltoallConfig) torus() (*fabric.Torus, error) {
-	topo, err := fabric.ParseTopology(cfg.Torus)
-	if err != nil {
-		return nil, err
-	}
-	t, ok := topo.(*fabric.Torus)
+	t, ok := cfg.Torus.Fabric().(*fabric.Torus)
 	if !ok {
 		return nil, fmt.Errorf("alltoall runs on a torus, not %s", cfg.Torus)
 	}
@@ -256,7 +252,7 @@ func RunAlltoall(cfg AlltoallConfig) (*AlltoallResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &AlltoallResult{Torus: cfg.Torus, Algorithm: cfg.Algorithm, Steps: len(sched.Steps), Puts: sched.Puts(), Heavy: cfg.Heavy,
+	res := &AlltoallResult{Torus: cfg.Torus.String(), Algorithm: cfg.Algorithm, Steps: len(sched.Steps), Puts: sched.Puts(), Heavy: cfg.Heavy,
 		SyncRule: syncRule(cfg.PaperSyncRule)}
 	if cfg.Uneven {
 		res.UnevenWeights = "hash"

@@ -6,11 +6,13 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/lhsim/lhsim/experiment"
 )
 
 func smallAlltoall() AlltoallConfig {
 	cfg := DefaultAlltoall()
-	cfg.Torus = "torus:4x4x4"
+	cfg.Torus = experiment.MustTopology("torus:4x4x4")
 	cfg.Sizes = []int{8, 64}
 	cfg.Uneven, cfg.EqualLatency = true, true
 	return cfg
@@ -89,12 +91,12 @@ func TestAlltoallHeavyTail(t *testing.T) {
 
 func TestAlltoallBadInput(t *testing.T) {
 	for _, bad := range []func(*AlltoallConfig){
-		func(c *AlltoallConfig) { c.Torus = "torus:6x4" },
-		func(c *AlltoallConfig) { c.Torus = "crossbar:16" },
+		func(c *AlltoallConfig) { c.Torus = experiment.MustTopology("torus:6x4") },
+		func(c *AlltoallConfig) { c.Torus = experiment.MustTopology("crossbar:16") },
 		func(c *AlltoallConfig) { c.Sizes = []int{0} },
 		func(c *AlltoallConfig) { c.Algorithm = "bruck" },
 		func(c *AlltoallConfig) { c.Schemes = nil },
-		func(c *AlltoallConfig) { c.Algorithm, c.Torus = "direct", "torus:16x16x16" },
+		func(c *AlltoallConfig) { c.Algorithm, c.Torus = "direct", experiment.MustTopology("torus:16x16x16") },
 	} {
 		cfg := smallAlltoall()
 		bad(&cfg)

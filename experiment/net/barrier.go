@@ -32,7 +32,7 @@ var (
 
 // BarrierConfig is what the user chose.
 type BarrierConfig struct {
-	Topologies []string               // fabric.ParseTopology strings
+	Topologies experiment.Topologies
 	Algorithms []collective.Algorithm // default: all
 	// Processes are the process counts; empty means powers of two and the count just above
 	// each, from 2 to the topology's size.
@@ -57,7 +57,7 @@ type BarrierConfig struct {
 // DefaultBarrier is the NSIM-ACE paper's sweep: the 64-node crossbar and fat tree, and a 4,096-node torus.
 func DefaultBarrier() BarrierConfig {
 	return BarrierConfig{
-		Topologies:  []string{"crossbar:64", "fattree:4x3", "torus:16x16x16"},
+		Topologies:  experiment.MustTopologies("crossbar:64,fattree:4x3,torus:16x16x16"),
 		Algorithms:  collective.Algorithms,
 		RingMax:     512,
 		NodeLatency: []netsim.Time{0, 800 * netsim.Nanosecond, netsim.Microsecond, 1200 * netsim.Nanosecond},
@@ -99,9 +99,12 @@ type BarrierResult struct {
 }
 
 // Validate refuses, before any work, what the sweep cannot run (an experiment.InputError):
-// a topology that does not parse, has one node or does not fit in memory, a process count
-// past a topology's nodes.
+// no topology (an empty list, or a zero Topology), one with one node or that does not fit in
+// memory, a process count past a topology's nodes.
 func (cfg BarrierConfig) Validate() error {
+	if len(cfg.Topologies) == 0 {
+		return experiment.Refuse("--topology: name at least one topology")
+	}
 	for _, ts := range cfg.Topologies {
 		topo, err := experiment.CheckTopology("topology", ts, cfg.Fabric, 2)
 		if err != nil {
@@ -152,18 +155,19 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 	if cfg.RingMax == 0 {
 		cfg.RingMax = 512
 	}
+	for _, ts := range cfg.Topologies {
+		if ts.Nodes() < 2 {
+			return nil, &experiment.InputError{Err: fmt.Errorf("barrier: %s has %d node; a barrier needs 2 processes", ts, ts.Nodes())}
+		}
+	}
 	res := &BarrierResult{}
 	start := time.Now()
 	total := 0
 	if cfg.Progress != nil {
 		for _, ts := range cfg.Topologies {
-			topo, err := fabric.ParseTopology(ts)
-			if err != nil {
-				return nil, err
-			}
 			ps := cfg.Processes
 			if len(ps) == 0 {
-				ps = processCounts(topo.Nodes())
+				ps = processCounts(ts.Nodes())
 			}
 			for _, alg := range cfg.Algorithms {
 				for _, p := range ps {
@@ -176,25 +180,18 @@ func RunBarrier(cfg BarrierConfig) (*BarrierResult, error) {
 		cfg.Progress.Expect(int64(total))
 	}
 	for k, ts := range cfg.Topologies {
-		topo, err := fabric.ParseTopology(ts)
-		if err != nil {
-			return nil, err
-		}
-		if topo.Nodes() < 2 {
-			return nil, &experiment.InputError{Err: fmt.Errorf("barrier: %s has %d node; a barrier needs 2 processes", ts, topo.Nodes())}
-		}
-		if err := cfg.Timeline.CheckNodes(topo.Nodes()); err != nil {
+		if err := cfg.Timeline.CheckNodes(ts.Nodes()); err != nil {
 			return nil, &experiment.InputError{Err: fmt.Errorf("%s: %w", ts, err)}
 		}
 		var windows func(netsim.WindowStats)
 		if cfg.Windows != nil {
-			windows = func(ws netsim.WindowStats) { cfg.Windows(ts, ws) }
+			windows = func(ws netsim.WindowStats) { cfg.Windows(ts.String(), ws) }
 		}
-		c, done, err := buildCluster(topo, cfg.Fabric, cfg.Cluster, cfg.Threads, cfg.Timeline != nil, windows)
+		c, done, err := buildCluster(ts.Fabric(), cfg.Fabric, cfg.Cluster, cfg.Threads, cfg.Timeline != nil, windows)
 		if err != nil {
 			return nil, err
 		}
-		events, err := runBarriers(cfg, res, c, k, ts)
+		events, err := runBarriers(cfg, res, c, k, ts.String())
 		done()
 		if err != nil {
 			return nil, err

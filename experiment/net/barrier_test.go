@@ -7,12 +7,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/netsim"
 )
 
 func smallBarrier() BarrierConfig {
 	cfg := DefaultBarrier()
-	cfg.Topologies = []string{"crossbar:16", "fattree:2x3", "torus:4x4x2"}
+	cfg.Topologies = experiment.MustTopologies("crossbar:16,fattree:2x3,torus:4x4x2")
 	cfg.NodeLatency = []netsim.Time{0, netsim.Microsecond}
 	return cfg
 }
@@ -81,7 +82,7 @@ func TestBarrierBadInput(t *testing.T) {
 	_, err := RunBarrier(cfg)
 	require.ErrorContains(t, err, "40 processes on crossbar:16 (16 nodes)")
 	cfg = smallBarrier()
-	cfg.Topologies = []string{"ring:4"}
+	cfg.Topologies = experiment.MustTopologies("crossbar:1")
 	_, err = RunBarrier(cfg)
-	require.Error(t, err)
+	require.ErrorContains(t, err, "crossbar:1 has 1 node; a barrier needs 2 processes")
 }

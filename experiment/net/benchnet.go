@@ -99,7 +99,12 @@ func (cfg BenchNetConfig) points() ([]benchNetPoint, error) {
 			return nil, experiment.Refuse("--routers: %q: want nsim or booksim", r)
 		}
 		for _, s := range cfg.Topologies {
-			topo, err := experiment.CheckTopology("topologies", s, fc, 2)
+			// (bench-net's command hands its topologies down as text still: read here.)
+			t, err := experiment.ParseTopology(s)
+			if err != nil {
+				return nil, experiment.Refuse("--topologies: %w", err)
+			}
+			topo, err := experiment.CheckTopology("topologies", t, fc, 2)
 			if err != nil {
 				return nil, err
 			}

@@ -28,8 +28,8 @@ func BarrierThreads(cfg BarrierConfig) (int, string) {
 	best := 1
 	var why []string
 	for _, ts := range cfg.Topologies {
-		topo, err := fabric.ParseTopology(ts)
-		if err != nil {
+		topo := ts.Fabric()
+		if topo == nil {
 			continue
 		}
 		got, w := clusterThreads(cfg.Threads, topo, cfg.Fabric, cfg.Timeline != nil)
@@ -43,8 +43,8 @@ func BarrierThreads(cfg BarrierConfig) (int, string) {
 
 // AlltoallThreads is how many threads each all-to-all of cfg runs on, and why fewer.
 func AlltoallThreads(cfg AlltoallConfig) (int, string) {
-	topo, err := fabric.ParseTopology(cfg.Torus)
-	if err != nil {
+	topo := cfg.Torus.Fabric()
+	if topo == nil {
 		return 1, ""
 	}
 	return clusterThreads(cfg.Threads, topo, cfg.Fabric, cfg.Timeline != nil)

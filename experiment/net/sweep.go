@@ -28,7 +28,7 @@ func (cfg BarrierConfig) Parts() []experiment.Part[BarrierConfig] {
 	for _, ts := range cfg.Topologies {
 		for _, nl := range cfg.NodeLatency {
 			c := cfg
-			c.Topologies, c.NodeLatency, c.Progress = []string{ts}, []netsim.Time{nl}, nil
+			c.Topologies, c.NodeLatency, c.Progress = experiment.Topologies{ts}, []netsim.Time{nl}, nil
 			out = append(out, experiment.Part[BarrierConfig]{Label: fmt.Sprintf("%s node-latency %gus", ts, nl.Microseconds()), Config: c})
 		}
 	}
@@ -154,11 +154,11 @@ func (cfg TrafficConfig) Merge(parts []*TrafficResult) (*TrafficResult, error) {
 // the CPU time the process used, with the rates made from them.
 
 // networkMemory is twice the largest footprint of the networks named (fabric.CheckFits's
-// estimate); a name that does not parse counts nothing (the run refuses it itself).
-func networkMemory(fc fabric.Config, topologies ...string) int64 {
+// estimate); none (the zero Topology) counts nothing (the run refuses it itself).
+func networkMemory(fc fabric.Config, topologies ...experiment.Topology) int64 {
 	var most int64
-	for _, s := range topologies {
-		if topo, err := fabric.ParseTopology(s); err == nil {
+	for _, t := range topologies {
+		if topo := t.Fabric(); topo != nil {
 			most = max(most, 2*fabric.Footprint(topo, fc))
 		}
 	}
@@ -173,7 +173,7 @@ func (cfg AlltoallConfig) JobMemory() int64 { return networkMemory(cfg.Fabric, c
 
 // JobMemory is the memory one part of the traffic sweep may take (the topology's network).
 func (cfg TrafficConfig) JobMemory() int64 {
-	if topo, err := fabric.ParseTopology(cfg.Topology); err == nil && cfg.Fabric.Router == fabric.BookSimIQ {
+	if topo := cfg.Topology.Fabric(); topo != nil && cfg.Fabric.Router == fabric.BookSimIQ {
 		return 2 * booksim.Footprint(topo, cfg.Fabric) // (the booksim router's own, not the event model's)
 	}
 	return networkMemory(cfg.Fabric, cfg.Topology)

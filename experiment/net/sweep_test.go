@@ -26,7 +26,7 @@ func runParts[C, R any](t *testing.T, parts []experiment.Part[C], run func(C) (*
 func TestMergeIsTheWholeSweep(t *testing.T) {
 	t.Run("barrier", func(t *testing.T) {
 		cfg := DefaultBarrier()
-		cfg.Topologies = []string{"crossbar:16", "fattree:2x3"}
+		cfg.Topologies = experiment.MustTopologies("crossbar:16,fattree:2x3")
 		cfg.NodeLatency = []netsim.Time{0, netsim.Microsecond}
 		whole, err := RunBarrier(cfg)
 		require.NoError(t, err)
@@ -40,7 +40,7 @@ func TestMergeIsTheWholeSweep(t *testing.T) {
 	})
 	t.Run("alltoall", func(t *testing.T) {
 		cfg := DefaultAlltoall()
-		cfg.Torus, cfg.Sizes, cfg.Uneven, cfg.EqualLatency = "torus:4x4x4", []int{8, 64}, true, true
+		cfg.Torus, cfg.Sizes, cfg.Uneven, cfg.EqualLatency = experiment.MustTopology("torus:4x4x4"), []int{8, 64}, true, true
 		whole, err := RunAlltoall(cfg)
 		require.NoError(t, err)
 		parts := cfg.Parts()
@@ -58,7 +58,7 @@ func TestMergeIsTheWholeSweep(t *testing.T) {
 	t.Run("traffic", func(t *testing.T) {
 		for _, all := range []bool{false, true} {
 			cfg := DefaultTraffic()
-			cfg.Topology, cfg.Loads, cfg.AllLoads = "torus:4x4x4", []float64{0.1, 0.5, 0.9, 1.0, 1.2}, all
+			cfg.Topology, cfg.Loads, cfg.AllLoads = experiment.MustTopology("torus:4x4x4"), []float64{0.1, 0.5, 0.9, 1.0, 1.2}, all
 			cfg.WarmupCycles, cfg.MeasureCycles, cfg.DrainCycles = 500, 1000, 2000
 			whole, err := RunTraffic(cfg)
 			require.NoError(t, err)
@@ -79,8 +79,8 @@ func TestMergeIsTheWholeSweep(t *testing.T) {
 // Parts of different machines are not merged.
 func TestMergeRefusesMixedParts(t *testing.T) {
 	a, b := DefaultTraffic(), DefaultTraffic()
-	a.Topology, a.Loads = "torus:4x4x4", []float64{0.1}
-	b.Topology, b.Loads = "crossbar:8", []float64{0.2}
+	a.Topology, a.Loads = experiment.MustTopology("torus:4x4x4"), []float64{0.1}
+	b.Topology, b.Loads = experiment.MustTopology("crossbar:8"), []float64{0.2}
 	ra, err := RunTraffic(a)
 	require.NoError(t, err)
 	rb, err := RunTraffic(b)

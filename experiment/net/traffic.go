@@ -27,11 +27,11 @@ import (
 
 // TrafficConfig is what the user chose.
 type TrafficConfig struct {
-	Topology    string        // fabric.ParseTopology's form: torus:8x8x8, fattree:4x3, crossbar:16
-	Pattern     string        // uniform, transpose, tornado, neighbor
-	Loads       []float64     // offered loads, flits per router cycle per node, ascending
-	PacketFlits int           // packet size in flits
-	Fabric      fabric.Config // router and link knobs
+	Topology    experiment.Topology // torus:8x8x8, fattree:4x3, crossbar:16
+	Pattern     string              // uniform, transpose, tornado, neighbor
+	Loads       []float64           // offered loads, flits per router cycle per node, ascending
+	PacketFlits int                 // packet size in flits
+	Fabric      fabric.Config       // router and link knobs
 	Seed        uint64
 	// Windows, in router cycles: warm-up, measurement, and the longest drain after it.
 	WarmupCycles, MeasureCycles, DrainCycles int64
@@ -68,7 +68,7 @@ type TrafficConfig struct {
 // parameters, from 5% of the injection bandwidth to 100%.
 func DefaultTraffic() TrafficConfig {
 	return TrafficConfig{
-		Topology:      "torus:8x8x8",
+		Topology:      experiment.MustTopology("torus:8x8x8"),
 		Pattern:       "uniform",
 		Loads:         []float64{0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0},
 		PacketFlits:   4,
@@ -239,9 +239,9 @@ func RunTraffic(cfg TrafficConfig) (*TrafficResult, error) {
 // trafficCheck builds what cfg names, or says why it cannot; it puts TorusLatency into
 // cfg.Fabric.
 func trafficCheck(cfg *TrafficConfig) (fabric.Topology, *fabric.Network, fabric.Pattern, error) {
-	topo, err := fabric.ParseTopology(cfg.Topology)
-	if err != nil {
-		return nil, nil, nil, err
+	topo := cfg.Topology.Fabric()
+	if topo == nil {
+		return nil, nil, nil, errors.New("no topology")
 	}
 	if err := cfg.torusLatencies(topo); err != nil {
 		return nil, nil, nil, err

@@ -112,16 +112,14 @@ func (k TrafficKnobs) fabric() (fabric.Config, error) {
 }
 
 // Validate refuses, before any work, what the sweep cannot run (an experiment.InputError):
-// a topology that does not parse or fit in memory, a pattern it cannot take, and all that
+// a topology that does not fit in memory, a pattern it cannot take, and all that
 // RunTraffic itself refuses before it starts.
 func (cfg TrafficConfig) Validate() error {
-	if cfg.Fabric.Router == fabric.BookSimIQ {
+	if topo := cfg.Topology.Fabric(); topo != nil && cfg.Fabric.Router == fabric.BookSimIQ {
 		// The booksim router's own memory, before the event model's (which sizes the probe
 		// of bounds and routes, and is under half of it).
-		if topo, err := fabric.ParseTopology(cfg.Topology); err == nil {
-			if err := booksim.CheckFits(topo, cfg.Fabric); err != nil {
-				return experiment.Refuse("--topology: %w", err)
-			}
+		if err := booksim.CheckFits(topo, cfg.Fabric); err != nil {
+			return experiment.Refuse("--topology: %w", err)
 		}
 	}
 	topo, err := experiment.CheckTopology("topology", cfg.Topology, cfg.Fabric, 1)

@@ -21,7 +21,7 @@ import (
 // quickTraffic is a sweep small enough for a test: short windows, every load run.
 func quickTraffic(topo, pattern string, loads ...float64) TrafficConfig {
 	cfg := DefaultTraffic()
-	cfg.Topology, cfg.Pattern, cfg.Loads = topo, pattern, loads
+	cfg.Topology, cfg.Pattern, cfg.Loads = experiment.MustTopology(topo), pattern, loads
 	cfg.WarmupCycles, cfg.MeasureCycles, cfg.DrainCycles = 1000, 4000, 6000
 	cfg.AllLoads = true
 	return cfg
@@ -126,8 +126,7 @@ func TestTrafficBadInput(t *testing.T) {
 		mod  func(*TrafficConfig)
 		says string
 	}{
-		{func(c *TrafficConfig) { c.Topology = "torus:0" }, "at least 1"},
-		{func(c *TrafficConfig) { c.Topology = "ring:8" }, `unknown kind "ring"`},
+		{func(c *TrafficConfig) { c.Topology = experiment.Topology{} }, "no topology"},
 		{func(c *TrafficConfig) { c.Pattern = "hotspot" }, `unknown pattern "hotspot"`},
 		{func(c *TrafficConfig) { c.Loads = nil }, "no loads"},
 		{func(c *TrafficConfig) { c.Loads = []float64{0.5, 0.2} }, "loads must rise"},
@@ -266,7 +265,7 @@ func TestTrafficDrainLimit(t *testing.T) {
 func TestTrafficCappedBy(t *testing.T) {
 	for _, preset := range []string{"nsim", "booksim"} {
 		cfg := DefaultTraffic()
-		cfg.Topology, cfg.Loads, cfg.PacketFlits = "torus:8x8", []float64{0.2, 0.9}, 4
+		cfg.Topology, cfg.Loads, cfg.PacketFlits = experiment.MustTopology("torus:8x8"), []float64{0.2, 0.9}, 4
 		cfg.WarmupCycles, cfg.MeasureCycles, cfg.DrainCycles = 500, 1000, 2000
 		cfg.AllLoads = true
 		if preset == "booksim" {
@@ -298,7 +297,7 @@ func TestTrafficCappedBy(t *testing.T) {
 // AllowDeadlock it runs, and the row says it deadlocked (and with the VCs asked for: one).
 func TestTrafficAllowDeadlock(t *testing.T) {
 	cfg := DefaultTraffic()
-	cfg.Topology, cfg.Pattern, cfg.Loads, cfg.PacketFlits = "torus:8", "tornado", []float64{1}, 16
+	cfg.Topology, cfg.Pattern, cfg.Loads, cfg.PacketFlits = experiment.MustTopology("torus:8"), "tornado", []float64{1}, 16
 	cfg.Fabric = fabric.BookSimConfig(4 * netsim.Nanosecond)
 	cfg.Fabric.VCs, cfg.Fabric.BufferFlits = 1, 2
 	_, err := RunTraffic(cfg)
@@ -378,9 +377,9 @@ func TestTrafficBookSimMemoryCheck(t *testing.T) {
 			continue
 		}
 		require.Less(t, 2*fabric.Footprint(topo, cfg.Fabric), limit*3/4, "torus:64x64x%d: the event model's estimate fits", z)
-		cfg.Topology = topo.String()
+		cfg.Topology = experiment.TopologyOf(topo)
 		err = cfg.Validate()
-		require.Error(t, err, cfg.Topology)
+		require.Error(t, err, cfg.Topology.String())
 		require.True(t, experiment.IsInput(err))
 		require.ErrorContains(t, err, "the booksim router")
 		require.ErrorIs(t, err, fabric.ErrTooBig)

@@ -19,9 +19,9 @@ func TrafficThreads(cfg TrafficConfig) (int, string) {
 	if t == 1 {
 		return 1, ""
 	}
-	topo, err := fabric.ParseTopology(cfg.Topology)
+	topo := cfg.Topology.Fabric()
 	switch {
-	case err != nil:
+	case topo == nil:
 		return 1, ""
 	case cfg.Timeline != nil:
 		return 1, "a timeline records the run on one thread"

@@ -8,7 +8,6 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/netsim/match"
 )
 
@@ -43,7 +42,7 @@ func fig6NIC(spec match.Spec, cfg SearchConfig, entries int) (*match.NIC, error)
 		entries = 1024 // the tail ring holds the messages; the LH buffer is not used
 	}
 	nc := cfg.MatchNIC(entries, searchSource+1)
-	nc.Model, nc.LHS = device.Model(cfg.Model), lhs
+	nc.Model, nc.LHS = cfg.Model, lhs
 	return match.OpenNIC(nc)
 }
 

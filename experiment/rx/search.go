@@ -54,7 +54,7 @@ const (
 
 // SearchConfig is what the user chose.
 type SearchConfig struct {
-	Model   string        // "rtl", "go" or "lockstep"
+	Model   device.Model  // rtl, go or lockstep
 	Bridge  device.Bridge // where the device runs ("" is cgo)
 	Entries int           // LH buffer entries; 0: the RTL build's 1024, or as deep as the search needs
 	// Driver is how the host driver programs the NIC (SplitPos, MaxMsg...); LHS is set per
@@ -92,7 +92,7 @@ func (c SearchConfig) step(design string, depth int) {
 // DefaultSearch is the paper's set-up on the RTL, as deep as the default LH buffer holds.
 func DefaultSearch() SearchConfig {
 	return SearchConfig{
-		Model:    "rtl",
+		Model:    device.RTL,
 		MaxDepth: 1023,
 		Seed:     1,
 		CPU:      hostcpu.Pentium4(),
@@ -309,7 +309,7 @@ func (cfg SearchConfig) Plan() (depths []int, entries int, err error) {
 	if entries > gosim.MaxEntries {
 		return nil, 0, fmt.Errorf("search: depth %d needs %d LH entries; the host bus's LH region holds %d (a --max-depth of %d at most)", maxD, entries, gosim.MaxEntries, gosim.MaxEntries-1)
 	}
-	if entries > 1024 && cfg.Model != "go" {
+	if entries > 1024 && cfg.Model != device.Go {
 		return nil, 0, fmt.Errorf("search: depth %d needs %d LH entries; the RTL build has 1024 (use --model go or a smaller --max-depth)", maxD, entries)
 	}
 	if len(distinct) < 2 {
@@ -413,7 +413,7 @@ func newSearchResult(cfg SearchConfig, depths []int) *SearchResult {
 		lat = gosim.DefaultSODIMM.ReadLatency
 	}
 	return &SearchResult{
-		Model: cfg.Model, Seed: cfg.Seed, Depths: depths,
+		Model: string(cfg.Model), Seed: cfg.Seed, Depths: depths,
 		PerMessageNs: map[string]float64{}, InterceptNs: map[string]float64{},
 		Series: map[string][]float64{}, Factors: map[string]float64{},
 		Inputs: SearchInputs{

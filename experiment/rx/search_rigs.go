@@ -59,8 +59,7 @@ func searchMessages(x int, rng *rand.Rand) [][]byte {
 var searchTarget = mpi.Pattern{Source: searchSource, Tag: searchTargetTag, Comm: searchComm}
 
 func openSearchDevice(c SearchConfig, entries int) (device.Device, error) {
-	model := c.Model
-	cfg := device.Config{Model: device.Model(model), Bridge: c.Bridge}
+	cfg := device.Config{Model: c.Model, Bridge: c.Bridge}
 	cfg.Board.Seed = c.Seed
 	if c.SODIMMReadLatency > 0 {
 		cfg.Board.Memory = gosim.DefaultSODIMM

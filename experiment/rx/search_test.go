@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lhsim/lhsim/gosim"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lhsim/lhsim/device"
+	"github.com/lhsim/lhsim/gosim"
 )
 
 // smallSearch is the experiment on the Go model at a few depths: fast enough for every run
@@ -160,7 +162,7 @@ func TestSearchHeadlineOnEveryModel(t *testing.T) {
 	results := map[string]*SearchResult{}
 	for _, model := range []string{"rtl", "go", "lockstep"} {
 		cfg := DefaultSearch()
-		cfg.Model = model
+		cfg.Model = device.Model(model)
 		res, err := RunSearch(cfg)
 		require.NoError(t, err, model)
 		results[model] = res

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lhsim/lhsim/checkpoint"
 	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 // Checkpoint and restart, as the PM/InfiniBand-FJ paper's §5.5 and §6 do it under SCore: the job's processes are
@@ -251,8 +252,10 @@ func (c *Cluster) Continue() error {
 // CheckpointMeta is the description a checkpoint file carries: enough to build the machine
 // and its programs again.
 type CheckpointMeta struct {
-	Kind     string           `json:"kind"` // "ib"
-	Config   Config           `json:"config"`
+	Kind   string `json:"kind"` // "ib"
+	Config Config `json:"config"`
+	// Topology is Config.Topology's text (fabric.ParseTopology's), when it has one.
+	Topology string           `json:"topology,omitempty"`
 	Workload Workload         `json:"workload"`
 	Report   CheckpointReport `json:"report"`
 }
@@ -300,7 +303,11 @@ func (c *Cluster) WriteCheckpoint(path string, w Workload) error {
 	if st == nil {
 		return fmt.Errorf("ib: write checkpoint: %w", ErrNoCheckpoint)
 	}
-	meta, err := json.Marshal(CheckpointMeta{Kind: "ib", Config: c.cfg, Workload: w, Report: st.report})
+	m := CheckpointMeta{Kind: "ib", Config: c.cfg, Workload: w, Report: st.report}
+	if c.cfg.Topology != nil {
+		m.Topology = c.cfg.Topology.String()
+	}
+	meta, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
@@ -354,6 +361,11 @@ func ReadCheckpoint(path string) (*Cluster, *CheckpointMeta, error) {
 	}
 	if err := meta.Workload.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("ib: %s: %w", path, err)
+	}
+	if meta.Topology != "" { // (read from the file, as the rest of its description is)
+		if meta.Config.Topology, err = fabric.ParseTopology(meta.Topology); err != nil {
+			return nil, nil, fmt.Errorf("ib: %s: %w", path, err)
+		}
 	}
 	c, err := Build(meta.Config)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 // ckptConfig is a machine of six nodes whose shared receive queues are small enough for
@@ -104,4 +105,30 @@ func TestCheckpointRestoreInNewProcess(t *testing.T) {
 			t.Logf("%s: %s; in flight %+v; images %v bytes", name, rep, f, rep.ImageBytes)
 		})
 	}
+}
+
+// A machine on a network of its own (a fat tree, not the crossbar of Nodes) comes back from
+// its checkpoint on that network, and ends as the run that went on.
+func TestCheckpointKeepsTheTopology(t *testing.T) {
+	cfg, w := ckptConfig()
+	tree, err := fabric.NewFatTree(2, 2)
+	require.NoError(t, err)
+	cfg.Topology, cfg.Nodes = tree, 4
+	c := startTraffic(t, cfg, w)
+	_, err = c.Checkpoint(200*netsim.Microsecond, true)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "ib.ckpt")
+	require.NoError(t, c.WriteCheckpoint(path, w))
+	require.NoError(t, c.Continue())
+	went := finish(t, c)
+
+	back, meta, err := ReadCheckpoint(path)
+	require.NoError(t, err)
+	require.Equal(t, "fattree:2x2", meta.Topology)
+	require.Equal(t, "fattree:2x2", back.Config().Topology.String())
+	p, err := back.Network().Path(0, 2)
+	require.NoError(t, err)
+	require.Len(t, p, 4, "three switches between nodes 0 and 2, as on the fat tree")
+	require.NoError(t, back.Continue())
+	require.Equal(t, went, finish(t, back))
 }

@@ -22,9 +22,10 @@ type Config struct {
 	Params Params
 	// Nodes on a crossbar of one switch (the PM/InfiniBand-FJ paper's GC-LE cluster: one 8-port RedSwitch).
 	Nodes int
-	// Topology, when set, is a netsim/fabric topology string instead (fattree:16x2 is 256
-	// nodes on 32-port switches, close to the PM/InfiniBand-FJ paper's 256-node machine).
-	Topology string
+	// Topology, when set, is the network instead (fattree:16x2 is 256 nodes on 32-port
+	// switches, close to the PM/InfiniBand-FJ paper's 256-node machine). A checkpoint
+	// carries it as its text (CheckpointMeta.Topology).
+	Topology fabric.Topology `json:"-"`
 	// Receive is the receive-buffer design.
 	Receive ReceiveMode
 	// RecvDepth is the receive WQEs (and MaxMessage buffers) posted per QP (PerPeerRQ) or in
@@ -55,7 +56,7 @@ func (c Config) Validate() error {
 		return err
 	}
 	switch {
-	case c.Topology == "" && (c.Nodes < 2 || c.Nodes > 4096):
+	case c.Topology == nil && (c.Nodes < 2 || c.Nodes > 4096):
 		return fmt.Errorf("ib: %d nodes: want 2..4096", c.Nodes)
 	case c.Receive != SharedRQ && c.Receive != PerPeerRQ:
 		return fmt.Errorf("ib: receive mode %q: want srq or rc", c.Receive)
@@ -71,8 +72,8 @@ func (c Config) Validate() error {
 
 // topology is the configuration's fabric topology.
 func (c Config) topology() (fabric.Topology, error) {
-	if c.Topology != "" {
-		return fabric.ParseTopology(c.Topology)
+	if c.Topology != nil {
+		return c.Topology, nil
 	}
 	return fabric.NewCrossbar(c.Nodes)
 }

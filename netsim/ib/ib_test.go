@@ -9,6 +9,7 @@ import (
 
 	"github.com/lhsim/lhsim/internal/testseed"
 	"github.com/lhsim/lhsim/netsim"
+	"github.com/lhsim/lhsim/netsim/fabric"
 )
 
 // The firmware cycles per message are what docs/ib.md says: derived from the one paper
@@ -217,7 +218,8 @@ func TestRTTAcrossMoreSwitches(t *testing.T) {
 	cfg := DefaultConfig()
 	one, err := RTTOn(cfg, 0, 1, 16, true, 2, 10)
 	require.NoError(t, err)
-	cfg.Topology = "fattree:2x2"
+	cfg.Topology, err = fabric.NewFatTree(2, 2)
+	require.NoError(t, err)
 	c, err := Build(cfg)
 	require.NoError(t, err)
 	path, err := c.Network().Path(0, 2)

@@ -1,9 +1,14 @@
-package main
+// Package cli is the life of a run that every lhsim command shares, written once (as the Go
+// tool's cmd/go/internal/base): the files a command writes (every path checked before any
+// work, each file written beside its name and renamed into place), its profiles, its
+// progress on stderr, and a sweep's parts run --jobs at a time or as a Slurm job array.
+// cmd/lhsim's runner holds a command's flags and calls it.
+package cli
 
 // The one writer of a command's files. Before any work, every path a command was given is
-// checked (checkPaths): no output names an input or another output (the same file by name,
+// checked (CheckPaths): no output names an input or another output (the same file by name,
 // link or inode), and each output can be written where it goes. A file is then written to a
-// file beside it and renamed into place once whole (writeFile), so a run that fails leaves
+// file beside it and renamed into place once whole (WriteFile), so a run that fails leaves
 // no empty or partial file and never half of the old one; a device, FIFO or pipe is
 // written in place. Every failed write or close is reported (exit 1), with the user's file
 // name, never the temporary one.
@@ -23,45 +28,57 @@ import (
 	"github.com/lhsim/lhsim/verilator/fstfile"
 )
 
-// pathError is a path the command cannot use: one line, exit 2, before any work.
-type pathError struct{ error }
+// PathError is a path the command cannot use: one line, exit 2, before any work.
+type PathError struct{ Err error }
 
-// checkPaths refuses, before any work, an output that names an input or another output, and
-// an output that cannot be written.
-func (r *runner) checkPaths() error {
-	var given []pathFlag
-	for _, p := range r.paths {
-		if *p.value != "" {
+func (e PathError) Error() string { return e.Err.Error() }
+
+// PathFlag is a flag that names a file: an input read, or an output written.
+type PathFlag struct {
+	Name    string
+	Value   *string
+	Input   bool
+	Regular bool // an output only a regular file can take (a file its own writer seeks in)
+}
+
+// CheckPaths refuses, before any work, an output that names an input or another output, and
+// an output that cannot be written. An output flag whose name starts with plot draws a plot
+// (experiment.CheckPlotFile), and --trace and --trace-file name FST waveforms (there must
+// be room for their close: fstfile.CheckSpace).
+func CheckPaths(paths []PathFlag) error {
+	var given []PathFlag
+	for _, p := range paths {
+		if *p.Value != "" {
 			given = append(given, p)
 		}
 	}
 	for _, p := range given {
-		if p.input {
+		if p.Input {
 			continue
 		}
 		for _, q := range given {
-			if q.name != p.name && (q.input || q.name < p.name) && sameFile(*p.value, *q.value) {
+			if q.Name != p.Name && (q.Input || q.Name < p.Name) && sameFile(*p.Value, *q.Value) {
 				what := "another output"
-				if q.input {
+				if q.Input {
 					what = "an input"
 				}
-				return pathError{fmt.Errorf("--%s and --%s name the same file %s: %s would overwrite %s", p.name, q.name, *p.value, "--"+p.name, what)}
+				return PathError{fmt.Errorf("--%s and --%s name the same file %s: %s would overwrite %s", p.Name, q.Name, *p.Value, "--"+p.Name, what)}
 			}
 		}
-		if strings.HasPrefix(p.name, "plot") {
-			if err := experiment.CheckPlotFile(*p.value); err != nil {
-				return pathError{fmt.Errorf("--%s: %w", p.name, err)}
+		if strings.HasPrefix(p.Name, "plot") {
+			if err := experiment.CheckPlotFile(*p.Value); err != nil {
+				return PathError{fmt.Errorf("--%s: %w", p.Name, err)}
 			}
 		}
-		if st, err := os.Stat(*p.value); p.regular && err == nil && !st.Mode().IsRegular() {
-			return pathError{fmt.Errorf("--%s %s: not a regular file, which this output is written as", p.name, *p.value)}
+		if st, err := os.Stat(*p.Value); p.Regular && err == nil && !st.Mode().IsRegular() {
+			return PathError{fmt.Errorf("--%s %s: not a regular file, which this output is written as", p.Name, *p.Value)}
 		}
-		if err := canCreate(*p.value); err != nil {
-			return pathError{fmt.Errorf("--%s: %w", p.name, err)}
+		if err := canCreate(*p.Value); err != nil {
+			return PathError{fmt.Errorf("--%s: %w", p.Name, err)}
 		}
-		if waveformFlags[p.name] {
-			if err := fstfile.CheckSpace(*p.value, fstfile.Reserve); err != nil {
-				return pathError{fmt.Errorf("--%s: %w", p.name, err)}
+		if waveformFlags[p.Name] {
+			if err := fstfile.CheckSpace(*p.Value, fstfile.Reserve); err != nil {
+				return PathError{fmt.Errorf("--%s: %w", p.Name, err)}
 			}
 		}
 	}
@@ -85,7 +102,7 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
-// canCreate reports whether path can be written as writeFile writes it, leaving nothing: a
+// canCreate reports whether path can be written as WriteFile writes it, leaving nothing: a
 // file beside it can be created (a regular file, or none yet), or the device opened.
 func canCreate(path string) error {
 	st, err := os.Stat(path)
@@ -124,19 +141,19 @@ func createBeside(path string) (*os.File, error) {
 	return f, nil
 }
 
-// create opens the file an output is streamed to: a file beside path (commit renames it to
+// Create opens the file an output is streamed to: a file beside path (Commit renames it to
 // path), or path itself when it is a device, a FIFO or a pipe.
-func create(path string) (*os.File, error) {
+func Create(path string) (*os.File, error) {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
 		return os.OpenFile(path, os.O_WRONLY, 0)
 	}
 	return createBeside(path)
 }
 
-// commit closes f, which create opened for path, and when keep renames it into place (a
+// Commit closes f, which Create opened for path, and when keep renames it into place (a
 // file beside path); otherwise, or when the close fails, it removes it. It returns the
 // close's or the rename's error.
-func commit(f *os.File, path string, keep bool) error {
+func Commit(f *os.File, path string, keep bool) error {
 	err := f.Close()
 	if f.Name() == path {
 		return err
@@ -152,16 +169,16 @@ func commit(f *os.File, path string, keep bool) error {
 	return err
 }
 
-// writeFile writes path through write, which is given the file name to write: a file beside
+// WriteFile writes path through write, which is given the file name to write: a file beside
 // path, renamed to path once write succeeded and removed otherwise; or path itself when it
 // is a device, a FIFO or a pipe. flag names the file in errors.
-func writeFile(flag, path string, write func(file string) error) error {
+func WriteFile(flag, path string, write func(file string) error) error {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
-		return named(flag, path, write(path))
+		return Named(flag, path, write(path))
 	}
 	f, err := createBeside(path)
 	if err != nil {
-		return named(flag, path, err)
+		return Named(flag, path, err)
 	}
 	tmp := f.Name()
 	f.Close()
@@ -174,31 +191,36 @@ func writeFile(flag, path string, write func(file string) error) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return named(flag, path, err)
+		return Named(flag, path, err)
 	}
 	return nil
 }
 
-// writeBytes is writeFile of bytes already made.
-func writeBytes(flag, path string, b []byte) error {
-	return writeFile(flag, path, func(file string) error { return writeAll(file, b) })
-}
-
-// writeAll writes b to file and closes it, reporting a failed write or close.
-func writeAll(file string, b []byte) error {
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
+// WriteBytes is WriteFile of bytes already made.
+func WriteBytes(flag, path string, b []byte) error {
+	return WriteTo(flag, path, func(w io.Writer) error {
+		_, err := w.Write(b)
 		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	})
 }
 
-// named is err with the temporary file's name replaced by the user's, under the flag.
-func named(flag, path string, err error) error {
+// WriteTo is WriteFile of what write writes to an open file, whose close is checked too.
+func WriteTo(flag, path string, write func(io.Writer) error) error {
+	return WriteFile(flag, path, func(file string) error {
+		f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return err
+		}
+		err = write(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+}
+
+// Named is err with the temporary file's name replaced by the user's, under the flag.
+func Named(flag, path string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -221,10 +243,10 @@ func withoutPath(err error, path string) error {
 	return err
 }
 
-// writeResult prints v: JSON with --json (json), else the table; and writes JSON to --out.
+// WriteResult prints v: JSON with --json (json), else the table; and writes JSON to --out.
 // v is encoded before anything is written, so that a value JSON cannot hold (NaN, an
 // infinity) fails the command with no output rather than half of it.
-func writeResult(asJSON bool, out *string, v any, table func(io.Writer) error) error {
+func WriteResult(asJSON bool, out *string, v any, table func(io.Writer) error) error {
 	var js bytes.Buffer
 	if asJSON || (out != nil && *out != "") {
 		enc := json.NewEncoder(&js)
@@ -234,7 +256,7 @@ func writeResult(asJSON bool, out *string, v any, table func(io.Writer) error) e
 		}
 	}
 	if out != nil && *out != "" {
-		if err := writeBytes("--out", *out, js.Bytes()); err != nil {
+		if err := WriteBytes("--out", *out, js.Bytes()); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -12,10 +12,10 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 )
 
-// progress is a long command's progress on stderr, so that a long run never looks like a
+// Bar is a long command's progress on stderr, so that a long run never looks like a
 // hang: a bar (vbauerster/mpb) when stderr is a terminal, else a line every lineEvery (a log
-// or a pipe). With --json (quiet) newProgress returns nil, whose methods do nothing.
-type progress struct {
+// or a pipe). With --json (quiet) NewBar returns nil, whose methods do nothing.
+type Bar struct {
 	p     *mpb.Progress
 	bar   *mpb.Bar
 	extra atomic.Pointer[string]
@@ -42,17 +42,17 @@ var progressOnTerminal = func() bool {
 	return isatty.IsTerminal(fd) || isatty.IsCygwinTerminal(fd)
 }
 
-// newProgress starts a bar of total steps named name, counting in unit ("messages");
+// NewBar starts a bar of total steps named name, counting in unit ("messages");
 // quiet (--json) or a stderr that is not a terminal gives none.
-func newProgress(quiet bool, name string, total int64, unit string) *progress {
+func NewBar(quiet bool, name string, total int64, unit string) *Bar {
 	if quiet || total <= 0 {
 		return nil
 	}
 	if !progressOnTerminal() {
 		now := time.Now()
-		return &progress{name: name, unit: unit, total: total, start: now, last: now}
+		return &Bar{name: name, unit: unit, total: total, start: now, last: now}
 	}
-	pr := &progress{total: total, p: mpb.New(mpb.WithOutput(os.Stderr), mpb.WithWidth(36), mpb.WithRefreshRate(200*time.Millisecond))}
+	pr := &Bar{total: total, p: mpb.New(mpb.WithOutput(os.Stderr), mpb.WithWidth(36), mpb.WithRefreshRate(200*time.Millisecond))}
 	empty := ""
 	pr.extra.Store(&empty)
 	// Made with no total, so that the total can grow (a sweep's parts add their steps as
@@ -70,8 +70,8 @@ func newProgress(quiet bool, name string, total int64, unit string) *progress {
 	return pr
 }
 
-// set moves the bar to done steps; note, if not empty, shows beside it (a cycle count).
-func (pr *progress) set(done int64, note string) {
+// Set moves the bar to done steps; note, if not empty, shows beside it (a cycle count).
+func (pr *Bar) Set(done int64, note string) {
 	if pr == nil {
 		return
 	}
@@ -96,8 +96,8 @@ func (pr *progress) set(done int64, note string) {
 	pr.bar.SetCurrent(done)
 }
 
-// setTotal sets the bar's total (the steps a sweep's parts expect grow as they start).
-func (pr *progress) setTotal(total int64) {
+// SetTotal sets the bar's total (the steps a sweep's parts expect grow as they start).
+func (pr *Bar) SetTotal(total int64) {
 	if pr == nil || total == pr.total {
 		return
 	}
@@ -107,8 +107,8 @@ func (pr *progress) setTotal(total int64) {
 	}
 }
 
-// log prints a line above the bar (or on stderr when there is no bar).
-func (pr *progress) log(format string, args ...any) {
+// Log prints a line above the bar (or on stderr when there is no bar).
+func (pr *Bar) Log(format string, args ...any) {
 	var w io.Writer = os.Stderr
 	if pr != nil && pr.p != nil {
 		w = pr.p
@@ -116,9 +116,9 @@ func (pr *progress) log(format string, args ...any) {
 	fmt.Fprintf(w, format+"\n", args...)
 }
 
-// finish ends the bar: completed when ok (its last state stays on the screen), removed when
+// Finish ends the bar: completed when ok (its last state stays on the screen), removed when
 // the command failed, so that the error reads cleanly.
-func (pr *progress) finish(ok bool) {
+func (pr *Bar) Finish(ok bool) {
 	if pr == nil || pr.bar == nil {
 		return
 	}
@@ -130,8 +130,8 @@ func (pr *progress) finish(ok bool) {
 	pr.p.Wait()
 }
 
-// writer is where other lines go while the bar is drawn: above it (or stderr, without one).
-func (pr *progress) writer() io.Writer {
+// Writer is where other lines go while the bar is drawn: above it (or stderr, without one).
+func (pr *Bar) Writer() io.Writer {
 	if pr == nil || pr.p == nil {
 		return os.Stderr
 	}
