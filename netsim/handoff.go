@@ -3,11 +3,11 @@ package netsim
 // The hand-over between the parts' threads at a window's start and end. A thread that waits
 // for the others first polls for a while, then sleeps: a window of a few thousand events
 // lasts some hundreds of microseconds a part, and the parts finish within tens of
-// microseconds of each other, about what waking a sleeping thread takes (a Go channel between
-// two threads locked to their OS threads: 9 µs each way on the 2-core machine,
-// BenchmarkPartsWindow). Polling also keeps each part's goroutine on its own thread and core
-// (with its caches) where the Go scheduler would move a goroutine it woke to wherever a
-// thread was free.
+// microseconds of each other, about what waking a sleeping thread takes (channels between two
+// threads locked to their own took 17.7 µs a window, two wake-ups, on the 2-core machine:
+// BenchmarkPartsWindow before polling; docs/performance.md). Polling also keeps each part's
+// goroutine on its own thread and core (with its caches) where the Go scheduler would move a
+// goroutine it woke to wherever a thread was free.
 
 import (
 	"sync/atomic"

@@ -51,7 +51,6 @@ type window struct {
 }
 
 type partDone struct {
-	part int
 	next Time          // the earliest event the part holds or posted
 	busy time.Duration // how long its window took it
 }
@@ -224,7 +223,7 @@ func (ps *Parts) window(i int, last Time, w uint64) partDone {
 	e.takeIn(w)
 	e.Run(last)
 	// (Only this window's outboxes: the last window's are being taken in by their parts.)
-	return partDone{part: i, next: min(e.NextAt(), posted(e.out)), busy: time.Since(t0)}
+	return partDone{next: min(e.NextAt(), posted(e.out)), busy: time.Since(t0)}
 }
 
 // startWorkers starts a goroutine, locked to its own OS thread, for every part but the

@@ -67,7 +67,7 @@ for name in "${names[@]}"; do
 	# shellcheck disable=SC2086
 	"$bin" $args --threads 1 --json --cpuprofile "$tmp/prof" > /dev/null 2>&1
 	in=$(go tool pprof -top \
-		-focus='netsim\.\(\*Engine\)\.Run|iter\.Pull|alltoall\.\(\*builder\)\.stage\.func1|netsim\.Split\.func1|booksim\.\(\*Network\)\.runWindow' \
+		-focus='netsim\.\(\*Engine\)\.Run|iter\.Pull|netsim\.Split\.func1|booksim\.\(\*Network\)\.runWindow' \
 		-ignore='net\.zeroLoad|net\.putLatencies' "$bin" "$tmp/prof" 2>/dev/null |
 		sed -n 's/^Showing nodes accounting for [^,]*, \([0-9.]*\)% of .*/\1/p')
 	serial=$(echo "${in:-0}" | awk '{printf "%.2f", 1 - $1 / 100}')

@@ -6,8 +6,8 @@ package alltoall
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
+
+	"github.com/lhsim/lhsim/netsim"
 )
 
 // builder moves blocks between nodes step by step. A block is src<<16 | dst (n is at most
@@ -145,7 +145,8 @@ func (s *stageKey) of(blk uint32) int32 {
 // the next stage, which then takes every block's key from its run instead of its table (and,
 // with no stage after it, only copies runs). Each node's blocks are grouped apart from every
 // other's, so the nodes are dealt out to as many goroutines as the Go scheduler has threads
-// (a 4,096-node schedule moves 16 M blocks a stage); the result is the same for any number.
+// (netsim.Split: a 4,096-node schedule moves 16 M blocks a stage); the result is the same for
+// any number.
 func (b *builder) stage(sk, next *stageKey) {
 	nkeys := sk.nkeys
 	old, oldKeys := b.group, b.nkeys
@@ -163,18 +164,14 @@ func (b *builder) stage(sk, next *stageKey) {
 	if next != nil {
 		sub = next.nkeys
 	}
-	workers := min(runtime.GOMAXPROCS(0), max(1, b.n/64))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			st := &stager{b: b, sk: sk, next: next, old: old, oldKeys: oldKeys, sub: sub,
-				at: make([]int, nkeys*sub), count: make([]int, nkeys*sub)}
-			for node := w * b.n / workers; node < (w+1)*b.n/workers; node++ {
-				st.node(node)
-			}
-		})
-	}
-	wg.Wait()
+	_ = netsim.Split(b.n, func(lo, hi int) error {
+		st := &stager{b: b, sk: sk, next: next, old: old, oldKeys: oldKeys, sub: sub,
+			at: make([]int, nkeys*sub), count: make([]int, nkeys*sub)}
+		for node := lo; node < hi; node++ {
+			st.node(node)
+		}
+		return nil
+	})
 	b.hold, b.fresh = make([][]uint32, b.n), false
 }
 
