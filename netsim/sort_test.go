@@ -6,6 +6,7 @@ import (
 	"testing"
 )
 
+// benchEvents is n events of four instants and random keys: a bucket of an all-to-all's step.
 func benchEvents(n int) []event {
 	r := rand.New(rand.NewPCG(1, 2))
 	q := make([]event, n)
@@ -15,6 +16,7 @@ func benchEvents(n int) []event {
 	return q
 }
 
+// BenchmarkSortEvents sorts such a bucket of 4,096 events.
 func BenchmarkSortEvents(b *testing.B) {
 	src := benchEvents(4096)
 	q := make([]event, len(src))
@@ -24,6 +26,8 @@ func BenchmarkSortEvents(b *testing.B) {
 	}
 }
 
+// sortEvents puts buckets of up to 7,787 events (a few instants, keys drawn from few or many
+// values, some in reverse order) in the order of a stable sort on (at, key).
 func TestSortEvents(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for n := range 600 {
@@ -50,7 +54,7 @@ func TestSortEvents(t *testing.T) {
 		sortEvents(q)
 		for i := range q {
 			if q[i].at != want[i].at || q[i].key != want[i].key {
-				t.Fatalf("n=%d: event %d is (%d, %d), want (%d, %d)", n, i, q[i].at, q[i].key, want[i].at, want[i].key)
+				t.Fatalf("seed PCG(3, 4), n=%d: event %d is (%d, %d), want (%d, %d)", n, i, q[i].at, q[i].key, want[i].at, want[i].key)
 			}
 		}
 	}
