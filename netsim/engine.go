@@ -139,6 +139,16 @@ func (e *Engine) Now() Time { return e.now }
 // Fired is the number of events run so far.
 func (e *Engine) Fired() uint64 { return e.fired }
 
+// WindowEnd is the end of the window the engine runs in a Parts: no event another part posts
+// to it comes before it (Never on a serial engine, or on a Parts of one). A component that
+// runs ahead of the engine's next event (lhsnic's receive paths) may not run past it.
+func (e *Engine) WindowEnd() Time {
+	if e.parts == nil {
+		return Never
+	}
+	return e.winEnd
+}
+
 // Pending is the number of events scheduled and not yet run.
 func (e *Engine) Pending() int { return e.n }
 

@@ -33,6 +33,7 @@ func incastFlags(r *runner) func() error {
 	traceFile := r.regularFile("trace-file", "the waveform's file (default build/waves/incast-nodeNODE.fst)")
 	r.outputs()
 	r.sweep()
+	threads := r.threadsFlag()
 	r.timeline()
 	return func() (err error) {
 		cfg.Bridge = device.Bridge(*bridge)
@@ -54,6 +55,12 @@ func incastFlags(r *runner) func() error {
 			return err
 		}
 		cfg.TimelineSave = timelineSave(r, cfg.Trace, cfg.TraceNode)
+		cfg.Threads = r.splitThreads(*threads, len(cfg.Parts()), func(t int) (int, string) {
+			c := cfg
+			c.Threads = t
+			return incast.Threads(c)
+		}, &successLines)
+		cfg.Windows = windowsTo("incast")
 		cfg.Progress = r.progress("incast", "runs")
 		res, err := runSweep(r, cfg, incast.Run)
 		if err == nil && res != nil && res.On.TimelineSave != "" {

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -11,8 +12,10 @@ import (
 
 // --threads cuts each run's network into parts on as many threads, and the output is the
 // same, table and JSON, for 1, 2 and 3 (torus slabs; fat-tree subtrees; both routers; the
-// barriers and the all-to-all, whose ranks and NICs run on their nodes' parts), but for the
-// machine's figures; the split is said on stderr.
+// barriers and the all-to-all, whose ranks and NICs run on their nodes' parts; incast,
+// whose receive paths and hosts run on their nodes' parts: golden model and MPI host, TLM
+// and costs host, and RTL receivers, whose runs stay on one thread beside speed rows on
+// several), but for the machine's figures; the split is said on stderr.
 func TestThreadsSameOutput(t *testing.T) {
 	for _, args := range [][]string{
 		{"barrier", "--topology", "torus:4x4x6,fattree:4x3", "--node-latency", "0,1", "--processes", "5,16,64"},
@@ -22,9 +25,12 @@ func TestThreadsSameOutput(t *testing.T) {
 		{"traffic", "--topology", "torus:4x4", "--load", "0.2", "--preset", "seed002"},
 		{"traffic", "--topology", "torus:4x4", "--load", "0.2", "--preset", "booksim"},
 		{"traffic", "--topology", "fattree:4x3", "--load", "0.3,0.9", "--all-loads", "--packet-flits", "16", "--preset", "booksim"},
+		{"incast", "--topology", "torus:4x4x4", "--receivers", "3", "--rtl-nodes=", "--messages", "3", "--post-at", "5", "--speed=false"},
+		{"incast", "--topology", "fattree:4x3", "--receivers", "4", "--model", "tlm", "--host", "costs", "--rtl-nodes=", "--messages", "4", "--speed=false"},
+		{"incast", "--topology", "torus:4x4x4", "--receivers", "2", "--rtl-nodes", "0", "--messages", "3", "--post-at", "5"},
 	} {
 		formats := [][]string{{"--json"}}
-		if args[2] == "torus:4x4x6" || args[0] == "alltoall" { // the table is made of the same result: once is enough
+		if args[2] == "torus:4x4x6" || args[0] == "alltoall" || args[0] == "incast" && args[4] == "3" { // the table is made of the same result: once is enough
 			formats = append(formats, nil)
 		}
 		for _, format := range formats {
@@ -37,12 +43,18 @@ func TestThreadsSameOutput(t *testing.T) {
 				if threads != "1" {
 					require.Contains(t, stderr, "1 job(s) at once x "+threads+" thread(s) each", a)
 					require.Contains(t, stderr, "windows of", a)
+					if strings.Contains(strings.Join(a, " "), "--rtl-nodes 0") { // an RTL receiver: LHS on and off on one thread, the go row on several
+						require.Contains(t, stderr, "("+threads+" asked: RTL runs on one thread (a Verilated model stays on the OS thread it was made on))", a)
+						require.Contains(t, stderr, "lhsim incast: every receiver go: "+threads+" threads, ", a)
+						require.Contains(t, stderr, "lhsim incast: every receiver rtl-plugin: "+threads+" threads, ", a, "a plugin process is talked to from any thread")
+						require.NotContains(t, stderr, "lhsim incast: LHS on: ", a)
+					}
 				}
 				outs = append(outs, out)
 			}
-			mask := func(s string) string {
+			mask := func(s string) string { // (a column as wide as a rate's cell centres its header: incast's)
 				s = machineFields.ReplaceAllString(s, "${1}${3}${5}MACHINE")
-				return tablePadding.ReplaceAllString(tableRule.ReplaceAllString(s, "─"), " │")
+				return cellStart.ReplaceAllString(tablePadding.ReplaceAllString(tableRule.ReplaceAllString(s, "─"), " │"), "│ ")
 			}
 			require.NotEmpty(t, machineFields.FindString(outs[0]), "%v: the machine's figures are found", a)
 			require.Equal(t, mask(outs[0]), mask(outs[1]), "%v --threads 2 against 1", a)
@@ -51,6 +63,8 @@ func TestThreadsSameOutput(t *testing.T) {
 	}
 }
 
+var cellStart = regexp.MustCompile(`│ +`)
+
 // With a timeline, a run stays on one thread (a line says so), and the file is the one a
 // run on one thread writes (traffic; a barrier sweep, whose ranks and NICs are keyed on any
 // number of threads).
@@ -58,6 +72,7 @@ func TestThreadsTimeline(t *testing.T) {
 	for _, a := range [][]string{
 		{"traffic", "--topology", "torus:4x4", "--load", "0.2", "--warmup", "200", "--measure", "400"},
 		{"barrier", "--topology", "torus:4x4x4", "--processes", "7,64", "--node-latency", "0.5"},
+		{"incast", "--topology", "torus:4x4x4", "--receivers", "2", "--rtl-nodes=", "--messages", "2", "--post-at", "5", "--speed=false"},
 	} {
 		dir := t.TempDir()
 		code, _, stderr := run(t, nil, append(a, "--timeline", filepath.Join(dir, "1.json"), "--threads", "1")...)
@@ -75,12 +90,14 @@ func TestThreadsTimeline(t *testing.T) {
 }
 
 // Bad --threads: 0, negative, not a number: refused, exit 2, one line naming the flag; more
-// than the topology's parts: lowered, with a line saying why (traffic, barrier, alltoall).
+// than the topology's parts: lowered, with a line saying why (traffic, barrier, alltoall,
+// incast).
 func TestThreadsBadInput(t *testing.T) {
 	for _, cmd := range [][]string{
 		{"traffic", "--topology", "torus:4x4", "--load", "0.2"},
 		{"barrier", "--topology", "torus:4x4", "--processes", "4", "--node-latency", "1"},
 		{"alltoall", "--torus", "4x4", "--sizes", "8", "--schemes", "proposed"},
+		{"incast", "--topology", "torus:4x4", "--rtl-nodes=", "--messages", "1", "--post-at", "1", "--speed=false"},
 	} {
 		for v, why := range map[string]string{"0": "want 1 to 4096", "-2": "want 1 to 4096", "two": "not a whole number", "1.5": "not a whole number"} {
 			code, out, stderr := run(t, nil, append(cmd, "--threads", v)...)

@@ -87,6 +87,11 @@ type Config struct {
 	Progress *experiment.Progress `json:"-"`
 	// Runs, when set, are the only runs made (Parts): "on", "off", and the Speed rows' kinds.
 	Runs []string
+	// Threads is how many threads each run's machine takes (Threads says how many each
+	// really gets); the results are the same for any number.
+	Threads int `json:"-"`
+	// Windows, when set, is told of the windows of each run on more than one thread.
+	Windows func(run string, ws netsim.WindowStats) `json:"-"`
 }
 
 // Default is 15 senders to one RTL receiver on a 16-port crossbar, 100 messages each,
@@ -110,14 +115,15 @@ type Outcome struct {
 	MeanReceiveUs  float64       `json:"mean_receive_us"` // receive completion, from the start of the run
 	LastReceiveUs  float64       `json:"last_receive_us"`
 	MeanDepth      float64       `json:"mean_search_depth"`
-	MaxQueueDepth  int           `json:"max_queue_depth"` // unexpected messages waiting at a receiver
-	CopiedToHost   int           `json:"copied_to_host"`  // moved off a full LH buffer to host memory
-	StallCycles    uint64        `json:"stall_cycles"`    // cycles a receive path held its input off
-	PacketsHeldMax int           `json:"packets_in_network_max"`
-	Events         uint64        `json:"events"`
+	MaxQueueDepth  int           `json:"max_queue_depth"`        // unexpected messages waiting at a receiver
+	CopiedToHost   int           `json:"copied_to_host"`         // moved off a full LH buffer to host memory
+	StallCycles    uint64        `json:"stall_cycles"`           // cycles a receive path held its input off
+	PacketsHeldMax int           `json:"packets_in_network_max"` // at any instant (fabric.Network.InFlightMax)
+	Events         uint64        `json:"events"`                 // but the receive paths' own steps (machine.ReceiveSteps)
 	WallSeconds    float64       `json:"wall_seconds"`
 	Waveform       string        `json:"waveform,omitempty"`
 	Done           []netsim.Time `json:"-"` // every receive's completion, in order
+	steps          uint64        // the receive paths' own step events (not in Events)
 	SaveFile       string        `json:"save_file,omitempty"`
 	TimelineSave   string        `json:"timeline_save_file,omitempty"` // IncastConfig.TimelineSave
 	EventsPerS     float64       `json:"events_per_s"`
@@ -243,7 +249,7 @@ func Run(cfg Config) (*Result, error) {
 	for _, k := range plan {
 		switch k {
 		case "on", "off":
-			run, err := incastOnce(cfg, topo, kinds, k == "on")
+			run, err := incastOnce(cfg, map[string]string{"on": "LHS on", "off": "LHS off"}[k], topo, kinds, k == "on")
 			if err != nil {
 				return nil, err
 			}
@@ -266,7 +272,7 @@ func Run(cfg Config) (*Result, error) {
 		c := cfg
 		c.Trace, c.Timeline = "", nil
 		all := slices.Repeat([]string{k}, cfg.Receivers)
-		run, err := incastOnce(c, topo, all, true)
+		run, err := incastOnce(c, "every receiver "+k, topo, all, true)
 		if err != nil {
 			return nil, fmt.Errorf("incast: every receiver %s: %w", k, err)
 		}
@@ -317,19 +323,22 @@ func (cfg Config) JobMemory() int64 {
 	return 2*fabric.Footprint(topo, cfg.Fabric) + int64(cfg.Receivers)<<23
 }
 
-// incastOnce runs one case; kinds[r] is receiver r's receive path.
-func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Outcome, error) {
+// incastOnce runs one case, what (for its windows line); kinds[r] is receiver r's receive path.
+func incastOnce(cfg Config, what string, topo fabric.Topology, kinds []string, lhs bool) (Outcome, error) {
 	run := Outcome{LHS: lhs}
 	spec, wants, hosts, err := cfg.machine(topo, kinds, lhs)
 	if err != nil {
 		return run, err
 	}
+	// On parts, one or more, every event keyed: the same order on any number of threads.
+	spec.Parts, _ = cfg.runThreads(kinds)
 	m, err := machine.Build(spec)
 	if err != nil {
 		return run, err
 	}
 	defer m.Close()
-	eng, net, c := m.Engine(), m.Network(), m.Cluster()
+	net, c := m.Network(), m.Cluster()
+	net.RecordInFlight()
 	name, k := "LHS on", 0
 	if !lhs {
 		name, k = "LHS off", 1
@@ -349,7 +358,6 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 		}
 	}
 	wall := time.Now()
-	maxHeld := 0
 	_, err = c.Run(topo.Nodes(), func(rk *cluster.Rank) {
 		if rk.ID() < cfg.Receivers {
 			for range senders * cfg.Messages {
@@ -361,21 +369,21 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 		for t := range cfg.Messages {
 			for r := range cfg.Receivers {
 				rk.Send(r, t, 16+rng.IntN(241))
-				maxHeld = max(maxHeld, net.InFlight())
 			}
 		}
 	})
 	if err != nil {
 		return run, err
 	}
-	eng.Run(netsim.Never) // the hosts' last receives
+	c.Parts().Run(netsim.Never) // the hosts' last receives
 	if host != nil {
 		for r, h := range hosts {
 			host.record(r, wants[r], h)
 		}
 	}
 	run.WallSeconds = time.Since(wall).Seconds()
-	run.Events = eng.Fired()
+	run.steps = m.ReceiveSteps()
+	run.Events = c.Fired() - run.steps
 	run.EventsPerS = float64(run.Events) / run.WallSeconds
 	var sum, depth float64
 	var last netsim.Time
@@ -403,7 +411,10 @@ func incastOnce(cfg Config, topo fabric.Topology, kinds []string, lhs bool) (Out
 	}
 	run.MeanReceiveUs = sum / float64(run.Messages)
 	run.MeanDepth = depth / float64(run.Messages)
-	run.PacketsHeldMax = maxHeld
+	run.PacketsHeldMax = net.InFlightMax()
+	if cfg.Windows != nil && spec.Parts > 1 {
+		cfg.Windows(what, m.Windows())
+	}
 	run.SimNsPerWallS = last.Nanoseconds() / run.WallSeconds // to the last receive (a host's unused time limit may run the clock on)
 	if err := m.Finish(nil); err != nil {                    // the waveform is complete once its device is closed
 		return run, err

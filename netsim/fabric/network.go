@@ -130,6 +130,7 @@ type Network struct {
 
 	linkFlits []uint64 // out port -> flits sent on its link, when CountLinks asked for it
 	tracer    Tracer
+	flight    []flightLog // part -> its injections and deliveries, when RecordInFlight asked for them
 }
 
 // Tracer sees each packet's life in the fabric (Network.Trace; docs/timeline.md): queued at
@@ -467,6 +468,10 @@ func (n *Network) Inject(now netsim.Time, p *Packet) error {
 	p.state = stQueued
 	n.lastInj[p.Src] = now
 	n.stats[n.nodePart(p.Src)].Injected++
+	if n.flight != nil {
+		f := &n.flight[n.nodePart(p.Src)]
+		f.in = append(f.in, now)
+	}
 	q := &n.nic[p.Src]
 	q.push(p)
 	if q.n == 1 {

@@ -375,6 +375,9 @@ func (n *Network) deliver(node int, now netsim.Time) {
 	p.state = stDelivered
 	p.ArrivedAt = now
 	n.stats[part].Delivered++
+	if n.flight != nil {
+		n.flight[part].out = append(n.flight[part].out, now)
+	}
 	n.stats[part].Flits += uint64(p.Flits)
 	if n.tracer != nil {
 		n.tracer.Delivered(now, p)

@@ -22,7 +22,18 @@ type Group struct {
 	at        netsim.Time // the group's engine event (Never: none)
 	gen       int64
 	firing    bool
+	keys      *netsim.Keys // SetKeys's, or nil: the engine's order of scheduling
+	fired     uint64       // its events fired (Events)
 }
+
+// SetKeys keys the group's events (netsim.Engine.AtKey; a group on each part of a machine of
+// parts). Its event runs its nodes' due steps, which give the same results in any order
+// among one instant's other events (a message or a host access at t goes in at the first
+// cycle after t either way).
+func (g *Group) SetKeys(k *netsim.Keys) { g.keys = k }
+
+// Events is the number of the group's step events that fired (Node.WakeEvents).
+func (g *Group) Events() uint64 { return g.fired }
 
 // NewGroup makes a group on eng with the lookahead (0: the nodes step in turn).
 func NewGroup(eng *netsim.Engine, lookahead netsim.Time) (*Group, error) {
@@ -50,6 +61,10 @@ func (g *Group) schedule(at netsim.Time) {
 	}
 	g.gen++
 	g.at = at
+	if g.keys != nil {
+		g.eng.AtKey(at, g.keys.Next(), g, g.gen)
+		return
+	}
 	g.eng.At(at, g, g.gen)
 }
 
@@ -70,6 +85,7 @@ func (g *Group) others(n *Node) netsim.Time {
 // Fire implements netsim.Handler: run every node whose step is due, earliest first (ties in
 // the order the nodes were made), then schedule the next.
 func (g *Group) Fire(now netsim.Time, gen int64) {
+	g.fired++
 	if gen != g.gen {
 		return // replaced by an earlier one
 	}

@@ -48,6 +48,9 @@ type HostBus struct {
 func startHost(n *Node, cpu *hostcpu.CPU, prog Program) *HostBus {
 	b := &HostBus{n: n, CPU: cpu, origin: n.eng.Now(), p: n.m.NewProc("the host")}
 	b.p.FailFormat = "lhsnic: host program: %w"
+	if n.cfg.Keys != nil {
+		b.p.SetKeys(n.cfg.Keys)
+	}
 	b.p.Start(n.eng.Now(), func(*netsim.Proc) error { return prog(b) })
 	return b
 }

@@ -62,6 +62,11 @@ type Config struct {
 	// HoldReleases are then unused. It needs a device (not TLM).
 	Program Program
 	CPU     hostcpu.Config
+	// Keys, when set, keys the events of the node, its host program and its costs host
+	// (netsim.Engine.AtKey; on a machine of parts, netsim/machine gives each node its own):
+	// their order among one instant's events is then the node's own, on any part. nil: the
+	// engine's order of scheduling.
+	Keys *netsim.Keys
 }
 
 // Host is the software at the node: it learns of each message the receive path committed,
@@ -141,6 +146,8 @@ type Node struct {
 	group   *Group      // the nodes it is stepped with, if any
 	lastRun netsim.Time // the start of the last cycle run
 	st      device.Steps
+	wakes   uint64 // step events fired (WakeEvents)
+	stuck   uint64 // cycles the input has been held off in a row, nothing else happening
 
 	inputs   []input  // messages injected and not yet taken whole, oldest first
 	order    [][]byte // the messages injected and not yet committed, oldest first
@@ -225,6 +232,16 @@ func New(eng *netsim.Engine, cfg Config) (*Node, error) {
 	return n, nil
 }
 
+// WakeEvents is the number of the node's own step events that fired (a grouped node's are
+// its group's: Group.Events). How many there are depends on how far the node may run ahead
+// of the engine's next event, which on a machine of parts is its part's: a run's results do
+// not, and a count of its events that must be the same on any number of parts leaves them
+// out.
+func (n *Node) WakeEvents() uint64 { return n.wakes }
+
+// Engine is the engine the node runs on (on a machine of parts, its node's part's).
+func (n *Node) Engine() *netsim.Engine { return n.eng }
+
 // Bus is the host bus of the node's Program (nil without one): after a run, whether the
 // program finished and what it waits for if not.
 func (n *Node) Bus() *HostBus { return n.bus }
@@ -281,7 +298,7 @@ func (n *Node) Arrive(now netsim.Time, msg []byte, done func(now netsim.Time)) e
 		n.sizes = append(n.sizes, len(msg))
 		n.tell(RxArrived, n.next, n.ran)
 	}
-	n.settle = 3
+	n.settle, n.stuck = 3, 0
 	n.wake(now)
 	return nil
 }
@@ -343,9 +360,12 @@ func (n *Node) wake(now netsim.Time) {
 	if at < n.wakeAt { // replaces a later one, which will find it is stale
 		n.wakeGen++
 		n.wakeAt = at
-		if n.group != nil {
+		switch {
+		case n.group != nil:
 			n.group.schedule(at)
-		} else {
+		case n.cfg.Keys != nil:
+			n.eng.AtKey(at, n.cfg.Keys.Next(), n, n.wakeGen)
+		default:
 			n.eng.At(at, n, n.wakeGen)
 		}
 	}
@@ -354,6 +374,7 @@ func (n *Node) wake(now netsim.Time) {
 // Fire implements netsim.Handler: run a batch of cycles, each starting no later than now or
 // before the engine's next event.
 func (n *Node) Fire(now netsim.Time, gen int64) {
+	n.wakes++
 	if gen != n.wakeGen {
 		return // replaced by an earlier step event
 	}
@@ -401,34 +422,25 @@ func (n *Node) run(now netsim.Time) {
 			break
 		}
 	}
-	if n.deadlocked() {
-		return // nothing can ever take the input again: the run ends with its waiting ranks
+	if n.heldOff() && !stepHeldOff {
+		// Nothing changes until a host access or a message comes (each brings the node up
+		// to its time, running the cycles between); if none ever does, the run ends with
+		// its waiting ranks.
+		return
 	}
 	n.wake(max(now, n.start(n.next)))
 }
 
 // horizon is the time before which the device may run: the engine's next event, and in a
-// group the other nodes' next steps plus the lookahead.
+// group the other nodes' next steps plus the lookahead. On a machine of parts the engine is
+// the node's part's, and the window it runs in bounds it too: another part's events come at
+// its end at the soonest.
 func (n *Node) horizon() netsim.Time {
-	h := n.eng.NextAt()
+	h := min(n.eng.NextAt(), n.eng.WindowEnd())
 	if n.group != nil {
 		h = min(h, n.group.others(n))
 	}
 	return h
-}
-
-// deadlocked: the input is held off, nothing moves inside the device, and no event at all
-// is left that could release it.
-func (n *Node) deadlocked() bool {
-	return n.st.Stalled && n.eng.NextAt() == netsim.Never && !n.st.MemBusy &&
-		!n.st.HostBusy && n.st.Pending > 0 && len(n.held) == 0
-}
-
-// waitsForHost: the input is held off by a full LH buffer, nothing but the host's held
-// releases can change that, and those come later.
-func (n *Node) waitsForHost() bool {
-	return n.cfg.LHS && n.st.Stalled && len(n.held) >= n.entries && n.start(n.next) < n.cfg.HoldReleases &&
-		!n.st.MemBusy && n.st.Pending > 0
 }
 
 // step runs at most k cycles from n.next (at least one), ending after one the network or
@@ -450,6 +462,11 @@ func (n *Node) step(k uint64) uint64 {
 	first, ran := n.next, n.ran
 	n.ran += uint64(st.Cycles)
 	n.st, n.settle = st, st.Settle
+	if st.Cycles > 0 && st.Stalls == uint64(st.Cycles) && !st.Taken && len(st.Events) == 0 && len(st.Reads) == 0 {
+		n.stuck += uint64(st.Cycles)
+	} else {
+		n.stuck = 0
+	}
 	n.next += uint64(st.Cycles)
 	if st.Cycles > 0 {
 		n.lastRun = n.start(n.next - 1)
@@ -537,7 +554,7 @@ func (n *Node) hostAccess(now netsim.Time, ops func(p receivePath, cycle uint64)
 		return n.m.Err()
 	}
 	n.st.HostBusy, n.st.Busy = true, true
-	n.settle = 3
+	n.settle, n.stuck = 3, 0 // (a release lets the input go a cycle or two later)
 	n.wake(now)
 	return nil
 }

@@ -313,3 +313,68 @@ func TestGroupLookahead(t *testing.T) {
 	}
 	require.Greater(t, shortest, 100*netsim.Nanosecond, "the crossbar's switch latency is in it")
 }
+
+// slowHost releases each committed message a fixed time after its commit, so that a small LH
+// buffer stays full for long stretches with nothing else happening at the node.
+type slowHost struct {
+	eng   *netsim.Engine
+	node  *Node
+	delay netsim.Time
+}
+
+func (h *slowHost) Committed(now netsim.Time, c Commit, _ []byte) {
+	h.eng.At(c.Time+h.delay, netsim.Func(func(now netsim.Time, size int64) { h.node.Release(now, []int{int(size)}) }), int64(c.Size))
+}
+
+// A receive path held off by a full LH buffer, waiting for its host, is not stepped until
+// the host releases or a message comes, and gives what stepping it through gives: every
+// commit at the same cycle, the same ends and stall count, with far fewer step events
+// while the engine has other events.
+func TestHeldOffNodeWaitsUnstepped(t *testing.T) {
+	type out struct {
+		run   run
+		wakes uint64
+	}
+	var outs []out
+	for _, step := range []bool{true, false} {
+		stepHeldOff = step
+		cfg := DefaultConfig()
+		cfg.Device = device.Config{Model: device.Go, Entries: 8}
+		host := &slowHost{delay: 40 * netsim.Microsecond}
+		cfg.Host = host
+		c, rec := machine(t, cfg, 4)
+		host.eng, host.node = c.Network().Engine(), rec.Node
+		// Something else on the machine every 20 ns (as a busy network would be), so that a
+		// node stepped through runs a cycle or two an event.
+		var tick netsim.Func
+		tick = func(now netsim.Time, _ int64) {
+			if now < 300*netsim.Microsecond {
+				host.eng.At(now+20*netsim.Nanosecond, tick, 0)
+			}
+		}
+		host.eng.At(0, tick, 0)
+		res, err := c.Run(4, func(r *cluster.Rank) {
+			if r.ID() == 0 {
+				for range 3 * 12 {
+					r.Recv(cluster.AnySource, cluster.AnyTag)
+				}
+				return
+			}
+			rng := rand.New(rand.NewPCG(9, uint64(r.ID())))
+			for i := range 12 {
+				r.Send(0, i, 16+rng.IntN(300))
+			}
+		})
+		require.NoError(t, err)
+		outs = append(outs, out{run{commits: rec.Commits, finished: res.Finished, stalls: rec.Stalls}, rec.WakeEvents()})
+	}
+	stepHeldOff = false
+	stepped, waited := outs[0], outs[1]
+	require.Len(t, waited.run.commits, 3*12)
+	require.Equal(t, stepped.run.commits, waited.run.commits)
+	require.Equal(t, stepped.run.finished, waited.run.finished)
+	require.Equal(t, stepped.run.stalls, waited.run.stalls)
+	require.Greater(t, waited.run.stalls, uint64(10*stuckCycles), "held off for long stretches")
+	t.Logf("step events: %d stepped through, %d waiting", stepped.wakes, waited.wakes)
+	require.Less(t, waited.wakes*2, stepped.wakes)
+}

@@ -162,8 +162,18 @@ func NewCostReceiver(eng *netsim.Engine, want []Want, lhs bool, entries int, cos
 	return &CostReceiver{eng: eng, lhs: lhs, costs: costs, want: want, entries: entries}
 }
 
-// Attach is the node the host releases entries on.
+// Attach is the node the host releases entries on; the host's events take the node's keys
+// (Config.Keys), if it has them.
 func (h *CostReceiver) Attach(n *Node) { h.node = n }
+
+// at schedules the host's event arg at t: keyed as its node's, or in scheduling order.
+func (h *CostReceiver) at(t netsim.Time, arg int64) {
+	if h.node != nil && h.node.cfg.Keys != nil {
+		h.eng.AtKey(t, h.node.cfg.Keys.Next(), h, arg)
+		return
+	}
+	h.eng.At(t, h, arg)
+}
 
 type queued struct {
 	k      Want
@@ -232,14 +242,14 @@ func (h *CostReceiver) try(now netsim.Time) {
 		}
 		h.pending = true
 		h.depths = append(h.depths, d)
-		h.eng.At(start+cost, h, int64(d))
+		h.at(start+cost, int64(d))
 		return
 	}
 	if h.lhs && len(h.sizes)-h.released >= h.entries {
 		for i, q := range h.queue {
 			if !q.copied {
 				h.pending = true
-				h.eng.At(start+h.costs.Fetch, h, -1-int64(i))
+				h.at(start+h.costs.Fetch, -1-int64(i))
 				return
 			}
 		}

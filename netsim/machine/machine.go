@@ -13,8 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/netsim"
@@ -45,10 +47,12 @@ type Spec struct {
 	MatchConfig match.Config
 	// Parts, when above 0, builds the machine on that many parts of a netsim.Parts, each on
 	// its own thread, its events keyed (cluster.BuildParts); 0 builds it on one engine, its
-	// events in the order they were scheduled (cluster.Build). On more than one part the
-	// machine takes no receive path, waveform or RTL matcher (a Verilated model stays on one
-	// thread, and the parts' goroutines are not locked to threads) and no hook that sees the
-	// whole machine (Build and AddHook refuse them).
+	// events in the order they were scheduled (cluster.Build). Receive paths run on their
+	// node's part, their events keyed with the node (lhsnic.Config.Keys), stepped in a group
+	// per part. On more than one part the machine takes no Verilated RTL in this process
+	// (a receive path's, a waveform, an RTL matcher: a Verilated model stays on the OS
+	// thread it was made on, and the parts' goroutines are not locked to threads) and no
+	// hook that sees the whole machine (Build and AddHook refuse them).
 	Parts int
 }
 
@@ -109,13 +113,14 @@ type Machine struct {
 	obs      []cluster.Observer
 	progress []ProgressObserver
 	wave     *waveRecorder
+	groups   []*lhsnic.Group // the receive paths' groups (one per part), if stepped in groups
 	closed   bool
 }
 
 // Build makes the machine of spec. On an error, whatever it opened is closed.
 func Build(spec Spec) (_ *Machine, err error) {
 	if spec.Parts > 1 {
-		if len(spec.Receivers) > 0 || spec.Waveform.File != "" || len(spec.MatchConfig.RTLNodes) > 0 {
+		if spec.InProcessRTL() {
 			return nil, fmt.Errorf("machine: RTL (receive paths, a waveform, RTL matchers) on a machine of %d parts: it runs on one thread", spec.Parts)
 		}
 	}
@@ -134,17 +139,13 @@ func Build(spec Spec) (_ *Machine, err error) {
 			m.Close()
 		}
 	}()
-	var group *lhsnic.Group
-	if spec.Stepping != Alone {
-		var lookahead netsim.Time
-		if spec.Stepping == Grouped {
-			if lookahead, err = lhsnic.Lookahead(c.Network()); err != nil {
-				return nil, err
-			}
-		}
-		if group, err = lhsnic.NewGroup(c.Engine(), lookahead); err != nil {
-			return nil, err
-		}
+	groupOf, err := m.receiveGroups()
+	if err != nil {
+		return nil, err
+	}
+	var nodeSpace uint64
+	if c.Parts() != nil && len(spec.Receivers) > 0 {
+		nodeSpace = c.Engine().NewKeySpace()
 	}
 	traced := false
 	for _, r := range spec.Receivers {
@@ -155,16 +156,20 @@ func Build(spec Spec) (_ *Machine, err error) {
 		if spec.Waveform.File != "" && r.Node == spec.Waveform.Node {
 			nc.Device.Trace, traced = spec.Waveform.File, true
 		}
+		eng := c.Network().NodeEngine(r.Node)
+		if nodeSpace != 0 {
+			nc.Keys = netsim.NewKeys(nodeSpace, r.Node, c.Size())
+		}
 		var host AttachedHost
 		if r.NewHost != nil {
-			host = r.NewHost(c.Engine())
+			host = r.NewHost(eng)
 			nc.Host = host
 		}
 		var node *lhsnic.Node
-		if group != nil {
+		if group := groupOf(eng); group != nil {
 			node, err = group.New(nc)
 		} else {
-			node, err = lhsnic.New(c.Engine(), nc)
+			node, err = lhsnic.New(eng, nc)
 		}
 		if err != nil {
 			return nil, err
@@ -191,6 +196,70 @@ func Build(spec Spec) (_ *Machine, err error) {
 		}
 	}
 	return m, nil
+}
+
+// receiveGroups makes the groups the receive paths are stepped in (Spec.Stepping): one on a
+// single engine, one per part on parts, each keyed with its part (none: Alone). It returns
+// the group of an engine (nil: none).
+func (m *Machine) receiveGroups() (func(*netsim.Engine) *lhsnic.Group, error) {
+	c := m.cluster
+	if m.spec.Stepping == Alone || len(m.spec.Receivers) == 0 {
+		return func(*netsim.Engine) *lhsnic.Group { return nil }, nil
+	}
+	var lookahead netsim.Time
+	if m.spec.Stepping == Grouped {
+		var err error
+		if lookahead, err = lhsnic.Lookahead(c.Network()); err != nil {
+			return nil, err
+		}
+	}
+	engs := []*netsim.Engine{c.Engine()}
+	var space uint64
+	if ps := c.Parts(); ps != nil {
+		engs = engs[:0]
+		for i := range ps.Len() {
+			engs = append(engs, ps.Engine(i))
+		}
+		space = c.Engine().NewKeySpace()
+	}
+	for i, eng := range engs {
+		g, err := lhsnic.NewGroup(eng, lookahead)
+		if err != nil {
+			return nil, err
+		}
+		if space != 0 {
+			g.SetKeys(netsim.NewKeys(space, i, len(engs)))
+		}
+		m.groups = append(m.groups, g)
+	}
+	return func(eng *netsim.Engine) *lhsnic.Group { return m.groups[slices.Index(engs, eng)] }, nil
+}
+
+// InProcessRTL reports whether the machine has a Verilated model in this process: a receive
+// path's device (RTL or lockstep on the cgo bridge), a waveform, an RTL matcher. Such a
+// machine runs on one thread.
+func (spec Spec) InProcessRTL() bool {
+	for _, r := range spec.Receivers {
+		if !r.Config.TLM && r.Config.Device.Bridge != device.Plugin && r.Config.Device.Model != device.Go {
+			return true
+		}
+	}
+	return spec.Waveform.File != "" || len(spec.MatchConfig.RTLNodes) > 0
+}
+
+// ReceiveSteps is the number of the receive paths' own step events run so far (their
+// groups' and their own): how many depends on how far each may run ahead of its engine's
+// next event, which on parts is its part's, so a count of events that is the same on any
+// number of parts leaves them out.
+func (m *Machine) ReceiveSteps() uint64 {
+	var n uint64
+	for _, g := range m.groups {
+		n += g.Events()
+	}
+	for _, node := range m.nodes {
+		n += node.WakeEvents()
+	}
+	return n
 }
 
 // Cluster is the machine's nodes, ranks and fabric.

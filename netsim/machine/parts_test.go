@@ -10,8 +10,9 @@ import (
 )
 
 // Spec.Parts builds the machine on parts (each node's rank on its router's part) and says
-// what its windows were; RTL (a receive path, here the golden model's, which would be RTL
-// elsewhere) on more than one part is refused before anything opens.
+// what its windows were; receive paths of the golden model run on their nodes' parts, and
+// the receives are the same on one part and on two; RTL in this process (a receive path's
+// Verilated model) on more than one part is refused before anything opens.
 func TestBuildOnParts(t *testing.T) {
 	tp, err := fabric.ParseTopology("torus:4x4")
 	require.NoError(t, err)
@@ -27,7 +28,30 @@ func TestBuildOnParts(t *testing.T) {
 	require.Equal(t, 2, ws.Parts)
 	require.NotZero(t, ws.Windows)
 
-	bad := spec(t, false)
+	var ends [][]int64
+	small, err := fabric.ParseTopology("torus:2x2") // cut across Y: nodes 0 and 2 apart
+	require.NoError(t, err)
+	for _, parts := range []int{1, 2} {
+		gm := spec(t, false)
+		gm.Topology, gm.Parts, gm.Stepping = small, parts, Grouped
+		m, err := Build(gm)
+		require.NoError(t, err)
+		n, _ := m.Receiver(1)
+		net := m.Cluster().Network()
+		require.Same(t, net.NodeEngine(2), n.Engine(), "node 2's receive path on its part's engine")
+		if parts == 2 {
+			require.NotSame(t, net.NodeEngine(0), net.NodeEngine(2), "the two receivers on two parts")
+		}
+		res := run(t, m, 5)
+		var end []int64
+		for _, f := range res.Finished {
+			end = append(end, int64(f))
+		}
+		ends = append(ends, end)
+	}
+	require.Equal(t, ends[0], ends[1], "every rank's end, receivers included, on 2 parts against 1")
+
+	bad := spec(t, true)
 	bad.Topology, bad.Parts = tp, 2
 	_, err = Build(bad)
 	require.ErrorContains(t, err, "machine: RTL (receive paths, a waveform, RTL matchers) on a machine of 2 parts: it runs on one thread")
