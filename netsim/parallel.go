@@ -18,7 +18,9 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Parts is the engines of the parts of one model and the windows they run in.
@@ -28,9 +30,15 @@ type Parts struct {
 	spaces    uint64
 	now       Time
 
-	start []chan window // a worker's next window
-	done  chan partDone
-	quit  sync.Once
+	// The hand-over (handoff.go): the window to run, each worker's signal to run it, the
+	// count of windows the workers have finished, and what each found next.
+	win    window
+	start  []signal
+	done   signal
+	result []partDone
+	spin   bool // waits poll before they sleep (unlocked, no more parts than the Go scheduler's threads)
+	closed atomic.Bool
+	quit   sync.Once
 	// unlocked: the workers and the caller are not locked to OS threads (SetLockThreads).
 	unlocked bool
 
@@ -43,7 +51,6 @@ type window struct {
 }
 
 type partDone struct {
-	part int
 	next Time          // the earliest event the part holds or posted
 	busy time.Duration // how long its window took it
 }
@@ -80,6 +87,17 @@ func NewParts(n int, lookahead Time) (*Parts, error) {
 	}
 	ps.stats.Parts, ps.stats.Lookahead = n, lookahead
 	return ps, nil
+}
+
+// PartMemory is the memory, in bytes, a part adds to a model beyond the events it holds (which
+// the parts share out: as many pending in all as on one engine): its engine's calendar, the
+// buckets' heads, tails and bitmap, and a chunk in each bucket once the bucket has held an
+// event (a chunk holds calChunk events; a bucket of one engine that held 8 events on average
+// takes one chunk, and so does each part's bucket holding a share of them). Its outboxes hold
+// the events crossing in a window, counted with the events. A fabric.EstimateParts counts
+// this for every part beyond the first.
+func PartMemory() int64 {
+	return calBuckets*(4+4+int64(unsafe.Sizeof(chunk{}))) + calBuckets/8
 }
 
 // Engine is part i's engine.
@@ -166,21 +184,18 @@ func (ps *Parts) Run(until Time) uint64 {
 			e.winEnd = end
 		}
 		t0 := time.Now()
+		ps.win = window{last, ps.stats.Windows}
 		for i := 1; i < len(ps.engines); i++ {
-			ps.start[i] <- window{last, ps.stats.Windows}
+			ps.start[i].advance()
 		}
-		d0 := ps.window(0, last, ps.stats.Windows)
-		busy := []time.Duration{d0.busy}
-		next = d0.next
-		for i := 1; i < len(ps.engines); i++ {
-			d := <-ps.done
-			busy = append(busy, d.busy)
-			next = min(next, d.next)
-		}
+		ps.result[0] = ps.window(0, last, ps.stats.Windows)
+		ps.done.wait((ps.stats.Windows+1)*uint64(len(ps.engines)-1), ps.spin)
 		wall := time.Since(t0)
-		for _, b := range busy {
-			ps.stats.Busy += b
-			ps.stats.Wait += max(0, wall-b)
+		next = Never
+		for _, d := range ps.result {
+			next = min(next, d.next)
+			ps.stats.Busy += d.busy
+			ps.stats.Wait += max(0, wall-d.busy)
 		}
 		ps.stats.Windows++
 		ps.now = max(ps.now, last)
@@ -208,7 +223,7 @@ func (ps *Parts) window(i int, last Time, w uint64) partDone {
 	e.takeIn(w)
 	e.Run(last)
 	// (Only this window's outboxes: the last window's are being taken in by their parts.)
-	return partDone{part: i, next: min(e.NextAt(), posted(e.out)), busy: time.Since(t0)}
+	return partDone{next: min(e.NextAt(), posted(e.out)), busy: time.Since(t0)}
 }
 
 // startWorkers starts a goroutine, locked to its own OS thread, for every part but the
@@ -217,17 +232,30 @@ func (ps *Parts) startWorkers() {
 	if ps.start != nil {
 		return
 	}
-	ps.done = make(chan partDone, len(ps.engines))
-	ps.start = make([]chan window, len(ps.engines))
-	for i := 1; i < len(ps.engines); i++ {
-		ps.start[i] = make(chan window)
+	n := len(ps.engines)
+	ps.start, ps.result = make([]signal, n), make([]partDone, n)
+	for i := range ps.start {
+		ps.start[i].init()
+	}
+	ps.done.init()
+	// Poll only where a sleeping part costs a move between threads: a goroutine locked to its
+	// thread is woken on it directly, and while it sleeps its core runs the collector's idle
+	// work; an unlocked one is woken into the waker's run queue and waits for the Go
+	// scheduler to move it to the free core (handoff.go; docs/performance.md).
+	ps.spin = ps.unlocked && n <= runtime.GOMAXPROCS(0)
+	for i := 1; i < n; i++ {
 		go func(i int) {
 			if !ps.unlocked {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
 			}
-			for w := range ps.start[i] {
-				ps.done <- ps.window(i, w.last, w.n)
+			for w := uint64(1); ; w++ {
+				ps.start[i].wait(w, ps.spin)
+				if ps.closed.Load() {
+					return
+				}
+				ps.result[i] = ps.window(i, ps.win.last, ps.win.n)
+				ps.done.advance()
 			}
 		}(i)
 	}
@@ -236,8 +264,9 @@ func (ps *Parts) startWorkers() {
 // Close ends the workers (a Parts that has run must be closed, or its threads stay).
 func (ps *Parts) Close() {
 	ps.quit.Do(func() {
+		ps.closed.Store(true)
 		for i := 1; i < len(ps.start); i++ {
-			close(ps.start[i])
+			ps.start[i].advance()
 		}
 	})
 }
@@ -252,4 +281,28 @@ func (ps *Parts) SetLockThreads(on bool) { ps.unlocked = !on }
 // SetLookahead sets the windows' length (before the first Run).
 func (ps *Parts) SetLookahead(t Time) {
 	ps.lookahead, ps.stats.Lookahead = t, t
+}
+
+// Split calls work(lo, hi) on ranges that cover 0..n-1, on as many goroutines as the Go
+// scheduler has threads, and returns the error of the lowest range that failed. It is for
+// what a model computes before its run, entry by entry (a closed-form latency for each of
+// thousands of pairs): each range writes only its own entries, so the result is the same for
+// any number of ranges.
+func Split(n int, work func(lo, hi int) error) error {
+	ranges := min(runtime.GOMAXPROCS(0), max(1, n/256))
+	if ranges <= 1 {
+		return work(0, n)
+	}
+	errs := make([]error, ranges)
+	var wg sync.WaitGroup
+	for r := range ranges {
+		wg.Go(func() { errs[r] = work(r*n/ranges, (r+1)*n/ranges) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

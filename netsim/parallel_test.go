@@ -128,3 +128,33 @@ func TestPartsPostTooSoon(t *testing.T) {
 	_, err = NewParts(0, 5)
 	require.ErrorContains(t, err, "want at least 1")
 }
+
+// ticker fires once a window on its part and posts its next event to itself one lookahead
+// on: a model whose windows hold one event a part, so that a window costs its hand-over.
+type ticker struct {
+	e   *Engine
+	key uint64
+}
+
+func (k *ticker) Fire(now Time, _ int64) { k.e.AtKey(now+Nanosecond, k.key, k, 0) }
+
+// BenchmarkPartsWindow measures the hand-over of a window between two threads: what a
+// window costs beyond its events (docs/performance.md, the cost model with threads).
+func BenchmarkPartsWindow(b *testing.B) {
+	for _, locked := range []bool{true, false} {
+		b.Run(fmt.Sprintf("locked=%v", locked), func(b *testing.B) {
+			ps, err := NewParts(2, Nanosecond)
+			require.NoError(b, err)
+			defer ps.Close()
+			ps.SetLockThreads(locked)
+			for i := range 2 {
+				e := ps.Engine(i)
+				k := &ticker{e: e, key: e.NewKeySpace()}
+				e.AtKey(0, k.key, k, 0)
+			}
+			b.ResetTimer()
+			ps.Run(Time(b.N) * Nanosecond)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(ps.Stats().Windows), "ns/window")
+		})
+	}
+}

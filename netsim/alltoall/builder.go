@@ -6,6 +6,8 @@ package alltoall
 
 import (
 	"fmt"
+
+	"github.com/lhsim/lhsim/netsim"
 )
 
 // builder moves blocks between nodes step by step. A block is src<<16 | dst (n is at most
@@ -141,7 +143,10 @@ func (s *stageKey) of(blk uint32) int32 {
 // stage groups every node's blocks by key (sk) for the steps that follow (stepKeys), whose
 // moves select by key alone. With next, each group's blocks are also ordered by their key in
 // the next stage, which then takes every block's key from its run instead of its table (and,
-// with no stage after it, only copies runs).
+// with no stage after it, only copies runs). Each node's blocks are grouped apart from every
+// other's, so the nodes are dealt out to as many goroutines as the Go scheduler has threads
+// (netsim.Split: a 4,096-node schedule moves 16 M blocks a stage); the result is the same for
+// any number.
 func (b *builder) stage(sk, next *stageKey) {
 	nkeys := sk.nkeys
 	old, oldKeys := b.group, b.nkeys
@@ -159,141 +164,164 @@ func (b *builder) stage(sk, next *stageKey) {
 	if next != nil {
 		sub = next.nkeys
 	}
-	var keys []int32
-	var mine []uint32
-	var chunks []chunk
-	at := make([]int, nkeys*sub)
-	count := make([]int, nkeys*sub)
-	for node := range b.n {
-		size := b.size[node*nkeys : (node+1)*nkeys]
-		ws := b.wsum[node*nkeys : (node+1)*nkeys]
-		chunks = chunks[:0]
-		if old == nil {
-			// Nothing has moved: the node holds its own blocks, made here, not stored.
-			mine = mine[:0]
-			for j := range b.n {
-				if j != node {
-					mine = append(mine, uint32(node)<<16|uint32(j))
-				}
-			}
-			chunks = append(chunks, chunk{blks: mine})
-		} else {
-			for _, cs := range old[node*oldKeys : (node+1)*oldKeys] {
-				chunks = append(chunks, cs...)
+	_ = netsim.Split(b.n, func(lo, hi int) error {
+		st := &stager{b: b, sk: sk, next: next, old: old, oldKeys: oldKeys, sub: sub,
+			at: make([]int, nkeys*sub), count: make([]int, nkeys*sub)}
+		for node := lo; node < hi; node++ {
+			st.node(node)
+		}
+		return nil
+	})
+	b.hold, b.fresh = make([][]uint32, b.n), false
+}
+
+// stager groups nodes' blocks for a stage (builder.stage), with its own scratch space.
+type stager struct {
+	b            *builder
+	sk, next     *stageKey
+	old          [][]chunk
+	oldKeys, sub int
+	keys         []int32
+	mine         []uint32
+	chunks       []chunk
+	at, count    []int
+}
+
+// node groups one node's blocks.
+func (st *stager) node(node int) {
+	b, sk, next, sub := st.b, st.sk, st.next, st.sub
+	nkeys := sk.nkeys
+	at, count := st.at, st.count
+	size := b.size[node*nkeys : (node+1)*nkeys]
+	ws := b.wsum[node*nkeys : (node+1)*nkeys]
+	chunks := st.chunks[:0]
+	defer func() { st.chunks = chunks }()
+	if st.old == nil {
+		// Nothing has moved: the node holds its own blocks, made here, not stored.
+		mine := st.mine[:0]
+		for j := range b.n {
+			if j != node {
+				mine = append(mine, uint32(node)<<16|uint32(j))
 			}
 		}
-		total, ordered := 0, true
+		st.mine = mine
+		chunks = append(chunks, chunk{blks: mine})
+	} else {
+		for _, cs := range st.old[node*st.oldKeys : (node+1)*st.oldKeys] {
+			chunks = append(chunks, cs...)
+		}
+	}
+	total, ordered := 0, true
+	for _, c := range chunks {
+		total += len(c.blks)
+		ordered = ordered && c.runs != nil
+	}
+	arr := make([]uint32, total)
+	if ordered && next == nil {
+		// The last stage ordered every chunk by this stage's keys: copy runs.
 		for _, c := range chunks {
-			total += len(c.blks)
-			ordered = ordered && c.runs != nil
-		}
-		arr := make([]uint32, total)
-		if ordered && next == nil {
-			// The last stage ordered every chunk by this stage's keys: copy runs.
-			for _, c := range chunks {
-				for k := range nkeys {
-					size[k] += int(c.runs[k+1] - c.runs[k])
-				}
-			}
-			pos := 0
-			for k, c := range size {
-				at[k] = pos
-				pos += c
-			}
-			for _, c := range chunks {
-				for k := range nkeys {
-					run := c.blks[c.runs[k]:c.runs[k+1]]
-					copy(arr[at[k]:], run)
-					at[k] += len(run)
-					if !b.even {
-						for _, blk := range run {
-							ws[k] += b.weights[blockSrc(blk)]
-						}
-					}
-				}
-			}
-			from := 0
-			for k, to := range at[:nkeys] {
-				if to > from {
-					b.group[node*nkeys+k] = []chunk{{blks: arr[from:to]}}
-				}
-				from = to
-			}
-			continue
-		}
-		// A counting sort into one array a node: the blocks' keys first, then their places.
-		keys = keys[:0]
-		clear(count)
-		for _, c := range chunks {
-			if c.runs != nil {
-				for k := range nkeys {
-					for _, blk := range c.blks[c.runs[k]:c.runs[k+1]] {
-						key := int32(k * sub)
-						if next != nil {
-							key += next.of(blk)
-						}
-						keys = append(keys, key)
-						count[key]++
-					}
-				}
-				continue
-			}
-			for _, blk := range c.blks {
-				key := sk.of(blk) * int32(sub)
-				if next != nil {
-					key += next.of(blk)
-				}
-				keys = append(keys, key)
-				count[key]++
+			for k := range nkeys {
+				size[k] += int(c.runs[k+1] - c.runs[k])
 			}
 		}
 		pos := 0
-		for k, c := range count {
+		for k, c := range size {
 			at[k] = pos
 			pos += c
 		}
-		i := 0
 		for _, c := range chunks {
-			if c.runs != nil {
-				for k := range nkeys {
-					for _, blk := range c.blks[c.runs[k]:c.runs[k+1]] {
-						arr[at[keys[i]]] = blk
-						at[keys[i]]++
-						i++
+			for k := range nkeys {
+				run := c.blks[c.runs[k]:c.runs[k+1]]
+				copy(arr[at[k]:], run)
+				at[k] += len(run)
+				if !b.even {
+					for _, blk := range run {
+						ws[k] += b.weights[blockSrc(blk)]
 					}
 				}
-				continue
-			}
-			for _, blk := range c.blks {
-				arr[at[keys[i]]] = blk
-				at[keys[i]]++
-				i++
 			}
 		}
 		from := 0
-		for k := range nkeys {
-			to := at[(k+1)*sub-1]
-			if to == from {
-				continue
+		for k, to := range at[:nkeys] {
+			if to > from {
+				b.group[node*nkeys+k] = []chunk{{blks: arr[from:to]}}
 			}
-			size[k] = to - from
-			if !b.even {
-				for _, blk := range arr[from:to] {
-					ws[k] += b.weights[blockSrc(blk)]
-				}
-			}
-			c := chunk{blks: arr[from:to]}
-			if next != nil {
-				c.runs = make([]int32, sub+1)
-				for j := range sub {
-					c.runs[j+1] = int32(at[k*sub+j] - from)
-				}
-			}
-			b.group[node*nkeys+k] = []chunk{c}
 			from = to
 		}
+		return
 	}
-	b.hold, b.fresh = make([][]uint32, b.n), false
+	// A counting sort into one array a node: the blocks' keys first, then their places.
+	keys := st.keys[:0]
+	clear(count)
+	for _, c := range chunks {
+		if c.runs != nil {
+			for k := range nkeys {
+				for _, blk := range c.blks[c.runs[k]:c.runs[k+1]] {
+					key := int32(k * sub)
+					if next != nil {
+						key += next.of(blk)
+					}
+					keys = append(keys, key)
+					count[key]++
+				}
+			}
+			continue
+		}
+		for _, blk := range c.blks {
+			key := sk.of(blk) * int32(sub)
+			if next != nil {
+				key += next.of(blk)
+			}
+			keys = append(keys, key)
+			count[key]++
+		}
+	}
+	st.keys = keys
+	pos := 0
+	for k, c := range count {
+		at[k] = pos
+		pos += c
+	}
+	i := 0
+	for _, c := range chunks {
+		if c.runs != nil {
+			for k := range nkeys {
+				for _, blk := range c.blks[c.runs[k]:c.runs[k+1]] {
+					arr[at[keys[i]]] = blk
+					at[keys[i]]++
+					i++
+				}
+			}
+			continue
+		}
+		for _, blk := range c.blks {
+			arr[at[keys[i]]] = blk
+			at[keys[i]]++
+			i++
+		}
+	}
+	from := 0
+	for k := range nkeys {
+		to := at[(k+1)*sub-1]
+		if to == from {
+			continue
+		}
+		size[k] = to - from
+		if !b.even {
+			for _, blk := range arr[from:to] {
+				ws[k] += b.weights[blockSrc(blk)]
+			}
+		}
+		c := chunk{blks: arr[from:to]}
+		if next != nil {
+			c.runs = make([]int32, sub+1)
+			for j := range sub {
+				c.runs[j+1] = int32(at[k*sub+j] - from)
+			}
+		}
+		b.group[node*nkeys+k] = []chunk{c}
+		from = to
+	}
 }
 
 // unstage puts every node's blocks back in one list.

@@ -144,7 +144,6 @@ func RunWith(c *cluster.Cluster, sched *Schedule, scheme Scheme, sz Sizes, opt O
 		}
 		recvN[s] = make([]uint8, n)
 		bytes[s] = make([]int, len(st.Transfers))
-		var longest netsim.Time
 		for j, t := range st.Transfers {
 			if sendOf[s][t.Src] >= 0 {
 				return Result{}, fmt.Errorf("alltoall: %s step %d: node %d sends twice", sched.Name, s, t.Src)
@@ -152,11 +151,26 @@ func RunWith(c *cluster.Cluster, sched *Schedule, scheme Scheme, sz Sizes, opt O
 			sendOf[s][t.Src] = int32(j)
 			recvN[s][t.Dst]++
 			bytes[s][j] = sched.Bytes(t, sz.BytesPerPair, sz.Uneven)
-			if scheme == Proposed {
-				l, err := Landing(c, t.Src, t.Dst, bytes[s][j])
-				if err != nil {
-					return Result{}, err
+		}
+		var longest netsim.Time
+		if scheme == Proposed {
+			// Each transfer's landing is a path walk: on every core.
+			land := make([]netsim.Time, len(st.Transfers))
+			err := netsim.Split(len(land), func(lo, hi int) error {
+				for j := lo; j < hi; j++ {
+					t := st.Transfers[j]
+					l, err := Landing(c, t.Src, t.Dst, bytes[s][j])
+					if err != nil {
+						return err
+					}
+					land[j] = l
 				}
+				return nil
+			})
+			if err != nil {
+				return Result{}, err
+			}
+			for _, l := range land {
 				longest = max(longest, l)
 			}
 		}

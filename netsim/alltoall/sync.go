@@ -63,22 +63,28 @@ func NewSyncPlan(c *cluster.Cluster) (*SyncPlan, error) {
 	for d, k := range p.k {
 		lat := make([]int64, n*max(k-1, 0))
 		far := make([]int64, n)
-		for node := range n {
-			for r := 1; r < k; r++ {
-				dst := p.member(node, d, r)
-				path, err := net.Path(node, dst)
-				if err != nil {
-					return nil, err
+		err := netsim.Split(n, func(lo, hi int) error {
+			for node := lo; node < hi; node++ {
+				for r := 1; r < k; r++ {
+					dst := p.member(node, d, r)
+					path, err := net.Path(node, dst)
+					if err != nil {
+						return err
+					}
+					l, err := net.ZeroLoadLatency(node, dst, hdr)
+					if err != nil {
+						return err
+					}
+					l += netsim.Time(r-1) * netsim.Time(fc.Flits(hdr)) * path[0].FlitTime
+					cy := int64((l + p.clock - 1) / p.clock)
+					lat[node*(k-1)+r-1] = cy
+					far[node] = max(far[node], cy)
 				}
-				l, err := net.ZeroLoadLatency(node, dst, hdr)
-				if err != nil {
-					return nil, err
-				}
-				l += netsim.Time(r-1) * netsim.Time(fc.Flits(hdr)) * path[0].FlitTime
-				cy := int64((l + p.clock - 1) / p.clock)
-				lat[node*(k-1)+r-1] = cy
-				far[node] = max(far[node], cy)
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		burst := netsim.Time(max(k-1, 0)) * netsim.Time(fc.Flits(hdr)) * fc.FlitTime(net.Config().TorusLinkBandwidth)
 		if fc.TorusLinkBandwidth == 0 {

@@ -58,3 +58,54 @@ func TestCheckFitsRefusesBeforeAllocating(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, errors.Is(CheckFits(topo, DefaultConfig()), ErrTooBig))
 }
+
+// A network that fits on one thread but not on sixteen is refused on sixteen, before it is
+// built, with a line that names the parts' share: each part's event calendar counts.
+func TestCheckFitsCountsParts(t *testing.T) {
+	topo, err := ParseTopology("torus:16x16x16")
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	one, many := EstimateParts(topo, cfg, 1).Need(), EstimateParts(topo, cfg, 16).Need()
+	require.Equal(t, Estimate(topo, cfg).Need(), one)
+	require.Equal(t, one+2*15*netsim.PartMemory(), many)
+	old := debug.SetMemoryLimit((one + many) / 2)
+	defer debug.SetMemoryLimit(old)
+	n, ps, err := NewParts(topo, cfg, 1)
+	require.NoError(t, err)
+	ps.Close()
+	runtime.KeepAlive(n)
+	_, _, err = NewParts(topo, cfg, 16)
+	require.ErrorIs(t, err, ErrTooBig)
+	require.Contains(t, err.Error(), "torus:16x16x16 on 16 threads does not fit in memory")
+	require.Contains(t, err.Error(), "the event calendars of 15 more parts (threads), 2.7 MB each")
+	require.Contains(t, err.Error(), "(GOMEMLIMIT)")
+}
+
+// A network on 4 parts, mid-run with traffic flowing, keeps no more than 3 parts' worth of
+// netsim.PartMemory beyond what it keeps on one: what EstimateParts counts is a bound.
+func TestPartMemoryBound(t *testing.T) {
+	topo, err := ParseTopology("torus:16x16x16")
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	pat, err := ParsePattern("uniform", topo)
+	require.NoError(t, err)
+	heapOn := func(parts int) int64 {
+		before := liveHeap()
+		n, ps, err := NewParts(topo, cfg, parts)
+		require.NoError(t, err)
+		defer ps.Close()
+		syn, err := NewSynthetic(n, SyntheticConfig{Pattern: pat, Load: 0.05, PacketFlits: 1, Seed: 1})
+		require.NoError(t, err)
+		for i := range n.Nodes() {
+			require.NoError(t, n.Attach(i, syn))
+		}
+		syn.Start(0)
+		ps.Run(2 * netsim.Microsecond) // traffic still flowing: every part's calendar in use
+		took := liveHeap() - before
+		runtime.KeepAlive(syn)
+		return took
+	}
+	one, four := heapOn(1), heapOn(4)
+	t.Logf("live heap: %d bytes on 1 part, %d on 4 (%d a part beyond the first; PartMemory %d)", one, four, (four-one)/3, netsim.PartMemory())
+	require.LessOrEqual(t, four-one, 3*netsim.PartMemory())
+}

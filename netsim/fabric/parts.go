@@ -80,6 +80,11 @@ func NewParts(topo Topology, cfg Config, parts int) (*Network, *netsim.Parts, er
 	if m := MaxParts(topo, cfg); parts < 1 || parts > m {
 		return nil, nil, fmt.Errorf("%w: %d parts of %v: want 1 to %d", ErrBadConfig, parts, topo, m)
 	}
+	if parts > 1 {
+		if err := CheckFitsParts(topo, cfg, parts); err != nil {
+			return nil, nil, err
+		}
+	}
 	ps, err := netsim.NewParts(parts, 1)
 	if err != nil {
 		return nil, nil, err

@@ -553,6 +553,25 @@ func Estimate(topo Topology, cfg Config) *memlimit.Estimate {
 	return e
 }
 
+// EstimateParts is Estimate for the network on parts parts (NewParts): each part beyond the
+// first adds its engine's calendar (netsim.PartMemory; the routers' and nodes' state is
+// the network's, shared, and the events pending are shared out among the parts).
+func EstimateParts(topo Topology, cfg Config, parts int) *memlimit.Estimate {
+	e := Estimate(topo, cfg)
+	if parts > 1 {
+		e.Add(fmt.Sprintf("the event calendars of %d more parts (threads), %.1f MB each", parts-1, float64(netsim.PartMemory())/1e6), int64(parts-1)*netsim.PartMemory())
+	}
+	return e
+}
+
+// CheckFitsParts is CheckFits for the network on parts parts.
+func CheckFitsParts(topo Topology, cfg Config, parts int) error {
+	if err := EstimateParts(topo, cfg, parts).Check(memlimit.Current()); err != nil {
+		return fmt.Errorf("%v on %d threads %w", topo, parts, err)
+	}
+	return nil
+}
+
 // CheckFits refuses a network of topo with cfg whose footprint, doubled for the garbage
 // collector's headroom (a Go heap grows to twice what it keeps, GOGC=100), passes
 // MemoryLimit; the error wraps ErrTooBig and gives the estimate and the limit that binds.
