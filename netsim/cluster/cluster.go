@@ -24,7 +24,6 @@ package cluster
 import (
 	"fmt"
 	"slices"
-	"sync/atomic"
 
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
@@ -98,10 +97,29 @@ type Cluster struct {
 	ids uint64
 	obs Observer   // Observe's, or nil
 	ops OpObserver // obs, when it is one
-	// read counts the data packets the DMAs have read; progress, when set, is told the
-	// simulated time every progressPackets of them (OnProgress).
-	read     atomic.Uint64
+	// own is what each part's events alone touch (one: a single engine): its packets free
+	// for reuse and its count of packets read.
+	own []partState
+	// progress, when set, is told the simulated time every progressPackets data packets a
+	// part's DMAs read (OnProgress).
 	progress func(now netsim.Time)
+}
+
+// partState is a part's own: only the events of its nodes touch it, so parts running at
+// once share no counter and no free list (a counter both updated on every packet, even an
+// atomic one, would bounce its cache line between the cores).
+type partState struct {
+	// free are packets given back by this part's nodes (consumed at their destination),
+	// ready to be sent again by any of its nodes: a run allocates packets only while the
+	// number in flight grows, and the collector has less to do (docs/performance.md).
+	free []*fabric.Packet
+	// read counts the data packets this part's DMAs have read (OnProgress).
+	read uint64
+	// maxFree bounds free: packets sent from one part and consumed on another pile up on
+	// the second when the traffic goes mostly one way, and past the bound they are left to
+	// the collector.
+	maxFree int
+	_       [64]byte // parts' fields on cache lines of their own
 }
 
 // progressPackets is how often OnProgress's function is called: every 65,536 data packets
@@ -111,7 +129,8 @@ const progressPackets = 1 << 16
 // OnProgress calls f with the simulated time every 65,536 data packets the NICs read, so
 // that a run of a few huge messages (a GOAL send of a TiB: two operations, hours of wall
 // time) can show how far it has gone. It adds no event and changes nothing else. On several
-// parts f is called from the thread of the part whose NIC read the packet.
+// parts each part counts its own NICs' packets and f is called from the thread of the part
+// whose count reached a multiple of 65,536.
 func (c *Cluster) OnProgress(f func(now netsim.Time)) { c.progress = f }
 
 // New builds a cluster of one node per endpoint of net. On a network built on parts
@@ -140,10 +159,13 @@ func New(net *fabric.Network, cfg Config) (*Cluster, error) {
 		c.parts.SetLockThreads(false)
 	}
 	engs := c.engines()
+	c.own = make([]partState, len(c.ms))
 	for i := range net.Nodes() {
 		eng := net.NodeEngine(i)
-		m := c.ms[slices.Index(engs, eng)]
-		n := &node{c: c, id: i, m: m, eng: eng}
+		part := slices.Index(engs, eng)
+		m := c.ms[part]
+		n := &node{c: c, id: i, m: m, eng: eng, own: &c.own[part]}
+		n.own.maxFree += freePerNode
 		n.rank = &Rank{n: n, p: m.NewProc(fmt.Sprintf("rank %d", i))}
 		if c.parts != nil {
 			n.keys = netsim.NewKeys(space, i, net.Nodes())
@@ -155,6 +177,15 @@ func New(net *fabric.Network, cfg Config) (*Cluster, error) {
 		}
 	}
 	return c, nil
+}
+
+// packetsRead is the number of data packets the NICs' DMAs have read, on every part.
+func (c *Cluster) packetsRead() uint64 {
+	var n uint64
+	for i := range c.own {
+		n += c.own[i].read
+	}
+	return n
 }
 
 // engines are the parts' engines, part by part (one: the network's).

@@ -58,6 +58,7 @@ type node struct {
 	m    *netsim.Machine
 	eng  *netsim.Engine
 	keys *netsim.Keys
+	own  *partState // its part's free packets and counters
 	// issued counts the messages it has initiated since the last run that left nothing
 	// behind (Result.Puts; their numbers on several parts).
 	issued uint64
@@ -71,9 +72,11 @@ type node struct {
 	readQ               []*pacedSend
 
 	// The receive buffer: bytes of data packets taken from the fabric and not yet written
-	// to host memory, and the packets left in the fabric's ejection buffer for want of room.
-	rxUsed int
-	rxWait []*fabric.Packet
+	// to host memory, the packets being written (in the order their writes end), and the
+	// packets left in the fabric's ejection buffer for want of room.
+	rxUsed  int
+	writing packetQueue
+	rxWait  packetQueue
 
 	// path, when set, takes the node's MPI eager messages instead of the DMA to memory.
 	path ReceivePath
@@ -122,7 +125,9 @@ func (n *node) readDone(at netsim.Time) {
 	s.next()
 }
 
-// pacedSend is a message whose packets are read and injected one after another.
+// pacedSend is a message whose packets are read and injected one after another. It is
+// also the event that injects its packet being read (one at a time: the next read is booked
+// when that one has been injected), so a packet costs no event record of its own.
 type pacedSend struct {
 	c        *Cluster
 	n        *node // whose read engine it has
@@ -131,6 +136,8 @@ type pacedSend struct {
 	at       netsim.Time // when the next packet's read begins
 	left     int
 	sent     int
+	reading  *fabric.Packet         // read now, injected when its read ends (Fire)
+	resume   func(left netsim.Time) // reads on once a packet has left the full transmit queue
 }
 
 // next schedules the next packet's injection at the end of its DMA read.
@@ -139,10 +146,12 @@ func (s *pacedSend) next() {
 	chunk := min(s.left, payload)
 	s.left -= chunk
 	s.at += s.c.cfg.DMATime(chunk)
-	p := &fabric.Packet{Src: s.from, Dst: s.to, Bytes: s.c.cfg.HeaderBytes + chunk, ID: s.m.id, Tag: uint64(chunk), Kind: kindData, Ref: unsafe.Pointer(s.m)}
+	s.reading = s.n.packet()
+	*s.reading = fabric.Packet{Src: s.from, Dst: s.to, Bytes: s.c.cfg.HeaderBytes + chunk, ID: s.m.id, Tag: uint64(chunk), Kind: kindData, Ref: unsafe.Pointer(s.m)}
 	s.sent++
-	s.n.at(s.at, pacedInjector{s, p})
-	if read := s.c.read.Add(1); s.c.progress != nil && read%progressPackets == 0 {
+	s.n.at(s.at, s)
+	own := s.n.own
+	if own.read++; s.c.progress != nil && own.read%progressPackets == 0 {
 		s.c.progress(s.n.eng.Now())
 	}
 	if s.sent == s.m.packets {
@@ -150,15 +159,11 @@ func (s *pacedSend) next() {
 	}
 }
 
-// pacedInjector hands one packet to the fabric when its DMA read ends, then starts the next.
-type pacedInjector struct {
-	s *pacedSend
-	p *fabric.Packet
-}
-
-func (i pacedInjector) Fire(now netsim.Time, _ int64) {
-	s := i.s
-	if err := s.c.net.Inject(now, i.p); err != nil {
+// Fire hands the packet read to the fabric when its DMA read ends, then starts the next.
+func (s *pacedSend) Fire(now netsim.Time, _ int64) {
+	p := s.reading
+	s.reading = nil
+	if err := s.c.net.Inject(now, p); err != nil {
 		s.n.m.Fail(fmt.Errorf("cluster: node %d: %w", s.from, err))
 		return
 	}
@@ -173,10 +178,13 @@ func (i pacedInjector) Fire(now netsim.Time, _ int64) {
 	// waits for a packet to leave instead of queueing packets without bound, so a message of
 	// any size holds at most txQueuePackets of them. The link never idles for it: the queue
 	// still holds packets when the read starts again.
-	s.c.net.OnLeave(s.from, func(left netsim.Time) {
-		s.at = max(s.at, left)
-		s.next()
-	})
+	if s.resume == nil { // made once a message, not at every wait
+		s.resume = func(left netsim.Time) {
+			s.at = max(s.at, left)
+			s.next()
+		}
+	}
+	s.c.net.OnLeave(s.from, s.resume)
 }
 
 // txQueuePackets is how many packets a NIC's transmit queue holds before its DMA waits.
@@ -186,10 +194,40 @@ const txQueuePackets = 4
 
 // sendHeader sends a header-only packet of m's (a control packet or a get request) now.
 func (n *node) sendHeader(now netsim.Time, m *message, kind uint8, to int) {
-	p := &fabric.Packet{Src: n.id, Dst: to, Bytes: n.c.cfg.HeaderBytes, ID: m.id, Kind: kind, Ref: unsafe.Pointer(m)}
+	p := n.packet()
+	*p = fabric.Packet{Src: n.id, Dst: to, Bytes: n.c.cfg.HeaderBytes, ID: m.id, Kind: kind, Ref: unsafe.Pointer(m)}
 	if err := n.c.net.Inject(now, p); err != nil {
 		n.m.Fail(fmt.Errorf("cluster: node %d: %w", n.id, err))
 	}
+}
+
+// freePerNode is how many free packets a part keeps for each of its nodes (maxFree): past
+// that, packets consumed there are left to the collector. 16 is the default receive buffer's
+// packets, more than a node of a balanced run has in flight on average.
+const freePerNode = 16
+
+// packet is a packet for node n to send: one of its part's free ones, or a new one. Only
+// n's part's events call it (the free list is the part's own).
+func (n *node) packet() *fabric.Packet {
+	own := n.own
+	if k := len(own.free); k > 0 {
+		p := own.free[k-1]
+		own.free = own.free[:k-1]
+		return p
+	}
+	return new(fabric.Packet)
+}
+
+// recycle gives packet p, consumed at node n and no longer referred to, to n's part's free
+// list. Whichever part sent it, the destination's part now owns it alone: the fabric handed
+// it over between windows, and the sender keeps no pointer to it after Inject.
+func (n *node) recycle(p *fabric.Packet) {
+	own := n.own
+	if len(own.free) >= own.maxFree {
+		return
+	}
+	p.Ref = nil // the message may be collected
+	own.free = append(own.free, p)
 }
 
 // at schedules the node's event h at t: keyed on parts, else in scheduling order.
@@ -206,17 +244,20 @@ func (n *node) Receive(now netsim.Time, p *fabric.Packet) {
 	if p.Kind == kindSignal {
 		n.consume(now, p)
 		n.rank.signalled(now, p)
+		n.recycle(p)
 		return
 	}
 	m := of(p)
 	switch p.Kind {
 	case kindControl: // a put of ours is complete
 		n.consume(now, p)
+		n.recycle(p)
 		m.done = true
 		m.handle.done = true
 		n.rank.wake(now)
 	case kindGetReq: // read the data and send it back
 		n.consume(now, p)
+		n.recycle(p)
 		n.sendData(now, m, n.id, m.src)
 	case kindData:
 		if n.c.obs != nil && !m.seen {
@@ -228,8 +269,8 @@ func (n *node) Receive(now netsim.Time, p *fabric.Packet) {
 			return
 		}
 		// Into the receive buffer when there is room, then to memory by DMA.
-		if len(n.rxWait) > 0 || n.rxUsed+p.Bytes > n.c.cfg.RxBufferBytes {
-			n.rxWait = append(n.rxWait, p)
+		if n.rxWait.n > 0 || n.rxUsed+p.Bytes > n.c.cfg.RxBufferBytes {
+			n.rxWait.push(p)
 			return
 		}
 		n.take(now, p)
@@ -242,7 +283,11 @@ func (n *node) take(now netsim.Time, p *fabric.Packet) {
 	n.rxUsed += p.Bytes
 	start := max(now, n.writeBusy)
 	n.writeBusy = start + n.c.cfg.DMATime(int(p.Tag))
-	n.at(n.writeBusy, lander{n, p})
+	// The writes end in the order they were queued (writeBusy never goes back, and the
+	// node's events of one instant run in the order they were scheduled): the event needs
+	// no packet of its own, the front of writing is the one that lands.
+	n.writing.push(p)
+	n.at(n.writeBusy, (*lander)(n))
 }
 
 func (n *node) consume(now netsim.Time, p *fabric.Packet) {
@@ -251,27 +296,24 @@ func (n *node) consume(now netsim.Time, p *fabric.Packet) {
 	}
 }
 
-// lander completes an arrived data packet's DMA write.
-type lander struct {
-	n *node
-	p *fabric.Packet
-}
+// lander is a node as the event that completes its oldest data packet's DMA write.
+type lander node
 
-func (l lander) Fire(now netsim.Time, _ int64) {
-	n, p := l.n, l.p
+func (l *lander) Fire(now netsim.Time, _ int64) {
+	n := (*node)(l)
+	p := n.writing.pop()
 	n.rxUsed -= p.Bytes
-	for len(n.rxWait) > 0 && n.rxUsed+n.rxWait[0].Bytes <= n.c.cfg.RxBufferBytes {
-		w := n.rxWait[0]
-		n.rxWait = n.rxWait[1:]
-		n.take(now, w)
+	for n.rxWait.n > 0 && n.rxUsed+n.rxWait.front().Bytes <= n.c.cfg.RxBufferBytes {
+		n.take(now, n.rxWait.pop())
 	}
-	m := of(p)
+	m, id := of(p), p.ID
+	n.recycle(p)
 	m.landed++
 	if m.landed < m.packets {
 		return
 	}
 	if n.c.obs != nil {
-		n.c.obs.Landed(now, p.ID, n.id)
+		n.c.obs.Landed(now, id, n.id)
 	}
 	switch m.kind {
 	case msgPut: // landed: the target's polls see it, and the initiator is told
@@ -302,6 +344,7 @@ func (n *node) toPath(now netsim.Time, p *fabric.Packet, m *message) {
 	m.landed++
 	if m.landed < m.packets {
 		n.consume(now, p)
+		n.recycle(p)
 		return
 	}
 	msg := messageBytes(p.ID, m)
@@ -325,4 +368,34 @@ func messageBytes(id uint64, m *message) []byte {
 		body[i] = byte(uint64(i) + id)
 	}
 	return mpi.Eager(int32(m.src), int32(m.tag), 0, body)
+}
+
+// packetQueue is a FIFO of packets on a ring that grows to the most it has held at once (a
+// slice popped from the front would move along its array and reallocate all the time).
+type packetQueue struct {
+	buf  []*fabric.Packet // len a power of two
+	head int
+	n    int
+}
+
+func (q *packetQueue) push(p *fabric.Packet) {
+	if q.n == len(q.buf) {
+		nb := make([]*fabric.Packet, max(4, 2*len(q.buf)))
+		for i := range q.n {
+			nb[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
+		}
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = p
+	q.n++
+}
+
+func (q *packetQueue) front() *fabric.Packet { return q.buf[q.head] }
+
+func (q *packetQueue) pop() *fabric.Packet {
+	p := q.buf[q.head]
+	q.buf[q.head] = nil
+	q.head = (q.head + 1) & (len(q.buf) - 1)
+	q.n--
+	return p
 }

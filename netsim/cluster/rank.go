@@ -218,7 +218,8 @@ type Signal struct {
 // which its timer logic counts on arrival). dst's WaitSignal(tag) takes it.
 func (r *Rank) Signal(dst, tag int) {
 	r.checkPeer("signal", dst, 1)
-	p := &fabric.Packet{Src: r.ID(), Dst: dst, Bytes: r.n.c.cfg.HeaderBytes, Kind: kindSignal, Tag: uint64(tag)}
+	p := r.n.packet()
+	*p = fabric.Packet{Src: r.ID(), Dst: dst, Bytes: r.n.c.cfg.HeaderBytes, Kind: kindSignal, Tag: uint64(tag)}
 	if err := r.n.c.net.Inject(r.Now(), p); err != nil {
 		r.bad("signal to %d: %v", dst, err)
 	}

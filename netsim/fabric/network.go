@@ -36,6 +36,13 @@ type Stats struct {
 	FlitHops  uint64 // flits moved over a link (injection and ejection links included)
 }
 
+// partStats is a part's Stats on cache lines of its own: every hop adds to its part's, and
+// two parts' counters on one line would bounce it between the cores running them.
+type partStats struct {
+	Stats
+	_ [64]byte
+}
+
 // outPort is the sending end of a link: a router output, or a node's injection port.
 type outPort struct {
 	down      int32 // the input port it feeds, or -1-node for a node's ejection buffer
@@ -126,7 +133,7 @@ type Network struct {
 	eps     []Endpoint
 	nseq    []uint32 // node -> packets it has injected (Packet.Seq)
 
-	stats []Stats // part -> what its routers and nodes did
+	stats []partStats // part -> what its routers and nodes did
 
 	linkFlits []uint64 // out port -> flits sent on its link, when CountLinks asked for it
 	tracer    Tracer
@@ -222,7 +229,7 @@ func New(eng *netsim.Engine, topo Topology, cfg Config) (*Network, error) {
 	if err := topo.build(&cfg, &g); err != nil {
 		return nil, err
 	}
-	n := &Network{eng: eng, engs: []*netsim.Engine{eng}, topo: topo, cfg: cfg, v: cfg.VCs, key: eng.NewKeySpace(), stats: make([]Stats, 1)}
+	n := &Network{eng: eng, engs: []*netsim.Engine{eng}, topo: topo, cfg: cfg, v: cfg.VCs, key: eng.NewKeySpace(), stats: make([]partStats, 1)}
 	total := 0
 	for _, p := range g.ports {
 		n.portBase = append(n.portBase, int32(total))
@@ -389,7 +396,8 @@ func (n *Network) Nodes() int { return len(n.nic) }
 // Stats is what the network has done so far.
 func (n *Network) Stats() Stats {
 	var s Stats
-	for _, p := range n.stats {
+	for i := range n.stats {
+		p := &n.stats[i].Stats
 		s.Injected += p.Injected
 		s.Delivered += p.Delivered
 		s.Consumed += p.Consumed

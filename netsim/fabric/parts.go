@@ -104,7 +104,7 @@ func NewParts(topo Topology, cfg Config, parts int) (*Network, *netsim.Parts, er
 	for i := range parts {
 		n.engs[i] = ps.Engine(i)
 	}
-	n.stats = make([]Stats, parts)
+	n.stats = make([]partStats, parts)
 	la := n.Lookahead()
 	if la <= 0 {
 		return nil, nil, fmt.Errorf("%w: no lookahead between the parts of %v (a cut link takes no time): run it on one part", ErrBadConfig, topo)

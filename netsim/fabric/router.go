@@ -305,7 +305,11 @@ func (n *Network) tryInject(node int, now netsim.Time) {
 	if n.leftWait != nil {
 		if w := n.leftWait[node]; len(w) > 0 {
 			f := w[0]
-			n.leftWait[node] = w[1:]
+			// Shifted down rather than resliced: the list keeps its array, and a sender
+			// that waits for every packet adds no allocation per packet.
+			copy(w, w[1:])
+			w[len(w)-1] = nil
+			n.leftWait[node] = w[:len(w)-1]
 			f(now)
 		}
 	}

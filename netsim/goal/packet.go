@@ -57,6 +57,34 @@ type pktRank struct {
 	eng  *netsim.Engine
 	keys *netsim.Keys
 	work *workList
+	// run and id make the record the handler of the rank's own events (Fire): an operation's
+	// start, end and send need no closure each.
+	run *pktRun
+	id  uint32
+}
+
+// A rank's events (pktRank.Fire): the kind in an event's arg's low bits, the operation above.
+const (
+	evStarted  = iota // the operation has its CPU: markStarted
+	evDone            // a calc's CPU time is over: markDone
+	evSend            // a send's node latency is over: send
+	evSelf            // a message to oneself has been copied: arrive
+	evKindBits = 2
+)
+
+// Fire runs the rank's event arg (netsim.Handler).
+func (rk *pktRank) Fire(now netsim.Time, arg int64) {
+	r, op := rk.run, uint32(arg>>evKindBits)
+	switch arg & (1<<evKindBits - 1) {
+	case evStarted:
+		r.markStarted(rk.id, op)
+	case evDone:
+		r.markDone(rk.id, op)
+	case evSend:
+		r.send(rk.id, op, now)
+	case evSelf:
+		r.arrive(rk.id, rk.id, op, now)
+	}
 }
 
 // workList is one part's operations freed and not yet started, drained in turn.
@@ -116,6 +144,7 @@ func RunPacket(s *Schedule, c *cluster.Cluster, S uint64, opt Options) (*Result,
 	lists := map[*netsim.Engine]*workList{}
 	for i := range r.ranks {
 		rk := &r.ranks[i]
+		rk.run, rk.id = r, uint32(i)
 		rk.eng = c.Network().NodeEngine(i)
 		if ps != nil {
 			rk.keys = netsim.NewKeys(space, i, P)
@@ -218,13 +247,21 @@ func (r *pktRun) drain(w *workList) {
 
 // at schedules f at t for rank: on its part, keyed when the machine is on parts.
 func (r *pktRun) at(rank uint32, t netsim.Time, f func(netsim.Time)) {
+	r.atEvent(rank, t, netsim.Func(func(now netsim.Time, _ int64) { f(now) }), 0)
+}
+
+// atOp schedules rank's event kind (evStarted...) of operation op at t.
+func (r *pktRun) atOp(rank uint32, t netsim.Time, kind int64, op uint32) {
+	r.atEvent(rank, t, &r.ranks[rank], int64(op)<<evKindBits|kind)
+}
+
+func (r *pktRun) atEvent(rank uint32, t netsim.Time, h netsim.Handler, arg int64) {
 	rk := &r.ranks[rank]
-	h := netsim.Func(func(now netsim.Time, _ int64) { f(now) })
 	if rk.keys == nil {
-		rk.eng.At(t, h, 0)
+		rk.eng.At(t, h, arg)
 		return
 	}
-	rk.eng.AtKey(t, rk.keys.Next(), h, 0)
+	rk.eng.AtKey(t, rk.keys.Next(), h, arg)
 }
 
 func (r *pktRun) touch(rank uint32, t netsim.Time) {
@@ -268,8 +305,8 @@ func (r *pktRun) ready(rank, op uint32) {
 		if r.tr != nil {
 			r.tr.Busy(int(rank), op, start, end)
 		}
-		r.at(rank, start, func(netsim.Time) { r.markStarted(rank, op) })
-		r.at(rank, end, func(netsim.Time) { r.markDone(rank, op) })
+		r.atOp(rank, start, evStarted, op)
+		r.atOp(rank, end, evDone, op)
 	case Send:
 		start := max(now, rk.cpu[o.CPU])
 		end := start + r.nl
@@ -277,8 +314,8 @@ func (r *pktRun) ready(rank, op uint32) {
 		if r.tr != nil {
 			r.tr.Busy(int(rank), op, start, end)
 		}
-		r.at(rank, start, func(netsim.Time) { r.markStarted(rank, op) })
-		r.at(rank, end, func(t netsim.Time) { r.send(rank, op, t) })
+		r.atOp(rank, start, evStarted, op)
+		r.atOp(rank, end, evSend, op)
 	}
 }
 
@@ -287,13 +324,12 @@ func (r *pktRun) send(rank, op uint32, now netsim.Time) {
 	o := &r.s.Ranks[rank].Ops[op]
 	r.touch(rank, now)
 	dst := o.Peer
-	arrive := func(t netsim.Time) { r.arrive(dst, rank, op, t) }
 	if r.tr != nil {
 		r.tr.Sending(int(rank), op, now)
 	}
 	if dst == rank {
-		r.at(rank, now+r.c.Config().DMATime(int(o.Size)), arrive)
-	} else if err := r.c.PostSend(now, int(rank), int(dst), int(o.Size), int(o.Tag), arrive); err != nil {
+		r.atOp(rank, now+r.c.Config().DMATime(int(o.Size)), evSelf, op)
+	} else if err := r.c.PostSend(now, int(rank), int(dst), int(o.Size), int(o.Tag), func(t netsim.Time) { r.arrive(dst, rank, op, t) }); err != nil {
 		r.fail(rank, err)
 		return
 	}
