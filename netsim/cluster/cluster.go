@@ -97,8 +97,8 @@ type Cluster struct {
 	ids uint64
 	obs Observer   // Observe's, or nil
 	ops OpObserver // obs, when it is one
-	// own is what each part's events alone touch (one: a single engine): its packets free
-	// for reuse and its count of packets read.
+	// own is what each part's events alone touch (one: a single engine): its packets,
+	// sends and messages free for reuse and its count of packets read.
 	own []partState
 	// progress, when set, is told the simulated time every progressPackets data packets a
 	// part's DMAs read (OnProgress).
@@ -113,13 +113,17 @@ type partState struct {
 	// ready to be sent again by any of its nodes: a run allocates packets only while the
 	// number in flight grows, and the collector has less to do (docs/performance.md).
 	free []*fabric.Packet
+	// sends are pacedSends done with, and msgs PostSend messages landed here (recycleSend,
+	// recycleMessage), for the part's nodes to use again.
+	sends []*pacedSend
+	msgs  []*message
 	// read counts the data packets this part's DMAs have read (OnProgress).
 	read uint64
-	// maxFree bounds free: packets sent from one part and consumed on another pile up on
-	// the second when the traffic goes mostly one way, and past the bound they are left to
-	// the collector.
-	maxFree int
-	_       [64]byte // parts' fields on cache lines of their own
+	// maxFree and maxSends bound free and sends, msgs: packets and messages sent from one
+	// part and consumed on another pile up on the second when the traffic goes mostly one
+	// way, and past the bound they are left to the collector.
+	maxFree, maxSends int
+	_                 [64]byte // parts' fields on cache lines of their own
 }
 
 // progressPackets is how often OnProgress's function is called: every 65,536 data packets
@@ -166,6 +170,7 @@ func New(net *fabric.Network, cfg Config) (*Cluster, error) {
 		m := c.ms[part]
 		n := &node{c: c, id: i, m: m, eng: eng, own: &c.own[part]}
 		n.own.maxFree += freePerNode
+		n.own.maxSends += freeSendsPerNode
 		n.rank = &Rank{n: n, p: m.NewProc(fmt.Sprintf("rank %d", i))}
 		if c.parts != nil {
 			n.keys = netsim.NewKeys(space, i, net.Nodes())

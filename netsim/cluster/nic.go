@@ -100,7 +100,8 @@ type ReceivePath interface {
 // to the end of its last packet's read, and the packets are made one after another (one
 // event pending a message), so a large message costs no memory up front.
 func (n *node) sendData(now netsim.Time, m *message, from, to int) {
-	s := &pacedSend{c: n.c, n: n, m: m, from: from, to: to, at: now, left: m.size}
+	s := n.newSend()
+	*s = pacedSend{c: n.c, n: n, m: m, from: from, to: to, at: now, left: m.size, packets: m.packets, id: m.id, resume: s.resume}
 	if n.reading != nil {
 		n.readQ = append(n.readQ, s)
 		return
@@ -136,8 +137,12 @@ type pacedSend struct {
 	at       netsim.Time // when the next packet's read begins
 	left     int
 	sent     int
-	reading  *fabric.Packet         // read now, injected when its read ends (Fire)
-	resume   func(left netsim.Time) // reads on once a packet has left the full transmit queue
+	// The message's packets and number, read on every packet: copied here, so that the
+	// sender reads no line of the message's that its receiver writes (landed).
+	packets int
+	id      uint64
+	reading *fabric.Packet         // read now, injected when its read ends (Fire)
+	resume  func(left netsim.Time) // reads on once a packet has left the full transmit queue
 }
 
 // next schedules the next packet's injection at the end of its DMA read.
@@ -147,14 +152,14 @@ func (s *pacedSend) next() {
 	s.left -= chunk
 	s.at += s.c.cfg.DMATime(chunk)
 	s.reading = s.n.packet()
-	*s.reading = fabric.Packet{Src: s.from, Dst: s.to, Bytes: s.c.cfg.HeaderBytes + chunk, ID: s.m.id, Tag: uint64(chunk), Kind: kindData, Ref: unsafe.Pointer(s.m)}
+	*s.reading = fabric.Packet{Src: s.from, Dst: s.to, Bytes: s.c.cfg.HeaderBytes + chunk, ID: s.id, Tag: uint64(chunk), Kind: kindData, Ref: unsafe.Pointer(s.m)}
 	s.sent++
 	s.n.at(s.at, s)
 	own := s.n.own
 	if own.read++; s.c.progress != nil && own.read%progressPackets == 0 {
 		s.c.progress(s.n.eng.Now())
 	}
-	if s.sent == s.m.packets {
+	if s.sent == s.packets {
 		s.n.readDone(s.at) // its last read is booked: the next message reads after it
 	}
 }
@@ -167,7 +172,10 @@ func (s *pacedSend) Fire(now netsim.Time, _ int64) {
 		s.n.m.Fail(fmt.Errorf("cluster: node %d: %w", s.from, err))
 		return
 	}
-	if s.sent >= s.m.packets {
+	if s.sent >= s.packets {
+		// Its last packet is in the fabric and the read engine has gone on (readDone): no
+		// one refers to s any more.
+		s.n.recycleSend(s)
 		return
 	}
 	if s.c.net.Queued(s.from) < txQueuePackets {
@@ -229,6 +237,57 @@ func (n *node) recycle(p *fabric.Packet) {
 	p.Ref = nil // the message may be collected
 	own.free = append(own.free, p)
 }
+
+// newSend is a pacedSend for node n's read engine: one of its part's free ones (its resume
+// function made already), or a new one.
+func (n *node) newSend() *pacedSend {
+	own := n.own
+	if k := len(own.sends); k > 0 {
+		s := own.sends[k-1]
+		own.sends = own.sends[:k-1]
+		return s
+	}
+	return new(pacedSend)
+}
+
+// recycleSend gives s, whose last packet node n has injected, to n's part. A send is its
+// sender's alone from start to end: it stays on one part.
+func (n *node) recycleSend(s *pacedSend) {
+	own := n.own
+	if len(own.sends) >= own.maxSends {
+		return
+	}
+	s.m = nil
+	own.sends = append(own.sends, s)
+}
+
+// newMessage is a message for node n to issue: one of its part's free ones, or a new one.
+func (n *node) newMessage() *message {
+	own := n.own
+	if k := len(own.msgs); k > 0 {
+		m := own.msgs[k-1]
+		own.msgs = own.msgs[:k-1]
+		return m
+	}
+	return new(message)
+}
+
+// recycleMessage gives m, a PostSend message that has landed at node n and whose callback
+// has returned, to n's part: its packets are all consumed and recycled, its sender's
+// pacedSend is done with it (its last packet left the sender before it could land here, a
+// window earlier when the sender is on another part), and PostSend gave out no handle to it.
+func (n *node) recycleMessage(m *message) {
+	own := n.own
+	if len(own.msgs) >= own.maxSends {
+		return
+	}
+	m.deliver = nil
+	own.msgs = append(own.msgs, m)
+}
+
+// freeSendsPerNode is how many free pacedSends and messages a part keeps for each of its
+// nodes (maxSends): a node reads one message at a time.
+const freeSendsPerNode = 4
 
 // at schedules the node's event h at t: keyed on parts, else in scheduling order.
 func (n *node) at(t netsim.Time, h netsim.Handler) {
@@ -332,6 +391,7 @@ func (l *lander) Fire(now netsim.Time, _ int64) {
 func (n *node) landedSend(now netsim.Time, m *message) {
 	if m.deliver != nil {
 		m.deliver(now)
+		n.recycleMessage(m)
 		return
 	}
 	n.rank.delivered(now, m)

@@ -84,7 +84,8 @@ func (c *Cluster) op(r *Rank, name string, start netsim.Time, peer, tag, size in
 // own count times the nodes, plus the node (no two parts share a count).
 func (n *node) issue(now netsim.Time, kind uint8, dst, size, tag int) *message {
 	c := n.c
-	m := &message{kind: kind, src: n.id, dst: dst, size: size, tag: tag, issuedAt: now}
+	m := n.newMessage()
+	*m = message{kind: kind, src: n.id, dst: dst, size: size, tag: tag, issuedAt: now}
 	if len(c.ms) == 1 {
 		m.id = c.ids
 		c.ids++
