@@ -110,8 +110,9 @@ type Cluster struct {
 // atomic one, would bounce its cache line between the cores).
 type partState struct {
 	// free are packets given back by this part's nodes (consumed at their destination),
-	// ready to be sent again by any of its nodes: a run allocates packets only while the
-	// number in flight grows, and the collector has less to do (docs/performance.md).
+	// ready to be sent again by any of its nodes: a run on parts allocates packets only
+	// while the number in flight grows, and the collector has less to do
+	// (docs/performance.md).
 	free []*fabric.Packet
 	// sends are pacedSends done with, and msgs PostSend messages landed here (recycleSend,
 	// recycleMessage), for the part's nodes to use again.
@@ -169,7 +170,9 @@ func New(net *fabric.Network, cfg Config) (*Cluster, error) {
 		part := slices.Index(engs, eng)
 		m := c.ms[part]
 		n := &node{c: c, id: i, m: m, eng: eng, own: &c.own[part]}
-		n.own.maxFree += freePerNode
+		if len(c.ms) > 1 {
+			n.own.maxFree += freePerNode // (packets are reused on parts only: freePerNode)
+		}
 		n.own.maxSends += freeSendsPerNode
 		n.rank = &Rank{n: n, p: m.NewProc(fmt.Sprintf("rank %d", i))}
 		if c.parts != nil {

@@ -211,7 +211,12 @@ func (n *node) sendHeader(now netsim.Time, m *message, kind uint8, to int) {
 
 // freePerNode is how many free packets a part keeps for each of its nodes (maxFree): past
 // that, packets consumed there are left to the collector. 16 is the default receive buffer's
-// packets, more than a node of a balanced run has in flight on average.
+// packets, more than a node of a balanced run has in flight on average. A machine of one
+// part keeps none: there the collector's work runs on a core the run does not use, and new
+// packets lie in memory in the order they are made, which the routers' events follow
+// (reused ones are scattered): reusing them cost the 16x16x16 all-to-all point 5 % more CPU
+// on one thread (docs/performance.md), where on two threads the collector takes its time
+// from the parts.
 const freePerNode = 16
 
 // packet is a packet for node n to send: one of its part's free ones, or a new one. Only
