@@ -48,10 +48,9 @@ type Spec struct {
 	// its own thread, its events keyed (cluster.BuildParts); 0 builds it on one engine, its
 	// events in the order they were scheduled (cluster.Build). Receive paths run on their
 	// node's part, their events keyed with the node (lhsnic.Config.Keys), stepped in a group
-	// per part. On more than one part the machine takes no Verilated RTL in this process
-	// (a receive path's, a waveform, an RTL matcher: a Verilated model stays on the OS
-	// thread it was made on, and the parts' goroutines are not locked to threads) and no
-	// hook that sees the whole machine (Build and AddHook refuse them).
+	// per part; a Verilated model (a receive path's, an RTL matcher's) is stepped only by
+	// its part's goroutine. On more than one part the machine takes no hook that sees the
+	// whole machine (Build and AddHook refuse them).
 	Parts int
 }
 
