@@ -103,6 +103,15 @@ func PartMemory() int64 {
 // Engine is part i's engine.
 func (ps *Parts) Engine(i int) *Engine { return ps.engines[i] }
 
+// Ways is the threads ps runs on, for what a model computes before its run (Split): 1 for a
+// machine of one engine (nil).
+func (ps *Parts) Ways() int {
+	if ps == nil {
+		return 1
+	}
+	return len(ps.engines)
+}
+
 // Len is the number of parts.
 func (ps *Parts) Len() int { return len(ps.engines) }
 
@@ -283,13 +292,13 @@ func (ps *Parts) SetLookahead(t Time) {
 	ps.lookahead, ps.stats.Lookahead = t, t
 }
 
-// Split calls work(lo, hi) on ranges that cover 0..n-1, on as many goroutines as the Go
-// scheduler has threads, and returns the error of the lowest range that failed. It is for
-// what a model computes before its run, entry by entry (a closed-form latency for each of
-// thousands of pairs): each range writes only its own entries, so the result is the same for
-// any number of ranges.
-func Split(n int, work func(lo, hi int) error) error {
-	ranges := min(runtime.GOMAXPROCS(0), max(1, n/256))
+// Split calls work(lo, hi) on ranges that cover 0..n-1, on up to ways goroutines (the run's
+// threads: --threads 1 builds on one), and returns the error of the lowest range that
+// failed. It is for what a model computes before its run, entry by entry (a closed-form
+// latency for each of thousands of pairs): each range writes only its own entries, so the
+// result is the same for any number of ranges.
+func Split(ways, n int, work func(lo, hi int) error) error {
+	ranges := min(ways, runtime.GOMAXPROCS(0), max(1, n/256))
 	if ranges <= 1 {
 		return work(0, n)
 	}

@@ -5,8 +5,12 @@ package verilator
 // build/verilator/lhs_top/liblhs_top.a, in this process through cgo. Build the library with
 // `make rtl` before `go build`.
 //
-// A Verilated model is not safe for concurrent use; RTL pins the goroutine that creates it to
-// its OS thread until Close, and must be used from that goroutine only.
+// A Verilated model is not safe for concurrent use: one goroutine at a time, each handing it
+// on to the next with a happens-before (a machine's part steps its nodes' models between
+// windows, on whichever goroutine runs the part). Its steps keep no state of the calling
+// thread (the build has no --threads; the $display and $finish of its parameter checks run
+// at construction). RTL pins the goroutine that creates it to its OS thread until Close, so
+// that a program with one goroutine keeps its models on one thread.
 
 /*
 #cgo CFLAGS: -I${SRCDIR}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/lhsim/lhsim/experiment"
 	"github.com/lhsim/lhsim/experiment/net"
 	"github.com/lhsim/lhsim/internal/flagval"
 )
@@ -12,7 +13,8 @@ func init() {
 func benchNetFlags(r *runner) func() error {
 	cfg := net.BenchNetConfig{Loads: []float64{0.05, 1}, Flits: []int{1, 16}, Warmup: 2000, Measure: 2000, Seed: 1}
 	fs := r.fs
-	topos := fs.String("topologies", "torus:8x8x8,torus:16x16x16,fattree:4x3,fattree:4x6", "topologies, comma-separated")
+	cfg.Topologies = experiment.MustTopologies("torus:8x8x8,torus:16x16x16,fattree:4x3,fattree:4x6")
+	topos := topologiesVar(fs, &cfg.Topologies, "topologies", "topologies, comma-separated")
 	routers := fs.String("routers", "nsim,booksim", "routers, comma-separated: nsim (the default event-driven router), booksim (--preset booksim)")
 	flagval.Floats(fs, &cfg.Loads, "loads", 1e-6, 1, "offered loads, flits/cycle/node (1, the node link's rate, is past every default configuration's saturation)")
 	flagval.Ints(fs, &cfg.Flits, "packet-flits", cfg.Flits, 1, 16, "packet sizes in flits")
@@ -23,7 +25,10 @@ func benchNetFlags(r *runner) func() error {
 	r.slurmFlags()
 	r.jobsFlag(1, "rows measured at once; with more than 1 the rates are per CPU second of each row's own thread and the heap per node is not measured (docs/performance.md)")
 	return func() error {
-		cfg.Topologies, cfg.Routers, cfg.Jobs = flagval.SplitList(*topos), flagval.SplitList(*routers), r.jobs
+		cfg.Routers, cfg.Jobs = flagval.SplitList(*routers), r.jobs
+		if err := topos.check(r); err != nil {
+			return err
+		}
 		if err := r.check(cfg.Validate()); err != nil {
 			return err
 		}

@@ -12,15 +12,15 @@ import (
 	"github.com/lhsim/lhsim/experiment/rx"
 	"github.com/lhsim/lhsim/netsim/fabric"
 	"github.com/lhsim/lhsim/netsim/goal"
-	"github.com/lhsim/lhsim/netsim/match"
 )
 
 // Threads is how many threads the packet run of s with cfg takes when cfg.Threads are asked,
-// and why fewer: a timeline (or a caller's Simulated) sees the run from one thread; RTL (LHS
-// receive paths, a waveform, RTL matchers) stays on one, a Verilated model being bound to
-// the OS thread it was made on, which the parts' goroutines are not; a rendezvous send to
-// another rank completes at the instant its receiver matches it, with no lookahead between
-// parts; and the topology's own limits (its parts, its lookahead).
+// and why fewer: a timeline (or a caller's Simulated) sees the run from one thread; a
+// rendezvous send to another rank completes at the instant its receiver matches it, with no
+// lookahead between parts; LHS receive paths (--rtl-nodes, and so a waveform), whose events
+// packetMachine does not key (incast's are: lhsnic.Config.Keys); and the topology's own
+// limits (its parts, its lookahead). An RTL matcher runs on its node's part, its Verilated
+// model stepped only by that part's goroutine.
 func Threads(cfg Config, s *goal.Schedule) (int, string) {
 	if cfg.Threads <= 1 || cfg.Network != "packet" {
 		return 1, ""
@@ -28,10 +28,10 @@ func Threads(cfg Config, s *goal.Schedule) (int, string) {
 	switch {
 	case cfg.Timeline != nil:
 		return 1, "a timeline records the run on one thread"
+	case len(cfg.RTLNodes) > 0 || cfg.Trace != "":
+		return 1, "LHS receive paths run on one thread (here their events are not keyed)"
 	case cfg.Simulated != nil:
 		return 1, "the simulated time's progress follows the run on one thread"
-	case len(cfg.RTLNodes) > 0 || cfg.Trace != "" || len(cfg.MatcherRTLNodes) > 0:
-		return 1, "RTL runs on one thread"
 	}
 	if err := goal.EagerAcross(s, cfg.LogGP.S); err != nil {
 		return 1, err.Error() + ": one thread"
@@ -68,9 +68,6 @@ func (cfg MatchersConfig) CellThreads() (int, string) {
 			continue // the run says why
 		}
 		gc := Config{Network: "packet", LogGP: goal.DefaultParams(), Fabric: fabric.DefaultConfig(), Threads: cfg.Threads}
-		if spec, err := match.Parse(c.Matchers[0]); err == nil && spec.RTL() {
-			gc.MatcherRTLNodes = cfg.RTLNodes
-		}
 		got, w := Threads(gc, s)
 		best = max(best, got)
 		if w != "" && !slices.Contains(why, w) {

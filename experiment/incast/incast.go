@@ -331,7 +331,7 @@ func incastOnce(cfg Config, what string, topo fabric.Topology, kinds []string, l
 		return run, err
 	}
 	// On parts, one or more, every event keyed: the same order on any number of threads.
-	spec.Parts, _ = cfg.runThreads(kinds)
+	spec.Parts, _ = Threads(cfg)
 	m, err := machine.Build(spec)
 	if err != nil {
 		return run, err

@@ -245,9 +245,9 @@ func RunAlltoall(cfg AlltoallConfig) (*AlltoallResult, error) {
 	}
 	var sched *alltoall.Schedule
 	if cfg.Algorithm == "direct" {
-		sched, err = alltoall.Direct(topo.Nodes(), weights)
+		sched, err = alltoall.Direct(topo.Nodes(), weights, cfg.Threads)
 	} else {
-		sched, err = alltoall.SuhShin(topo, weights)
+		sched, err = alltoall.SuhShin(topo, weights, cfg.Threads)
 	}
 	if err != nil {
 		return nil, err

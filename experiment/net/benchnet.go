@@ -20,7 +20,7 @@ import (
 // BenchNetConfig is what lhsim bench-net measures: every topology on every router, at every
 // packet size and load, a row each.
 type BenchNetConfig struct {
-	Topologies []string
+	Topologies experiment.Topologies
 	Routers    []string // nsim (the event-driven router), booksim (--preset booksim)
 	Loads      []float64
 	Flits      []int
@@ -98,12 +98,7 @@ func (cfg BenchNetConfig) points() ([]benchNetPoint, error) {
 		default:
 			return nil, experiment.Refuse("--routers: %q: want nsim or booksim", r)
 		}
-		for _, s := range cfg.Topologies {
-			// (bench-net's command hands its topologies down as text still: read here.)
-			t, err := experiment.ParseTopology(s)
-			if err != nil {
-				return nil, experiment.Refuse("--topologies: %w", err)
-			}
+		for _, t := range cfg.Topologies {
 			topo, err := experiment.CheckTopology("topologies", t, fc, 2)
 			if err != nil {
 				return nil, err

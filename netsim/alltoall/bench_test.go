@@ -11,7 +11,7 @@ import (
 // go test ./netsim/alltoall -run '^$' -bench SuhShin16 -benchtime 1x
 func BenchmarkSuhShin16(b *testing.B) {
 	topo, _ := machine(b, 16, 16, 16)
-	s, err := SuhShin(topo, nil)
+	s, err := SuhShin(topo, nil, 2)
 	require.NoError(b, err)
 	for _, sc := range Schemes {
 		b.Run(string(sc), func(b *testing.B) {
@@ -36,7 +36,7 @@ func BenchmarkSuhShin16(b *testing.B) {
 func BenchmarkSuhShinSchedule16(b *testing.B) {
 	topo, _ := machine(b, 16, 16, 16)
 	for range b.N {
-		_, err := SuhShin(topo, nil)
+		_, err := SuhShin(topo, nil, 2)
 		require.NoError(b, err)
 	}
 }

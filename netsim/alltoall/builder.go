@@ -27,12 +27,13 @@ type builder struct {
 	size  []int
 	wsum  []int64 // unless even: every weight the same, a group's is its size times it
 	even  bool
+	ways  int // threads a stage's grouping runs on (netsim.Split)
 }
 
 func blockSrc(blk uint32) int { return int(blk >> 16) }
 func blockDst(blk uint32) int { return int(blk & 0xffff) }
 
-func newBuilder(n int, weights []int64) (*builder, error) {
+func newBuilder(n int, weights []int64, ways int) (*builder, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("alltoall: %d nodes: want at least 2", n)
 	}
@@ -48,7 +49,7 @@ func newBuilder(n int, weights []int64) (*builder, error) {
 	if len(weights) != n {
 		return nil, fmt.Errorf("alltoall: %d weights for %d nodes", len(weights), n)
 	}
-	b := &builder{n: n, weights: weights, even: true, fresh: true}
+	b := &builder{n: n, weights: weights, even: true, fresh: true, ways: max(ways, 1)}
 	for _, w := range weights {
 		b.even = b.even && w == weights[0]
 	}
@@ -164,7 +165,7 @@ func (b *builder) stage(sk, next *stageKey) {
 	if next != nil {
 		sub = next.nkeys
 	}
-	_ = netsim.Split(b.n, func(lo, hi int) error {
+	_ = netsim.Split(b.ways, b.n, func(lo, hi int) error {
 		st := &stager{b: b, sk: sk, next: next, old: old, oldKeys: oldKeys, sub: sub,
 			at: make([]int, nkeys*sub), count: make([]int, nkeys*sub)}
 		for node := lo; node < hi; node++ {

@@ -20,7 +20,7 @@ func TestPaperHeadline(t *testing.T) {
 		t.Skip("16x16x16, a few minutes: PAPERS=1 (make papers)")
 	}
 	topo, _ := machine(t, 16, 16, 16)
-	s, err := SuhShin(topo, nil)
+	s, err := SuhShin(topo, nil, 2)
 	require.NoError(t, err)
 	total := map[Scheme]netsim.Time{}
 	for _, sc := range []Scheme{SyncPerStep, SyncAtStart, Proposed} {

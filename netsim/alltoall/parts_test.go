@@ -16,7 +16,7 @@ import (
 func TestSchemesSameOnParts(t *testing.T) {
 	topo, err := fabric.NewTorus(8, 4, 4)
 	require.NoError(t, err)
-	s, err := SuhShin(topo, UnevenWeights(topo.Nodes(), 1))
+	s, err := SuhShin(topo, UnevenWeights(topo.Nodes(), 1), 2)
 	require.NoError(t, err)
 	run := func(parts int, sc Scheme, sz Sizes, opt Options) Result {
 		c, err := cluster.BuildParts(topo, fabric.Seed002Torus(), cluster.DefaultConfig(), parts)

@@ -154,9 +154,9 @@ func RunWith(c *cluster.Cluster, sched *Schedule, scheme Scheme, sz Sizes, opt O
 		}
 		var longest netsim.Time
 		if scheme == Proposed {
-			// Each transfer's landing is a path walk: on every core.
+			// Each transfer's landing is a path walk: on the run's threads.
 			land := make([]netsim.Time, len(st.Transfers))
-			err := netsim.Split(len(land), func(lo, hi int) error {
+			err := netsim.Split(c.Parts().Ways(), len(land), func(lo, hi int) error {
 				for j := lo; j < hi; j++ {
 					t := st.Transfers[j]
 					l, err := Landing(c, t.Src, t.Dst, bytes[s][j])

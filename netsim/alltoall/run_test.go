@@ -106,7 +106,7 @@ func TestSchemes(t *testing.T) {
 	for _, dims := range [][]int{{4, 4, 4}, {8, 4, 4}} {
 		t.Run(fmt.Sprint(dims), func(t *testing.T) {
 			topo, c := machine(t, dims...)
-			s, err := SuhShin(topo, UnevenWeights(topo.Nodes(), 1))
+			s, err := SuhShin(topo, UnevenWeights(topo.Nodes(), 1), 2)
 			require.NoError(t, err)
 			got := map[Scheme]Result{}
 			for _, sc := range Schemes {
@@ -142,7 +142,7 @@ func TestSchemes(t *testing.T) {
 // The direct exchange runs under every scheme too.
 func TestDirectRuns(t *testing.T) {
 	_, c := machine(t, 4, 4)
-	s, err := Direct(16, nil)
+	s, err := Direct(16, nil, 2)
 	require.NoError(t, err)
 	for _, sc := range Schemes {
 		_, err := Run(c, s, sc, Sizes{BytesPerPair: 8})
@@ -152,7 +152,7 @@ func TestDirectRuns(t *testing.T) {
 
 func TestRunBadInput(t *testing.T) {
 	topo, c := machine(t, 4, 4)
-	s, err := SuhShin(topo, nil)
+	s, err := SuhShin(topo, nil, 2)
 	require.NoError(t, err)
 	_, err = Run(c, s, Proposed, Sizes{BytesPerPair: 0})
 	require.ErrorContains(t, err, "0 bytes per pair")
@@ -199,7 +199,7 @@ func TestSyncPerStepSaving(t *testing.T) {
 		t.Skip("8x8x8")
 	}
 	topo, _ := machine(t, 8, 8, 8)
-	s, err := SuhShin(topo, nil)
+	s, err := SuhShin(topo, nil, 2)
 	require.NoError(t, err)
 	one := syncAlone(t, false, 8, 8, 8)
 	require.Equal(t, 560*netsim.Nanosecond, one)

@@ -97,9 +97,10 @@ func HeavyWeights(n int) []int64 {
 
 // Direct is the pairwise exchange: in step s (1..n-1) node i puts its block for node i+s
 // (mod n) there. One start-up per block and no combining; its steps are not contention-free
-// on a torus (it is the baseline, not a topology-aware algorithm).
-func Direct(n int, weights []int64) (*Schedule, error) {
-	b, err := newBuilder(n, weights)
+// on a torus (it is the baseline, not a topology-aware algorithm). It is built on up to ways
+// threads (the run's), the same schedule for any.
+func Direct(n int, weights []int64, ways int) (*Schedule, error) {
+	b, err := newBuilder(n, weights, ways)
 	if err != nil {
 		return nil, err
 	}
@@ -135,14 +136,15 @@ var dimName = []string{"X", "Y", "Z", "W", "V", "U", "T", "S"}
 //
 // Phase 2, dimension by dimension: in each group's line of 4 along d, position a puts to
 // position b the blocks whose destination has position b along d: 12 transfers per line, in
-// steps where no link (and no sender or receiver) is used twice.
-func SuhShin(t *fabric.Torus, weights []int64) (*Schedule, error) {
+// steps where no link (and no sender or receiver) is used twice. It is built on up to ways
+// threads (the run's), the same schedule for any.
+func SuhShin(t *fabric.Torus, weights []int64, ways int) (*Schedule, error) {
 	g, err := newSuhShinGrid(t)
 	if err != nil {
 		return nil, err
 	}
 	k, n, coords, coord, at := g.k, t.Nodes(), g.coords, g.coord, g.at
-	b, err := newBuilder(n, weights)
+	b, err := newBuilder(n, weights, ways)
 	if err != nil {
 		return nil, err
 	}

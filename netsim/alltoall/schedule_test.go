@@ -49,7 +49,7 @@ func TestSuhShin(t *testing.T) {
 	for _, dims := range [][]int{{4, 4, 4}, {8, 8, 8}, {8, 4}, {12, 8, 4}, {16, 4}} {
 		t.Run(fmt.Sprint(dims), func(t *testing.T) {
 			topo, net := torusNet(t, dims...)
-			s, err := SuhShin(topo, UnevenWeights(topo.Nodes(), 1))
+			s, err := SuhShin(topo, UnevenWeights(topo.Nodes(), 1), 2)
 			require.NoError(t, err)
 			checkFinal(t, s)
 			require.NoError(t, s.ContentionFree(net))
@@ -78,7 +78,7 @@ func TestSuhShin(t *testing.T) {
 // topology-aware schedules exist).
 func TestDirect(t *testing.T) {
 	_, net := torusNet(t, 8, 8)
-	s, err := Direct(64, nil)
+	s, err := Direct(64, nil, 2)
 	require.NoError(t, err)
 	checkFinal(t, s)
 	require.Len(t, s.Steps, 63)
@@ -89,12 +89,12 @@ func TestScheduleBadInput(t *testing.T) {
 	for _, dims := range [][]int{{6, 4}, {2, 4}, {4, 4, 10}} {
 		topo, err := fabric.NewTorus(dims...)
 		require.NoError(t, err)
-		_, err = SuhShin(topo, nil)
+		_, err = SuhShin(topo, nil, 2)
 		require.ErrorContains(t, err, "want a multiple of 4", "%v", dims)
 	}
-	_, err := Direct(1, nil)
+	_, err := Direct(1, nil, 2)
 	require.Error(t, err)
-	_, err = Direct(4, []int64{1})
+	_, err = Direct(4, []int64{1}, 2)
 	require.ErrorContains(t, err, "1 weights for 4 nodes")
 }
 
@@ -127,7 +127,7 @@ func suhShinByBlocks(t *fabric.Torus, weights []int64) (*Schedule, error) {
 		return nil, err
 	}
 	k, n, coords, coord, at := g.k, t.Nodes(), g.coords, g.coord, g.at
-	b, err := newBuilder(n, weights)
+	b, err := newBuilder(n, weights, 2)
 	if err != nil {
 		return nil, err
 	}
@@ -244,12 +244,14 @@ func TestSuhShinGroupsAsBlocks(t *testing.T) {
 		topo, err := fabric.NewTorus(dims...)
 		require.NoError(t, err)
 		for _, w := range [][]int64{nil, UnevenWeights(topo.Nodes(), 1), HeavyWeights(topo.Nodes())} {
-			got, err := SuhShin(topo, w)
-			require.NoError(t, err)
 			want, err := suhShinByBlocks(topo, w)
 			require.NoError(t, err)
-			require.Equal(t, want.Steps, got.Steps, "%v", dims)
-			checkFinal(t, got)
+			for _, ways := range []int{1, 3} { // built on one thread and on several: the same
+				got, err := SuhShin(topo, w, ways)
+				require.NoError(t, err)
+				require.Equal(t, want.Steps, got.Steps, "%v on %d threads", dims, ways)
+				checkFinal(t, got)
+			}
 		}
 	}
 }

@@ -63,7 +63,7 @@ func NewSyncPlan(c *cluster.Cluster) (*SyncPlan, error) {
 	for d, k := range p.k {
 		lat := make([]int64, n*max(k-1, 0))
 		far := make([]int64, n)
-		err := netsim.Split(n, func(lo, hi int) error {
+		err := netsim.Split(c.Parts().Ways(), n, func(lo, hi int) error {
 			for node := lo; node < hi; node++ {
 				for r := 1; r < k; r++ {
 					dst := p.member(node, d, r)

@@ -39,6 +39,7 @@ type message struct {
 	deliver  func(netsim.Time) // PostSend's: called when it has landed, instead of the rank's Recv
 	seen     bool              // its first data packet has reached the receiving NIC (Observer)
 	id       uint64            // its Packet.ID
+	fill     uint64            // what its payload's bytes count from (messageBytes): the same on any parts
 }
 
 // The fields a message's two ends write are apart: the receiving NIC's (landed, seen) and
@@ -412,7 +413,7 @@ func (n *node) toPath(now netsim.Time, p *fabric.Packet, m *message) {
 		n.recycle(p)
 		return
 	}
-	msg := messageBytes(p.ID, m)
+	msg := messageBytes(m)
 	err := n.path.Arrive(now, msg, func(t netsim.Time) {
 		if n.c.obs != nil {
 			n.c.obs.Landed(t, p.ID, n.id)
@@ -426,11 +427,13 @@ func (n *node) toPath(now netsim.Time, p *fabric.Packet, m *message) {
 }
 
 // messageBytes is a send as it reaches the receive path: the MPI envelope (source, tag,
-// communicator 0, size) and a payload that depends on the message's number.
-func messageBytes(id uint64, m *message) []byte {
+// communicator 0, size) and a payload counting from the message's fill, a number its sender
+// gives it whatever the machine's parts (so an RTL receive path's waveform is the same on
+// any number of threads).
+func messageBytes(m *message) []byte {
 	body := make([]byte, max(m.size, mpi.EnvelopeBytes)-mpi.EnvelopeBytes)
 	for i := range body {
-		body[i] = byte(uint64(i) + id)
+		body[i] = byte(uint64(i) + m.fill)
 	}
 	return mpi.Eager(int32(m.src), int32(m.tag), 0, body)
 }

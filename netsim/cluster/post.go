@@ -86,11 +86,12 @@ func (n *node) issue(now netsim.Time, kind uint8, dst, size, tag int) *message {
 	c := n.c
 	m := n.newMessage()
 	*m = message{kind: kind, src: n.id, dst: dst, size: size, tag: tag, issuedAt: now}
+	m.fill = n.issued*uint64(len(c.nodes)) + uint64(n.id)
 	if len(c.ms) == 1 {
 		m.id = c.ids
 		c.ids++
 	} else {
-		m.id = n.issued*uint64(len(c.nodes)) + uint64(n.id)
+		m.id = m.fill
 	}
 	n.issued++
 	payload := c.cfg.MTU - c.cfg.HeaderBytes

@@ -37,9 +37,9 @@ func (l *Latencies) Of(src, dst, bytes int) (netsim.Time, error) {
 	return t, err
 }
 
-// fill walks the paths of the keys not asked before, on every core (a 4,096-rank barrier's
+// fill walks the paths of the keys not asked before, on ways threads (a 4,096-rank barrier's
 // model asks for some 98,000), and remembers them.
-func (l *Latencies) fill(keys []latencyKey) error {
+func (l *Latencies) fill(keys []latencyKey, ways int) error {
 	var todo []latencyKey
 	for _, k := range keys {
 		if _, ok := l.m[k]; !ok {
@@ -47,7 +47,7 @@ func (l *Latencies) fill(keys []latencyKey) error {
 		}
 	}
 	got := make([]netsim.Time, len(todo))
-	err := netsim.Split(len(todo), func(lo, hi int) error {
+	err := netsim.Split(ways, len(todo), func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			t, err := l.net.ZeroLoadLatency(int(todo[i].src), int(todo[i].dst), int(todo[i].bytes))
 			if err != nil {
@@ -119,7 +119,7 @@ func ModelWith(c *cluster.Cluster, lats *Latencies, alg Algorithm, p int) (netsi
 			}
 		}
 	}
-	if err := lats.fill(keys); err != nil {
+	if err := lats.fill(keys, c.Parts().Ways()); err != nil {
 		return 0, err
 	}
 	landed := map[key][]netsim.Time{}

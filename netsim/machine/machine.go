@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lhsim/lhsim/device"
 	"github.com/lhsim/lhsim/gosim"
 	"github.com/lhsim/lhsim/hw"
 	"github.com/lhsim/lhsim/netsim"
@@ -49,10 +48,9 @@ type Spec struct {
 	// its own thread, its events keyed (cluster.BuildParts); 0 builds it on one engine, its
 	// events in the order they were scheduled (cluster.Build). Receive paths run on their
 	// node's part, their events keyed with the node (lhsnic.Config.Keys), stepped in a group
-	// per part. On more than one part the machine takes no Verilated RTL in this process
-	// (a receive path's, a waveform, an RTL matcher: a Verilated model stays on the OS
-	// thread it was made on, and the parts' goroutines are not locked to threads) and no
-	// hook that sees the whole machine (Build and AddHook refuse them).
+	// per part; a Verilated model (a receive path's, an RTL matcher's) is stepped only by
+	// its part's goroutine. On more than one part the machine takes no hook that sees the
+	// whole machine (Build and AddHook refuse them).
 	Parts int
 }
 
@@ -119,11 +117,6 @@ type Machine struct {
 
 // Build makes the machine of spec. On an error, whatever it opened is closed.
 func Build(spec Spec) (_ *Machine, err error) {
-	if spec.Parts > 1 {
-		if spec.InProcessRTL() {
-			return nil, fmt.Errorf("machine: RTL (receive paths, a waveform, RTL matchers) on a machine of %d parts: it runs on one thread", spec.Parts)
-		}
-	}
 	var c *cluster.Cluster
 	if spec.Parts > 0 {
 		c, err = cluster.BuildParts(spec.Topology, spec.Fabric, spec.Cluster, spec.Parts)
@@ -233,18 +226,6 @@ func (m *Machine) receiveGroups() (func(*netsim.Engine) *lhsnic.Group, error) {
 		m.groups = append(m.groups, g)
 	}
 	return func(eng *netsim.Engine) *lhsnic.Group { return m.groups[slices.Index(engs, eng)] }, nil
-}
-
-// InProcessRTL reports whether the machine has a Verilated model in this process: a receive
-// path's device (RTL or lockstep on the cgo bridge), a waveform, an RTL matcher. Such a
-// machine runs on one thread.
-func (spec Spec) InProcessRTL() bool {
-	for _, r := range spec.Receivers {
-		if !r.Config.TLM && r.Config.Device.Bridge != device.Plugin && r.Config.Device.Model != device.Go {
-			return true
-		}
-	}
-	return spec.Waveform.File != "" || len(spec.MatchConfig.RTLNodes) > 0
 }
 
 // ReceiveSteps is the number of the receive paths' own step events run so far (their

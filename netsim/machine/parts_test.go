@@ -51,11 +51,6 @@ func TestBuildOnParts(t *testing.T) {
 	}
 	require.Equal(t, ends[0], ends[1], "every rank's end, receivers included, on 2 parts against 1")
 
-	bad := spec(t, true)
-	bad.Topology, bad.Parts = tp, 2
-	_, err = Build(bad)
-	require.ErrorContains(t, err, "machine: RTL (receive paths, a waveform, RTL matchers) on a machine of 2 parts: it runs on one thread")
-
 	one, err := Build(Spec{Topology: tp, Fabric: fabric.DefaultConfig(), Cluster: cluster.DefaultConfig()})
 	require.NoError(t, err)
 	defer one.Close()
