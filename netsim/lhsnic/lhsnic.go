@@ -67,6 +67,15 @@ type Config struct {
 	// their order among one instant's events is then the node's own, on any part. nil: the
 	// engine's order of scheduling.
 	Keys *netsim.Keys
+	// TakenAtTime runs the done of Arrive in an event of its own at the time t the message
+	// was taken, not inside the step that found the take: that step may run ahead of t (to
+	// its engine's next event, on parts to the window's end), so a done that acts at its
+	// engine's time (a GOAL rank starting its next operation) or draws keys would see a time
+	// and an order that depend on how far the node ran ahead. TakenKeys, when set, keys those
+	// events from a counter only the node's takes draw, in the order of its messages, so
+	// their order among one instant's events is the same on any split.
+	TakenAtTime bool
+	TakenKeys   *netsim.Keys
 }
 
 // Host is the software at the node: it learns of each message the receive path committed,
@@ -496,13 +505,28 @@ func (n *Node) step(k uint64) uint64 {
 		in := n.inputs[0]
 		n.inputs = n.inputs[1:]
 		if in.done != nil {
-			in.done(n.start(n.next)) // taken at the end of the cycle
+			n.taken(in.done, n.start(n.next)) // taken at the end of the cycle
 		}
 	}
 	if st.Cycles == 0 {
 		return 1 // nothing to run: count it, so that a caller's loop ends
 	}
 	return uint64(st.Cycles)
+}
+
+// taken tells done that the message was taken whole at t (Config.TakenAtTime).
+func (n *Node) taken(done func(now netsim.Time), t netsim.Time) {
+	if !n.cfg.TakenAtTime {
+		done(t)
+		return
+	}
+	t = max(t, n.eng.Now()) // (a cycle run late, on a host access after a held-off wait)
+	h := netsim.Func(func(now netsim.Time, _ int64) { done(now) })
+	if n.cfg.TakenKeys != nil {
+		n.eng.AtKey(t, n.cfg.TakenKeys.Next(), h, 0)
+		return
+	}
+	n.eng.At(t, h, 0)
 }
 
 // committed takes the commit (ev_commit; ev_msg_done with LHS off) in device cycle c.
