@@ -514,21 +514,6 @@ func (n *Node) step(k uint64) uint64 {
 	return uint64(st.Cycles)
 }
 
-// taken tells done that the message was taken whole at t (Config.TakenAtTime).
-func (n *Node) taken(done func(now netsim.Time), t netsim.Time) {
-	if !n.cfg.TakenAtTime {
-		done(t)
-		return
-	}
-	t = max(t, n.eng.Now()) // (a cycle run late, on a host access after a held-off wait)
-	h := netsim.Func(func(now netsim.Time, _ int64) { done(now) })
-	if n.cfg.TakenKeys != nil {
-		n.eng.AtKey(t, n.cfg.TakenKeys.Next(), h, 0)
-		return
-	}
-	n.eng.At(t, h, 0)
-}
-
 // committed takes the commit (ev_commit; ev_msg_done with LHS off) in device cycle c.
 func (n *Node) committed(c, board uint64) {
 	if len(n.order) == 0 {
