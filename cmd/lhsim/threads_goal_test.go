@@ -65,8 +65,8 @@ func TestThreadsGoalSameOutput(t *testing.T) {
 
 // What a machine on parts cannot carry runs on one thread, and a line says why: a timeline
 // (whose file is the one a run on one thread writes), a rendezvous send to another rank (it
-// completes at the instant its receiver matches it) and goal's LHS receive paths, whose
-// events it does not key. RTL matchers run on parts (TestThreadsRTL).
+// completes at the instant its receiver matches it). LHS receive paths and RTL matchers run on
+// parts (TestThreadsRTL).
 func TestThreadsGoalOneThread(t *testing.T) {
 	dir := t.TempDir()
 	small := goalSchedule(t, dir, "allreduce_recdoub", "--ranks", "16", "--size", "64")
@@ -77,7 +77,6 @@ func TestThreadsGoalOneThread(t *testing.T) {
 		why  string
 	}{
 		{[]string{"--schedule", big}, "(2 asked: rank 0 line 4 sends 150000 bytes to rank 1 by rendezvous (over S=65535), which completes at the receiver's match: one thread)"},
-		{[]string{"--schedule", small, "--rtl-nodes", "3"}, "(2 asked: LHS receive paths run on one thread (here their events are not keyed))"},
 	} {
 		code, out, stderr := run(t, nil, append(append(base, c.args...), "--json")...)
 		require.Equal(t, 0, code, "%v: %s", c.args, stderr)

@@ -12,9 +12,11 @@ import (
 
 // RTL runs on the parts of a machine like the models: each Verilated model is stepped by the
 // goroutine of its node's part. incast with every receiver RTL (on both sides of the
-// two-part torus's cut, whatever dimension it takes) and a waveform, and goal with RTL
-// receive paths and RTL matchers spread over the torus, give the same JSON, and the same
-// waveform, on 1, 2 and 3 threads.
+// two-part torus's cut, whatever dimension it takes) and a waveform, and goal with LHS
+// receive paths and RTL matchers spread over the torus and a waveform of a receive path, give
+// the same JSON, and the same waveform, on 1, 2 and 3 threads. (goal's ranks learn of a
+// message at the time its receive path took it, however far the path ran ahead:
+// lhsnic.Config.TakenAtTime.)
 func TestThreadsRTL(t *testing.T) {
 	fst2vcd, err := exec.LookPath("fst2vcd")
 	if err != nil {
@@ -29,7 +31,10 @@ func TestThreadsRTL(t *testing.T) {
 		wave bool
 	}{
 		{"incast", []string{"incast", "--topology", "torus:4x4x4", "--receivers", "34", "--rtl-nodes", "0-33", "--messages", "1", "--speed=false", "--trace", "33", "--jobs", "1"}, "lhsim incast: LHS on: ", true},
-		{"goal", []string{"goal", "--schedule", schedule, "--topology", "torus:4x4x4", "--matcher", "alpu:64", "--matcher-rtl-nodes", "0,5,20,40,50,63"}, "lhsim goal: torus:4x4x4: ", false},
+		{"goal", []string{"goal", "--schedule", schedule, "--topology", "torus:4x4x4", "--matcher", "alpu:64", "--matcher-rtl-nodes", "0,5,20,40,50,63",
+			"--rtl-nodes", "0,20,40,63", "--trace", "40"}, "lhsim goal: torus:4x4x4: ", true},
+		// Without a matcher a rank's next operation starts the instant the message is taken.
+		{"goal-lhs", []string{"goal", "--schedule", schedule, "--topology", "torus:4x4x4", "--rtl-nodes", "0,20,40,63", "--trace", "40"}, "lhsim goal: torus:4x4x4: ", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var outs, waves []string

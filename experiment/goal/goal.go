@@ -70,7 +70,7 @@ type Config struct {
 	QStat string
 	// Threads is how many threads a packet run takes (Threads says how many it gets): its
 	// machine on as many parts (0 and 1: one), its events keyed, so the results are the same
-	// for any number; a machine with LHS receive paths is on one engine (packetMachine).
+	// for any number, LHS receive paths and RTL matchers included (packetMachine).
 	Threads int `json:"-"`
 	// Windows, when set, is told of a packet run's windows on more than one thread, with
 	// the run's topology.

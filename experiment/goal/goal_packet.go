@@ -102,6 +102,9 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 		opt.NewMatcher = set.New
 	}
 	res, err := goal.RunPacket(s, m.Cluster(), cfg.LogGP.S, opt)
+	// The receive paths' own step events are left out: how many run depends on how far each
+	// may run ahead, on parts to its part's next event and the window's end.
+	steps := m.ReceiveSteps()
 	if cfg.Windows != nil && spec.Parts > 1 {
 		cfg.Windows(cfg.Topology.String(), m.Windows())
 	}
@@ -111,7 +114,7 @@ func runGoalPacket(cfg Config, s *goal.Schedule) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Schedule: cfg.Schedule, Network: "packet", Ranks: len(s.Ranks), Ops: s.NumOps, EndNs: float64(res.End) / 1000, Events: res.Events,
+	r := &Result{Schedule: cfg.Schedule, Network: "packet", Ranks: len(s.Ranks), Ops: s.NumOps, EndNs: float64(res.End) / 1000, Events: res.Events - steps,
 		Params: fmt.Sprintf("%s, node latency %.3f µs, S=%d B%s%s", cfg.Topology, cfg.Cluster.NodeLatency.Microseconds(), cfg.LogGP.S, rtlNote(cfg.RTLNodes), matcherNote(cfg))}
 	if set != nil {
 		r.Matching = summarizeMatch(set, uint64(res.End))
@@ -136,12 +139,8 @@ func packetMachine(cfg *Config, s *goal.Schedule) (machine.Spec, error) {
 	}
 	topo := cfg.Topology.Fabric()
 	spec := machine.Spec{Topology: topo, Fabric: cfg.Fabric, Cluster: cfg.Cluster}
-	if len(cfg.RTLNodes) == 0 && cfg.Trace == "" {
-		// On parts, one or more, its events keyed: the same order on any number of threads.
-		// The LHS receive paths' events are not keyed: their machine is on one engine, its
-		// events in the order they were scheduled.
-		spec.Parts, _ = Threads(*cfg, s)
-	}
+	// On parts, one or more, its events keyed: the same order on any number of threads.
+	spec.Parts, _ = Threads(*cfg, s)
 	if len(s.Ranks) > topo.Nodes() {
 		return spec, experiment.Refuse("%s: %d ranks on %s (%d nodes)", cfg.Schedule, len(s.Ranks), cfg.Topology, topo.Nodes())
 	}
@@ -155,7 +154,11 @@ func packetMachine(cfg *Config, s *goal.Schedule) (machine.Spec, error) {
 		if n < 0 || n >= topo.Nodes() {
 			return spec, experiment.Refuse("--rtl-nodes: node %d: %s has nodes 0 to %d", n, cfg.Topology, topo.Nodes()-1)
 		}
-		spec.Receivers = append(spec.Receivers, machine.Receiver{Node: n, Config: lhsnic.DefaultConfig()})
+		// A rank learns of a message when its receive path has taken it, at that time: its
+		// next operation starts at its engine's time (TakenAtTime).
+		rc := lhsnic.DefaultConfig()
+		rc.TakenAtTime = true
+		spec.Receivers = append(spec.Receivers, machine.Receiver{Node: n, Config: rc})
 	}
 	if cfg.Trace != "" {
 		spec.Waveform = machine.Waveform{Node: cfg.TraceNode, File: cfg.Trace, FirstMessageSaves: []string{machine.DefaultSave(cfg.Trace)}}

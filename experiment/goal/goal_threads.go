@@ -17,10 +17,10 @@ import (
 // Threads is how many threads the packet run of s with cfg takes when cfg.Threads are asked,
 // and why fewer: a timeline (or a caller's Simulated) sees the run from one thread; a
 // rendezvous send to another rank completes at the instant its receiver matches it, with no
-// lookahead between parts; LHS receive paths (--rtl-nodes, and so a waveform), whose events
-// packetMachine does not key (incast's are: lhsnic.Config.Keys); and the topology's own
-// limits (its parts, its lookahead). An RTL matcher runs on its node's part, its Verilated
-// model stepped only by that part's goroutine.
+// lookahead between parts; and the topology's own limits (its parts, its lookahead). An LHS
+// receive path (--rtl-nodes, and so a waveform) and an RTL matcher run on their node's part,
+// each Verilated model stepped only by that part's goroutine; a rank learns of a message its
+// receive path took in an event at the time it was taken (lhsnic.Config.TakenAtTime).
 func Threads(cfg Config, s *goal.Schedule) (int, string) {
 	if cfg.Threads <= 1 || cfg.Network != "packet" {
 		return 1, ""
@@ -28,8 +28,6 @@ func Threads(cfg Config, s *goal.Schedule) (int, string) {
 	switch {
 	case cfg.Timeline != nil:
 		return 1, "a timeline records the run on one thread"
-	case len(cfg.RTLNodes) > 0 || cfg.Trace != "":
-		return 1, "LHS receive paths run on one thread (here their events are not keyed)"
 	case cfg.Simulated != nil:
 		return 1, "the simulated time's progress follows the run on one thread"
 	}

@@ -162,3 +162,29 @@ func TestHostProgramWaitsHaveLimits(t *testing.T) {
 	_, err = New(&netsim.Engine{}, cfg)
 	require.ErrorContains(t, err, "transaction-level model has none")
 }
+
+// A node runs ahead of its engine's time up to the next event; with TakenAtTime, Arrive's done
+// runs at the engine time the message was taken (the end of the cycle that took its last
+// beat), the same whether the node found the take ahead of time or at it; without, it runs
+// inside the step that found it, before its time.
+func TestTakenAtTime(t *testing.T) {
+	for _, at := range []bool{false, true} {
+		eng := &netsim.Engine{}
+		cfg := DefaultConfig()
+		cfg.TLM, cfg.TakenAtTime = true, at
+		n, err := New(eng, cfg)
+		require.NoError(t, err)
+		eng.At(10*netsim.Microsecond, netsim.Func(func(netsim.Time, int64) {}), 0) // room to run ahead
+		var took, engAt netsim.Time
+		require.NoError(t, n.Arrive(0, mpi.Eager(1, 0, 0, make([]byte, 200)), func(now netsim.Time) { took, engAt = now, eng.Now() }))
+		eng.Run(netsim.Never)
+		require.NoError(t, n.Err())
+		require.Positive(t, took, "the message was taken")
+		if at {
+			require.Equal(t, took, engAt, "done runs at the time of the take")
+		} else {
+			require.Less(t, engAt, took, "done runs in the step that ran ahead to the take")
+		}
+		require.NoError(t, n.Close())
+	}
+}

@@ -67,6 +67,15 @@ type Config struct {
 	// their order among one instant's events is then the node's own, on any part. nil: the
 	// engine's order of scheduling.
 	Keys *netsim.Keys
+	// TakenAtTime runs the done of Arrive in an event of its own at the time t the message
+	// was taken, not inside the step that found the take: that step may run ahead of t (to
+	// its engine's next event, on parts to the window's end), so a done that acts at its
+	// engine's time (a GOAL rank starting its next operation) or draws keys would see a time
+	// and an order that depend on how far the node ran ahead. TakenKeys, when set, keys those
+	// events from a counter only the node's takes draw, in the order of its messages, so
+	// their order among one instant's events is the same on any split.
+	TakenAtTime bool
+	TakenKeys   *netsim.Keys
 }
 
 // Host is the software at the node: it learns of each message the receive path committed,
@@ -496,7 +505,7 @@ func (n *Node) step(k uint64) uint64 {
 		in := n.inputs[0]
 		n.inputs = n.inputs[1:]
 		if in.done != nil {
-			in.done(n.start(n.next)) // taken at the end of the cycle
+			n.taken(in.done, n.start(n.next)) // taken at the end of the cycle
 		}
 	}
 	if st.Cycles == 0 {

@@ -47,8 +47,8 @@ type Spec struct {
 	// Parts, when above 0, builds the machine on that many parts of a netsim.Parts, each on
 	// its own thread, its events keyed (cluster.BuildParts); 0 builds it on one engine, its
 	// events in the order they were scheduled (cluster.Build). Receive paths run on their
-	// node's part, their events keyed with the node (lhsnic.Config.Keys), stepped in a group
-	// per part; a Verilated model (a receive path's, an RTL matcher's) is stepped only by
+	// node's part, their events keyed with the node (lhsnic.Config.Keys, and TakenKeys for a
+	// receiver whose Config.TakenAtTime is set), stepped in a group per part (Grouped); a Verilated model (a receive path's, an RTL matcher's) is stepped only by
 	// its part's goroutine. On more than one part the machine takes no hook that sees the
 	// whole machine (Build and AddHook refuse them).
 	Parts int
@@ -136,9 +136,12 @@ func Build(spec Spec) (_ *Machine, err error) {
 	if err != nil {
 		return nil, err
 	}
-	var nodeSpace uint64
+	var nodeSpace, takenSpace uint64
 	if c.Parts() != nil && len(spec.Receivers) > 0 {
 		nodeSpace = c.Engine().NewKeySpace()
+		if slices.ContainsFunc(spec.Receivers, func(r Receiver) bool { return r.Config.TakenAtTime }) {
+			takenSpace = c.Engine().NewKeySpace()
+		}
 	}
 	traced := false
 	for _, r := range spec.Receivers {
@@ -152,6 +155,9 @@ func Build(spec Spec) (_ *Machine, err error) {
 		eng := c.Network().NodeEngine(r.Node)
 		if nodeSpace != 0 {
 			nc.Keys = netsim.NewKeys(nodeSpace, r.Node, c.Size())
+		}
+		if takenSpace != 0 && nc.TakenAtTime {
+			nc.TakenKeys = netsim.NewKeys(takenSpace, r.Node, c.Size())
 		}
 		var host AttachedHost
 		if r.NewHost != nil {
