@@ -36,13 +36,42 @@ type Parts struct {
 	start  []signal
 	done   signal
 	result []partDone
-	spin   bool // waits poll before they sleep (unlocked, no more parts than the Go scheduler's threads)
-	closed atomic.Bool
-	quit   sync.Once
+	// doneWindows is how many windows the workers have run (on the threads: not the ones
+	// run on one thread), the count done reaches for each worker.
+	doneWindows uint64
+	spin        bool // waits poll before they sleep (unlocked, no more parts than the Go scheduler's threads)
+	closed      atomic.Bool
+	quit        sync.Once
 	// unlocked: the workers and the caller are not locked to OS threads (SetLockThreads).
 	unlocked bool
+	// The windows run one part after another on the caller's thread while the threads do not
+	// pay (adapt): the order is the same either way, since a part takes in only what the
+	// others posted in the window before.
+	adapt  adaptPolicy
+	serial int          // windows left to run on one thread (0: on the threads)
+	probe  probeMeasure // the windows on the threads since the last decision
 
 	stats WindowStats
+}
+
+// adaptPolicy is when the windows leave the threads: after probe windows on them whose wall
+// time was more than slower times the parts' busy time summed (what one thread would take),
+// the next stay windows run on one thread, then probe windows on the threads again.
+type adaptPolicy struct {
+	probe, stay int
+	slower      float64
+}
+
+// defaultAdapt tries the threads for 64 windows after every 256 on one: a window on the
+// threads must take less than 0.9 of what its parts' events took in all, or a second core
+// gives less than the hand-over costs (the network's own parts, traffic's: a fat tree's
+// windows of 4.6 ns at low load:
+// docs/performance.md).
+var defaultAdapt = adaptPolicy{probe: 64, stay: 256, slower: 0.9}
+
+type probeMeasure struct {
+	windows    int
+	wall, busy time.Duration
 }
 
 type window struct {
@@ -65,6 +94,9 @@ type WindowStats struct {
 	// Wait is the sum over windows and parts of the time a part had finished its window and
 	// waited for the others (wall time, all threads).
 	Wait time.Duration
+	// OneThread is how many of the windows ran their parts one after another on one thread,
+	// the threads giving less than their hand-over cost (Parts' adapt).
+	OneThread uint64
 	// Busy is the sum over windows and parts of the time a part ran its window's events.
 	Busy time.Duration
 }
@@ -78,7 +110,7 @@ func NewParts(n int, lookahead Time) (*Parts, error) {
 	if n > 1 && lookahead <= 0 {
 		return nil, fmt.Errorf("netsim: %d parts with a lookahead of %v: parts must be at least one picosecond apart", n, lookahead)
 	}
-	ps := &Parts{lookahead: lookahead}
+	ps := &Parts{lookahead: lookahead, adapt: defaultAdapt}
 	for i := range n {
 		e := &Engine{parts: ps, part: i}
 		e.outs[0], e.outs[1] = make([][]event, n), make([][]event, n)
@@ -192,19 +224,10 @@ func (ps *Parts) Run(until Time) uint64 {
 		for _, e := range ps.engines {
 			e.winEnd = end
 		}
-		t0 := time.Now()
-		ps.win = window{last, ps.stats.Windows}
-		for i := 1; i < len(ps.engines); i++ {
-			ps.start[i].advance()
-		}
-		ps.result[0] = ps.window(0, last, ps.stats.Windows)
-		ps.done.wait((ps.stats.Windows+1)*uint64(len(ps.engines)-1), ps.spin)
-		wall := time.Since(t0)
-		next = Never
-		for _, d := range ps.result {
-			next = min(next, d.next)
-			ps.stats.Busy += d.busy
-			ps.stats.Wait += max(0, wall-d.busy)
+		if ps.serial > 0 {
+			next = ps.windowOnOneThread(last)
+		} else {
+			next = ps.windowOnThreads(last)
 		}
 		ps.stats.Windows++
 		ps.now = max(ps.now, last)
@@ -213,6 +236,54 @@ func (ps *Parts) Run(until Time) uint64 {
 	n := ps.Fired() - before
 	ps.stats.Events += n
 	return n
+}
+
+// windowOnThreads runs the window up to last on every part's thread at once, and says what
+// the parts hold next. It measures the windows for the choice of threads (adapt).
+func (ps *Parts) windowOnThreads(last Time) Time {
+	t0 := time.Now()
+	ps.win = window{last, ps.stats.Windows}
+	for i := 1; i < len(ps.engines); i++ {
+		ps.start[i].advance()
+	}
+	ps.result[0] = ps.window(0, last, ps.stats.Windows)
+	ps.doneWindows++
+	ps.done.wait(ps.doneWindows*uint64(len(ps.engines)-1), ps.spin)
+	wall := time.Since(t0)
+	next := Never
+	var busy time.Duration
+	for _, d := range ps.result {
+		next = min(next, d.next)
+		busy += d.busy
+		ps.stats.Wait += max(0, wall-d.busy)
+	}
+	ps.stats.Busy += busy
+	if a := ps.adapt; a.probe > 0 {
+		p := &ps.probe
+		p.windows, p.wall, p.busy = p.windows+1, p.wall+wall, p.busy+busy
+		if p.windows >= a.probe {
+			if float64(p.wall) > a.slower*float64(p.busy) {
+				ps.serial = a.stay
+			}
+			*p = probeMeasure{}
+		}
+	}
+	return next
+}
+
+// windowOnOneThread runs the window up to last part by part on the caller's thread: each
+// part takes in what the others posted in the window before (takeIn), as on the threads, so
+// the events and their order are the same.
+func (ps *Parts) windowOnOneThread(last Time) Time {
+	next := Never
+	for i := range ps.engines {
+		d := ps.window(i, last, ps.stats.Windows)
+		next = min(next, d.next)
+		ps.stats.Busy += d.busy
+	}
+	ps.serial--
+	ps.stats.OneThread++
+	return next
 }
 
 // halted reports whether a part's engine was stopped (Engine.Stop) in the window just run.
@@ -281,11 +352,18 @@ func (ps *Parts) Close() {
 }
 
 // SetLockThreads says whether the parts run on goroutines locked to OS threads (the
-// default: a Verilated model must stay on the thread it was made on). A model whose
-// components are coroutines (netsim.Proc's iter.Pull) that a caller may unwind between runs
-// (a run that failed or hung) runs unlocked: a coroutine made on a locked thread may be
-// entered only from that thread, with the same locking. Before the first Run.
-func (ps *Parts) SetLockThreads(on bool) { ps.unlocked = !on }
+// default). A model whose components are coroutines (netsim.Proc's iter.Pull) that a caller
+// may unwind between runs (a run that failed or hung) runs unlocked: a coroutine made on a
+// locked thread may be entered only from that thread, with the same locking. Such a model's
+// windows stay on their parts' goroutines (no adapt): a part's coroutines are entered from
+// its own goroutine only, which a caller locked to its thread (one that made a Verilated
+// model) is not. Before the first Run.
+func (ps *Parts) SetLockThreads(on bool) {
+	ps.unlocked = !on
+	if !on {
+		ps.adapt = adaptPolicy{}
+	}
+}
 
 // SetLookahead sets the windows' length (before the first Run).
 func (ps *Parts) SetLookahead(t Time) {

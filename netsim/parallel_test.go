@@ -45,10 +45,13 @@ func (u *unit) Fire(now Time, arg int64) {
 }
 
 // runUnits runs the model on parts parts (the units dealt out by assign), in slices.
-func runUnits(t *testing.T, seed uint64, nunits, parts int, assign []int, la Time, cuts []Time) ([][]string, uint64, WindowStats) {
+func runUnits(t *testing.T, seed uint64, nunits, parts int, assign []int, la Time, cuts []Time, adapt *adaptPolicy) ([][]string, uint64, WindowStats) {
 	ps, err := NewParts(parts, la)
 	require.NoError(t, err)
 	defer ps.Close()
+	if adapt != nil {
+		ps.adapt = *adapt
+	}
 	units := make([]*unit, nunits)
 	for i := range units {
 		units[i] = &unit{id: i, rng: rand.New(rand.NewPCG(seed, uint64(i))), la: la, end: 5000}
@@ -102,14 +105,23 @@ func TestPartsSameOrder(t *testing.T) {
 			cuts = append(cuts, Time(rng.IntN(6000)))
 		}
 		s := rng.Uint64()
-		one, n1, _ := runUnits(t, s, nunits, 1, make([]int, nunits), la, cuts)
-		many, n2, ws := runUnits(t, s, nunits, parts, assign, la, cuts)
+		one, n1, _ := runUnits(t, s, nunits, 1, make([]int, nunits), la, cuts, nil)
+		many, n2, ws := runUnits(t, s, nunits, parts, assign, la, cuts, nil)
 		what := fmt.Sprintf("trial %d: %d units on %d parts %v, lookahead %v", trial, nunits, parts, assign, la)
 		require.Greater(t, n1, uint64(2*nunits), what)
 		require.Equal(t, one, many, what)
 		require.Equal(t, n1, n2, what)
 		require.Positive(t, ws.Windows, what)
 		require.Equal(t, n2, ws.Events, what)
+		// Windows that leave the threads for one and come back (2 on the threads, then 3 on
+		// one, ...): the same events in the same order.
+		mixed, n3, ws3 := runUnits(t, s, nunits, parts, assign, la, cuts, &adaptPolicy{probe: 2, stay: 3, slower: 0})
+		require.Equal(t, one, mixed, what+", windows on one thread and on the threads")
+		require.Equal(t, n1, n3, what)
+		if ws3.Windows > 2 {
+			require.Positive(t, ws3.OneThread, what)
+			require.Less(t, ws3.OneThread, ws3.Windows, what)
+		}
 	}
 }
 

@@ -99,6 +99,10 @@ func windowsLine(command, what string, ws experiment.WindowStats) string {
 	if all := ws.Wait + ws.Busy; all > 0 {
 		wait = 100 * float64(ws.Wait) / float64(all)
 	}
-	return fmt.Sprintf("lhsim %s: %s: %d threads, %d windows of %v, %.0f events a window, threads waited %.0f%% of their time (%v)",
+	line := fmt.Sprintf("lhsim %s: %s: %d threads, %d windows of %v, %.0f events a window, threads waited %.0f%% of their time (%v)",
 		command, what, ws.Parts, ws.Windows, ws.Lookahead, float64(ws.Events)/float64(ws.Windows), wait, ws.Wait.Round(time.Millisecond))
+	if ws.OneThread > 0 {
+		line += fmt.Sprintf("; %d windows ran on one thread, the threads giving less than their hand-over cost", ws.OneThread)
+	}
+	return line
 }
