@@ -113,18 +113,39 @@ type partState struct {
 	// ready to be sent again by any of its nodes: a run on parts allocates packets only
 	// while the number in flight grows, and the collector has less to do
 	// (docs/performance.md).
-	free []*fabric.Packet
+	free pool[fabric.Packet]
 	// sends are pacedSends done with, and msgs PostSend messages landed here (recycleSend,
 	// recycleMessage), for the part's nodes to use again.
-	sends []*pacedSend
-	msgs  []*message
+	sends pool[pacedSend]
+	msgs  pool[message]
 	// read counts the data packets this part's DMAs have read (OnProgress).
 	read uint64
-	// maxFree and maxSends bound free and sends, msgs: packets and messages sent from one
-	// part and consumed on another pile up on the second when the traffic goes mostly one
-	// way, and past the bound they are left to the collector.
-	maxFree, maxSends int
-	_                 [64]byte // parts' fields on cache lines of their own
+	_    [64]byte // parts' fields on cache lines of their own
+}
+
+// pool is a part's spare values of one kind, at most max of them: packets and messages sent
+// from one part and consumed on another pile up on the second when the traffic goes mostly
+// one way, and past the bound they are left to the collector.
+type pool[T any] struct {
+	spare []*T
+	max   int
+}
+
+// get is a spare value, or a new one.
+func (p *pool[T]) get() *T {
+	if k := len(p.spare); k > 0 {
+		v := p.spare[k-1]
+		p.spare = p.spare[:k-1]
+		return v
+	}
+	return new(T)
+}
+
+// put keeps v for get, unless the pool holds max already.
+func (p *pool[T]) put(v *T) {
+	if len(p.spare) < p.max {
+		p.spare = append(p.spare, v)
+	}
 }
 
 // progressPackets is how often OnProgress's function is called: every 65,536 data packets
@@ -171,9 +192,10 @@ func New(net *fabric.Network, cfg Config) (*Cluster, error) {
 		m := c.ms[part]
 		n := &node{c: c, id: i, m: m, eng: eng, own: &c.own[part]}
 		if len(c.ms) > 1 {
-			n.own.maxFree += freePerNode // (packets are reused on parts only: freePerNode)
+			n.own.free.max += freePerNode // (packets are reused on parts only: freePerNode)
 		}
-		n.own.maxSends += freeSendsPerNode
+		n.own.sends.max += freeSendsPerNode
+		n.own.msgs.max += freeSendsPerNode
 		n.rank = &Rank{n: n, p: m.NewProc(fmt.Sprintf("rank %d", i))}
 		if c.parts != nil {
 			n.keys = netsim.NewKeys(space, i, net.Nodes())

@@ -210,7 +210,7 @@ func (n *node) sendHeader(now netsim.Time, m *message, kind uint8, to int) {
 	}
 }
 
-// freePerNode is how many free packets a part keeps for each of its nodes (maxFree): past
+// freePerNode is how many free packets a part keeps for each of its nodes (free.max): past
 // that, packets consumed there are left to the collector. 16 is the default receive buffer's
 // packets, more than a node of a balanced run has in flight on average. A machine of one
 // part keeps none: there the collector's work runs on a core the run does not use, and new
@@ -222,77 +222,41 @@ const freePerNode = 16
 
 // packet is a packet for node n to send: one of its part's free ones, or a new one. Only
 // n's part's events call it (the free list is the part's own).
-func (n *node) packet() *fabric.Packet {
-	own := n.own
-	if k := len(own.free); k > 0 {
-		p := own.free[k-1]
-		own.free = own.free[:k-1]
-		return p
-	}
-	return new(fabric.Packet)
-}
+func (n *node) packet() *fabric.Packet { return n.own.free.get() }
 
 // recycle gives packet p, consumed at node n and no longer referred to, to n's part's free
 // list. Whichever part sent it, the destination's part now owns it alone: the fabric handed
 // it over between windows, and the sender keeps no pointer to it after Inject.
 func (n *node) recycle(p *fabric.Packet) {
-	own := n.own
-	if len(own.free) >= own.maxFree {
-		return
-	}
 	p.Ref = nil // the message may be collected
-	own.free = append(own.free, p)
+	n.own.free.put(p)
 }
 
 // newSend is a pacedSend for node n's read engine: one of its part's free ones (its resume
 // function made already), or a new one.
-func (n *node) newSend() *pacedSend {
-	own := n.own
-	if k := len(own.sends); k > 0 {
-		s := own.sends[k-1]
-		own.sends = own.sends[:k-1]
-		return s
-	}
-	return new(pacedSend)
-}
+func (n *node) newSend() *pacedSend { return n.own.sends.get() }
 
 // recycleSend gives s, whose last packet node n has injected, to n's part. A send is its
 // sender's alone from start to end: it stays on one part.
 func (n *node) recycleSend(s *pacedSend) {
-	own := n.own
-	if len(own.sends) >= own.maxSends {
-		return
-	}
 	s.m = nil
-	own.sends = append(own.sends, s)
+	n.own.sends.put(s)
 }
 
 // newMessage is a message for node n to issue: one of its part's free ones, or a new one.
-func (n *node) newMessage() *message {
-	own := n.own
-	if k := len(own.msgs); k > 0 {
-		m := own.msgs[k-1]
-		own.msgs = own.msgs[:k-1]
-		return m
-	}
-	return new(message)
-}
+func (n *node) newMessage() *message { return n.own.msgs.get() }
 
 // recycleMessage gives m, a PostSend message that has landed at node n and whose callback
 // has returned, to n's part: its packets are all consumed and recycled, its sender's
 // pacedSend is done with it (its last packet left the sender before it could land here, a
 // window earlier when the sender is on another part), and PostSend gave out no handle to it.
 func (n *node) recycleMessage(m *message) {
-	own := n.own
-	if len(own.msgs) >= own.maxSends {
-		return
-	}
 	m.deliver = nil
-	own.msgs = append(own.msgs, m)
+	n.own.msgs.put(m)
 }
 
 // freeSendsPerNode is how many free pacedSends and messages a part keeps for each of its
-// nodes (maxSends): a node reads one message at a time.
+// nodes (sends.max, msgs.max): a node reads one message at a time.
 const freeSendsPerNode = 4
 
 // at schedules the node's event h at t: keyed on parts, else in scheduling order.
