@@ -3,14 +3,13 @@ package goal
 import (
 	"math/bits"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/internal/testseed"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
@@ -23,17 +22,12 @@ import (
 // event count (the receive paths' own steps left out). A receive path runs ahead of its
 // part's next event and of the window's end by how much the split allows; its ranks learn
 // of a message at the time it was taken all the same (lhsnic.Config.TakenAtTime). Seeded:
-// GOAL_RTL_SEED replays one.
+// SEED replays one (testseed).
 func TestRTLNodesOnPartsSameAsOne(t *testing.T) {
-	seed := uint64(39)
-	if v := os.Getenv("GOAL_RTL_SEED"); v != "" {
-		var err error
-		seed, err = strconv.ParseUint(v, 10, 64)
-		require.NoError(t, err)
-	}
+	seed := testseed.One(t, 39)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("seed %d; replay with GOAL_RTL_SEED=%d go test ./experiment/goal -run '^TestRTLNodesOnPartsSameAsOne$'", seed, seed)
+			t.Log(testseed.Replay(t, seed, "./experiment/goal"))
 		}
 	})
 	rng := rand.New(rand.NewPCG(seed, 39))

@@ -3,14 +3,13 @@ package incast
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/lhsim/lhsim/experiment"
+	"github.com/lhsim/lhsim/internal/testseed"
 	"github.com/lhsim/lhsim/netsim"
 )
 
@@ -24,17 +23,11 @@ func same(o Outcome) Outcome {
 // Random incasts (topology, receivers, golden model or TLM, the MPI host or the costs host,
 // LH buffers that fill or not, messages, when the receives are posted, the sizes' seed) on 2,
 // 3 and 4 parts give what one part gives: every receive's completion, the stalls, the
-// copies, the queues, the events, the most packets in the network. INCAST_SEED replays one
-// seed.
+// copies, the queues, the events, the most packets in the network. SEED replays one seed
+// (testseed).
 func TestIncastPartsSameAsOne(t *testing.T) {
-	seeds := []uint64{1, 2, 3, 4, 5, 6}
-	if s := os.Getenv("INCAST_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		require.NoError(t, err, "INCAST_SEED")
-		seeds = []uint64{v}
-	}
 	topologies := []string{"torus:4x4x2", "torus:2x2x4", "fattree:4x2", "torus:4x4"}
-	for _, seed := range seeds {
+	for _, seed := range testseed.List(t, 6) {
 		rng := rand.New(rand.NewPCG(seed, 39))
 		cfg := Default()
 		cfg.Speed = false
@@ -53,8 +46,8 @@ func TestIncastPartsSameAsOne(t *testing.T) {
 				cfg.Model = nicTLM
 			}
 		}
-		what := fmt.Sprintf("seed %d (INCAST_SEED=%d): %s, %d receivers, %s on host %s, %d messages, posted at %v, %d entries",
-			seed, seed, cfg.Topology, cfg.Receivers, cfg.Model, cfg.Host, cfg.Messages, cfg.PostAt, cfg.Entries)
+		what := fmt.Sprintf("%s: %s, %d receivers, %s on host %s, %d messages, posted at %v, %d entries",
+			testseed.Replay(t, seed, "./experiment/incast"), cfg.Topology, cfg.Receivers, cfg.Model, cfg.Host, cfg.Messages, cfg.PostAt, cfg.Entries)
 		cfg.Threads = 1
 		one, err := Run(cfg)
 		require.NoError(t, err, what)

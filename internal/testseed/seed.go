@@ -30,6 +30,20 @@ func List(t testing.TB, n int) []uint64 {
 	return out
 }
 
+// One is the seed of a test that draws all its trials from one generator: def, or SEED when
+// the environment sets it (a SEED that is not a number fails the test, as List).
+func One(t testing.TB, def uint64) uint64 {
+	t.Helper()
+	if s := os.Getenv("SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 0, 64)
+		if err != nil {
+			t.Fatalf("SEED=%q: want a number", s)
+		}
+		return v
+	}
+	return def
+}
+
 // Replay is the message a failing seed prints: the command that runs t's top-level test
 // again with that seed alone. pkg is the package's path from the module root
 // ("./netsim/ether").

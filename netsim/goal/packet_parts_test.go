@@ -3,11 +3,10 @@ package goal
 import (
 	"math/bits"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/lhsim/lhsim/internal/testseed"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/cluster"
 	"github.com/lhsim/lhsim/netsim/fabric"
@@ -19,17 +18,12 @@ import (
 // every rank's end, the statistics and searches of its queues, what was left unmatched and
 // the events run. Random Schedgen patterns (their pairings and sizes seeded, every send
 // eager), random ranks, sizes and node latencies, on torus slabs and fat-tree subtrees.
-// GOAL_SEED replays a seed.
+// SEED replays a seed (testseed).
 func TestPacketPartsSameAsOneEngine(t *testing.T) {
-	seed := uint64(39)
-	if v := os.Getenv("GOAL_SEED"); v != "" {
-		var err error
-		seed, err = strconv.ParseUint(v, 10, 64)
-		require.NoError(t, err)
-	}
+	seed := testseed.One(t, 39)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("seed %d; replay with GOAL_SEED=%d go test ./netsim/goal -run '^TestPacketPartsSameAsOneEngine$'", seed, seed)
+			t.Log(testseed.Replay(t, seed, "./netsim/goal"))
 		}
 	})
 	rng := rand.New(rand.NewPCG(seed, 3))
