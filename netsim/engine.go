@@ -417,18 +417,21 @@ func sortEvents(q []event) {
 	quickEvents(q, 2*bits.Len(uint(len(q))))
 }
 
+// compareEvents is the (at, key) order (event.before) as a comparison for package slices.
+func compareEvents(a, b event) int {
+	switch {
+	case a.before(&b):
+		return -1
+	case b.before(&a):
+		return 1
+	}
+	return 0
+}
+
 func quickEvents(q []event, depth int) {
 	for len(q) > 12 {
 		if depth == 0 {
-			slices.SortFunc(q, func(a, b event) int {
-				switch {
-				case a.before(&b):
-					return -1
-				case b.before(&a):
-					return 1
-				}
-				return 0
-			})
+			slices.SortFunc(q, compareEvents)
 			return
 		}
 		depth--

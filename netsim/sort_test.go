@@ -42,15 +42,7 @@ func TestSortEvents(t *testing.T) {
 			slices.SortFunc(q, func(a, b event) int { return int(b.at) - int(a.at) })
 		}
 		want := slices.Clone(q)
-		slices.SortStableFunc(want, func(a, b event) int {
-			switch {
-			case a.before(&b):
-				return -1
-			case b.before(&a):
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(want, compareEvents)
 		sortEvents(q)
 		for i := range q {
 			if q[i].at != want[i].at || q[i].key != want[i].key {
