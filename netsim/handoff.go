@@ -1,28 +1,29 @@
 package netsim
 
 // The hand-over between the parts' threads at a window's start and end. A thread that waits
-// for the others first polls for a while, then sleeps: a window of a few thousand events
-// lasts some hundreds of microseconds a part, and the parts finish within tens of
-// microseconds of each other, about what waking a sleeping thread takes (channels between two
-// threads locked to their own took 17.7 µs a window, two wake-ups, on the 2-core machine:
-// BenchmarkPartsWindow before polling; docs/performance.md). Polling also keeps each part's
-// goroutine on its own thread and core (with its caches) where the Go scheduler would move a
-// goroutine it woke to wherever a thread was free.
+// for the others polls while no other thread wants its core, and sleeps otherwise. A window
+// lasts from a hundred microseconds a part (a fat tree's 4.6 ns at low load) to some
+// milliseconds, and a woken goroutine waits in its waker's run queue until the Go scheduler
+// moves it to a free core (a thread locked to it waits with it): up to milliseconds on the
+// 2-core machine. So on free cores a waiter does not sleep, and each part's thread stays on
+// its core with its caches; on a crowded machine it sleeps at once, and the Go scheduler's
+// hand-over (the woken goroutine runs on its waker's core when the waker parks) is what a
+// machine with no core free wants (docs/performance.md, "Polling while the cores are free").
 
 import (
 	"sync/atomic"
 	"time"
 )
 
-// maxSpin bounds how long a wait polls before it sleeps; each waiter adapts its own bound
-// (signal.spin) between none and this to the waits it met: a wait the bound would have
-// covered doubles it, a wait past it halves it. On free cores the parts finish windows within
-// a few hundred microseconds of each other and no thread sleeps; on a machine with no core
-// free the other thread is often not running at all, the waits last milliseconds and the
-// bound falls to none (then a wait costs what a channel costs, and no CPU is burnt).
+// A poll lasts up to spinFor; a wait longer than that sleeps, and a wake-up then costs little
+// beside it. Before polling and every pollCheck of it, the waiter looks whether more threads
+// are runnable than there are cores (coresWanted); when they were at two looks in a row, it
+// sleeps at once, leaving its core to them: one of them may be the very thread it waits for.
+// (The Go runtime's own threads, the collector's and the scheduler's, want a core now and then
+// for less than a pollCheck, and are not worth a sleep.)
 const (
-	maxSpin = time.Millisecond
-	minSpin = 10 * time.Microsecond
+	spinFor   = time.Millisecond
+	pollCheck = 50 * time.Microsecond
 )
 
 // signal is a count that one side advances and another waits on. wake holds a token when the
@@ -32,10 +33,14 @@ const (
 type signal struct {
 	n    atomic.Uint64
 	wake chan struct{}
-	spin time.Duration // the waiter's bound (its own: one waiter a signal)
+	// crowd is what the waiter's last look at the cores found (one waiter a signal), look
+	// how it looks (coresWanted), bound how long it polls (spinFor).
+	crowd bool
+	look  func() bool
+	bound time.Duration
 }
 
-func (s *signal) init() { s.wake, s.spin = make(chan struct{}, 1), maxSpin }
+func (s *signal) init() { s.wake, s.look, s.bound = make(chan struct{}, 1), coresWanted, spinFor }
 
 // advance moves the count on by one and wakes its waiter.
 func (s *signal) advance() {
@@ -46,31 +51,56 @@ func (s *signal) advance() {
 	}
 }
 
-// wait returns once the count has reached target: polling first if spin, for the bound.
-func (s *signal) wait(target uint64, spin bool) {
+// wait returns once the count has reached target: polling first if poll and the cores are
+// not crowded, then sleeping.
+func (s *signal) wait(target uint64, poll bool) {
 	if s.n.Load() >= target {
 		return
 	}
-	t0 := time.Now()
-	if spin && s.spin > 0 {
-		for i := 1; ; i++ {
-			if s.n.Load() >= target {
-				return
+	if poll && !s.crowded() {
+		t0, next := time.Now(), pollCheck
+	polling:
+		for i := 1; s.n.Load() < target; i++ {
+			if i%256 != 0 {
+				continue
 			}
-			if i%256 == 0 && time.Since(t0) > s.spin {
-				break
+			switch waited := time.Since(t0); {
+			case waited > s.bound:
+				break polling
+			case waited > next:
+				if s.crowded() {
+					break polling
+				}
+				next = waited + pollCheck
 			}
 		}
 	}
 	for s.n.Load() < target {
 		<-s.wake
 	}
-	switch waited := time.Since(t0); {
-	case waited > s.spin:
-		if s.spin /= 2; s.spin < minSpin {
-			s.spin = 0
+}
+
+// crowded reports whether more threads wanted a core than there are at this look and the last.
+func (s *signal) crowded() bool {
+	now := s.look()
+	both := now && s.crowd
+	s.crowd = now
+	return both
+}
+
+// runnable is the count of runnable threads in a line of /proc/loadavg (its fourth field's
+// first number), or 0 if the line has none.
+func runnable(line []byte) int {
+	fields, n := 0, 0
+	for _, c := range line {
+		switch {
+		case c == ' ':
+			fields++
+		case fields == 3 && c >= '0' && c <= '9':
+			n = 10*n + int(c-'0')
+		case fields == 3:
+			return n
 		}
-	case waited <= maxSpin/2:
-		s.spin = min(maxSpin, max(2*s.spin, minSpin))
 	}
+	return 0
 }

@@ -39,7 +39,7 @@ type Parts struct {
 	// doneWindows is how many windows the workers have run (on the threads: not the ones
 	// run on one thread), the count done reaches for each worker.
 	doneWindows uint64
-	spin        bool // waits poll before they sleep (unlocked, no more parts than the Go scheduler's threads)
+	spin        bool // waits poll before they sleep (no more parts than the Go scheduler's threads)
 	closed      atomic.Bool
 	quit        sync.Once
 	// unlocked: the workers and the caller are not locked to OS threads (SetLockThreads).
@@ -318,11 +318,9 @@ func (ps *Parts) startWorkers() {
 		ps.start[i].init()
 	}
 	ps.done.init()
-	// Poll only where a sleeping part costs a move between threads: a goroutine locked to its
-	// thread is woken on it directly, and while it sleeps its core runs the collector's idle
-	// work; an unlocked one is woken into the waker's run queue and waits for the Go
-	// scheduler to move it to the free core (handoff.go; docs/performance.md).
-	ps.spin = ps.unlocked && n <= runtime.GOMAXPROCS(0)
+	// Poll where every part can have a core of its own (handoff.go: a poll stops while it
+	// finds no core free).
+	ps.spin = n <= runtime.GOMAXPROCS(0)
 	for i := 1; i < n; i++ {
 		go func(i int) {
 			if !ps.unlocked {
