@@ -11,6 +11,8 @@ package netsim
 // machine with no core free wants (docs/performance.md, "Polling while the cores are free").
 
 import (
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -25,6 +27,67 @@ const (
 	spinFor   = time.Millisecond
 	pollCheck = 50 * time.Microsecond
 )
+
+// Crew is the threads that run the parts of a parallel model after the first, a round (a
+// window) at a time: Round starts every part's round on its own thread, runs the first
+// part's on the caller's, and returns when all are done. netsim.Parts and the booksim
+// router's network run their windows on one.
+type Crew struct {
+	start  []signal // a part's rounds to run (start[0] unused: the caller runs part 0)
+	done   signal   // the rounds the parts after the first have finished, all together
+	rounds uint64
+	poll   bool // waits poll before they sleep: every part can have a core of its own
+	closed atomic.Bool
+	quit   sync.Once
+}
+
+// NewCrew starts a goroutine for each of the parts 1 to n-1 that runs work(i) once a round;
+// locked, each is locked to its own OS thread (then a part's state stays in one core's
+// caches). The caller runs part 0 in Round (locked to its thread too, if it wants the same).
+func NewCrew(n int, locked bool, work func(part int)) *Crew {
+	c := &Crew{start: make([]signal, n), poll: n <= runtime.GOMAXPROCS(0)}
+	for i := range c.start {
+		c.start[i].init()
+	}
+	c.done.init()
+	for i := 1; i < n; i++ {
+		go func() {
+			if locked {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+			}
+			for r := uint64(1); ; r++ {
+				c.start[i].wait(r, c.poll)
+				if c.closed.Load() {
+					return
+				}
+				work(i)
+				c.done.advance()
+			}
+		}()
+	}
+	return c
+}
+
+// Round runs one round: work on every other part's thread, first on the caller's.
+func (c *Crew) Round(first func()) {
+	for i := 1; i < len(c.start); i++ {
+		c.start[i].advance()
+	}
+	first()
+	c.rounds++
+	c.done.wait(c.rounds*uint64(len(c.start)-1), c.poll)
+}
+
+// Close ends the crew's goroutines (after its last Round).
+func (c *Crew) Close() {
+	c.quit.Do(func() {
+		c.closed.Store(true)
+		for i := 1; i < len(c.start); i++ {
+			c.start[i].advance()
+		}
+	})
+}
 
 // signal is a count that one side advances and another waits on. wake holds a token when the
 // count moved while its waiter may have been asleep; a token is only a hint (the waiter looks

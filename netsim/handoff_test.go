@@ -71,7 +71,7 @@ func TestSignalPollsOnlyOnFreeCores(t *testing.T) {
 
 func TestRunnableFromLoadavg(t *testing.T) {
 	for line, want := range map[string]int{
-		"1.27 1.28 1.46 3/87 391\n":     3,
+		"1.27 1.28 1.46 3/87 391\n":      3,
 		"0.00 0.01 0.05 12/1345 99999\n": 12,
 		"1.27 1.28 1.46\n":               0,
 		"":                               0,

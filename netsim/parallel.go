@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -30,18 +29,10 @@ type Parts struct {
 	spaces    uint64
 	now       Time
 
-	// The hand-over (handoff.go): the window to run, each worker's signal to run it, the
-	// count of windows the workers have finished, and what each found next.
+	// The threads (handoff.go), the window they run and what each part found next.
+	crew   *Crew
 	win    window
-	start  []signal
-	done   signal
 	result []partDone
-	// doneWindows is how many windows the workers have run (on the threads: not the ones
-	// run on one thread), the count done reaches for each worker.
-	doneWindows uint64
-	spin        bool // waits poll before they sleep (no more parts than the Go scheduler's threads)
-	closed      atomic.Bool
-	quit        sync.Once
 	// unlocked: the workers and the caller are not locked to OS threads (SetLockThreads).
 	unlocked bool
 	// The windows run one part after another on the caller's thread while the threads do not
@@ -243,12 +234,7 @@ func (ps *Parts) Run(until Time) uint64 {
 func (ps *Parts) windowOnThreads(last Time) Time {
 	t0 := time.Now()
 	ps.win = window{last, ps.stats.Windows}
-	for i := 1; i < len(ps.engines); i++ {
-		ps.start[i].advance()
-	}
-	ps.result[0] = ps.window(0, last, ps.stats.Windows)
-	ps.doneWindows++
-	ps.done.wait(ps.doneWindows*uint64(len(ps.engines)-1), ps.spin)
+	ps.crew.Round(func() { ps.result[0] = ps.window(0, last, ps.stats.Windows) })
 	wall := time.Since(t0)
 	next := Never
 	var busy time.Duration
@@ -306,47 +292,23 @@ func (ps *Parts) window(i int, last Time, w uint64) partDone {
 	return partDone{next: min(e.NextAt(), posted(e.out)), busy: time.Since(t0)}
 }
 
-// startWorkers starts a goroutine, locked to its own OS thread, for every part but the
-// first (which the caller's goroutine runs), once.
+// startWorkers starts the crew of threads for every part but the first (which the caller's
+// goroutine runs), once.
 func (ps *Parts) startWorkers() {
-	if ps.start != nil {
+	if ps.crew != nil {
 		return
 	}
-	n := len(ps.engines)
-	ps.start, ps.result = make([]signal, n), make([]partDone, n)
-	for i := range ps.start {
-		ps.start[i].init()
-	}
-	ps.done.init()
-	// Poll where every part can have a core of its own (handoff.go: a poll stops while it
-	// finds no core free).
-	ps.spin = n <= runtime.GOMAXPROCS(0)
-	for i := 1; i < n; i++ {
-		go func(i int) {
-			if !ps.unlocked {
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-			}
-			for w := uint64(1); ; w++ {
-				ps.start[i].wait(w, ps.spin)
-				if ps.closed.Load() {
-					return
-				}
-				ps.result[i] = ps.window(i, ps.win.last, ps.win.n)
-				ps.done.advance()
-			}
-		}(i)
-	}
+	ps.result = make([]partDone, len(ps.engines))
+	ps.crew = NewCrew(len(ps.engines), !ps.unlocked, func(i int) {
+		ps.result[i] = ps.window(i, ps.win.last, ps.win.n)
+	})
 }
 
 // Close ends the workers (a Parts that has run must be closed, or its threads stay).
 func (ps *Parts) Close() {
-	ps.quit.Do(func() {
-		ps.closed.Store(true)
-		for i := 1; i < len(ps.start); i++ {
-			ps.start[i].advance()
-		}
-	})
+	if ps.crew != nil {
+		ps.crew.Close()
+	}
 }
 
 // SetLockThreads says whether the parts run on goroutines locked to OS threads (the

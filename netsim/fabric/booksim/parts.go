@@ -12,7 +12,6 @@ package booksim
 // from every part's counts: so they are the same as well.
 
 import (
-	"runtime"
 	"time"
 
 	"github.com/lhsim/lhsim/netsim"
@@ -118,9 +117,10 @@ func (p *part) takeIn() {
 
 // crew is the threads of the parts after the first (which the caller's goroutine runs).
 type crew struct {
-	start []chan int64 // the end of a part's next window
-	done  chan time.Duration
-	stats netsim.WindowStats
+	threads *netsim.Crew
+	end     int64           // the end of the window they run
+	busy    []time.Duration // how long each part's window took it
+	stats   netsim.WindowStats
 }
 
 // runWindow runs every part from n.now to end (at most n.window cycles later) with cycle,
@@ -133,16 +133,13 @@ func (n *Network) runWindow(end int64, cycle func(p *part)) {
 	}
 	c := n.startCrew(cycle)
 	t0 := time.Now()
-	for i := 1; i < len(n.parts); i++ {
-		c.start[i] <- end
-	}
-	n.runPart(n.parts[0], end, cycle)
-	busy := []time.Duration{time.Since(t0)}
-	for i := 1; i < len(n.parts); i++ {
-		busy = append(busy, <-c.done)
-	}
+	c.end = end
+	c.threads.Round(func() {
+		n.runPart(n.parts[0], end, cycle)
+		c.busy[0] = time.Since(t0)
+	})
 	wall := time.Since(t0)
-	for _, b := range busy {
+	for _, b := range c.busy {
 		c.stats.Busy += b
 		c.stats.Wait += max(0, wall-b)
 	}
@@ -167,22 +164,15 @@ func (n *Network) startCrew(cycle func(p *part)) *crew {
 	if n.crew != nil {
 		return n.crew
 	}
-	c := &crew{start: make([]chan int64, len(n.parts)), done: make(chan time.Duration, len(n.parts))}
+	c := &crew{busy: make([]time.Duration, len(n.parts))}
 	c.stats.Parts = len(n.parts)
 	c.stats.Lookahead = netsim.Time(n.window) * n.cfg.ClockPeriod
-	for i := 1; i < len(n.parts); i++ {
-		c.start[i] = make(chan int64)
-		go func(p *part) {
-			// A part's routers stay on one thread: their state stays in its core's caches.
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			for end := range c.start[p.id] {
-				t0 := time.Now()
-				n.runPart(p, end, cycle)
-				c.done <- time.Since(t0)
-			}
-		}(n.parts[i])
-	}
+	// A part's routers stay on one thread: their state stays in its core's caches.
+	c.threads = netsim.NewCrew(len(n.parts), true, func(i int) {
+		t0 := time.Now()
+		n.runPart(n.parts[i], c.end, cycle)
+		c.busy[i] = time.Since(t0)
+	})
 	n.crew = c
 	return c
 }
@@ -193,9 +183,7 @@ func (n *Network) stopCrew() *netsim.WindowStats {
 	if c == nil {
 		return nil
 	}
-	for i := 1; i < len(c.start); i++ {
-		close(c.start[i])
-	}
+	c.threads.Close()
 	n.crew = nil
 	for _, p := range n.parts {
 		c.stats.Events += uint64(p.events)
