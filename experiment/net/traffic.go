@@ -190,10 +190,11 @@ func RunTraffic(cfg TrafficConfig) (*TrafficResult, error) {
 		return nil, err
 	}
 	res.MinRouters, res.MaxRouters, res.MeanRouters = h.Min, h.Max, h.Mean
+	threads, _ := TrafficThreads(cfg)
 	if fc.Router == fabric.BookSimIQ {
-		err = zeroLoadIQ(topo, fc, pat, cfg.PacketFlits, res)
+		err = zeroLoadIQ(topo, fc, pat, cfg.PacketFlits, threads, res)
 	} else {
-		err = zeroLoad(topo, fc, pat, cfg.PacketFlits, res)
+		err = zeroLoad(topo, fc, pat, cfg.PacketFlits, threads, res)
 	}
 	if err != nil {
 		return nil, err

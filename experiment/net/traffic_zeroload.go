@@ -11,8 +11,10 @@ import (
 
 // zeroLoad sends lone packets over the pattern's pairs (uniform: node 0 to every other
 // node; a permutation: every node to its partner), far enough apart that none meets
-// another, and compares each latency with the closed form.
-func zeroLoad(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flits int, res *TrafficResult) error {
+// another, and compares each latency with the closed form. The pairs are dealt out in
+// ranges to the run's threads, each range on a network of its own, every packet injected
+// at the time its number gives it (so at the same phase of the routers' clock on any split).
+func zeroLoad(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flits, threads int, res *TrafficResult) error {
 	eng := &netsim.Engine{}
 	n, err := fabric.New(eng, topo, fc)
 	if err != nil {
@@ -40,18 +42,33 @@ func zeroLoad(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flits 
 	gap += 10 * fc.ClockPeriod // the last credits are home before the next packet starts
 	got := make([]netsim.Time, len(pairs))
 	routers := make([]int, len(pairs))
-	col := &lone{net: n, got: got, routers: routers}
-	for i := range topo.Nodes() {
-		if err := n.Attach(i, col); err != nil {
-			return err
+	err = netsim.Split(threads, len(pairs), func(lo, hi int) error {
+		eng, n := eng, n // the first range's: the network built above
+		if lo > 0 {
+			var err error
+			eng = &netsim.Engine{}
+			if n, err = fabric.New(eng, topo, fc); err != nil {
+				return err
+			}
 		}
-	}
-	for i, pr := range pairs {
-		if err := n.Inject(netsim.Time(i)*gap, &fabric.Packet{Src: pr[0], Dst: pr[1], Bytes: bytes, ID: uint64(i)}); err != nil {
-			return err
+		col := &lone{net: n, got: got, routers: routers}
+		for i := range topo.Nodes() {
+			if err := n.Attach(i, col); err != nil {
+				return err
+			}
 		}
+		for i := lo; i < hi; i++ {
+			pr := pairs[i]
+			if err := n.Inject(netsim.Time(i)*gap, &fabric.Packet{Src: pr[0], Dst: pr[1], Bytes: bytes, ID: uint64(i)}); err != nil {
+				return err
+			}
+		}
+		eng.Run(netsim.Never)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	eng.Run(netsim.Never)
 	var sumWant, sumGot netsim.Time
 	res.ZeroLoadExact = true
 	by := map[int]*ZeroLoadRow{}
@@ -92,8 +109,11 @@ func (l *lone) Receive(now netsim.Time, p *fabric.Packet) {
 }
 
 // zeroLoadIQ sends lone packets through the booksim router over the pattern's pairs (as
-// zeroLoad does) and compares each latency with the closed form fabric.IQZeroLoad.
-func zeroLoadIQ(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flits int, res *TrafficResult) error {
+// zeroLoad does, a network for each range of them) and compares each latency with the
+// closed form fabric.IQZeroLoad. A lone packet takes the same cycles whatever the packets
+// before it drew from the routers' streams (a draw picks among minimal ways: a torus's
+// direction half way round, a fat tree's up port), so any split gives the same table.
+func zeroLoadIQ(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flits, threads int, res *TrafficResult) error {
 	n, err := booksim.New(topo, fc, res.Seed)
 	if err != nil {
 		return err
@@ -112,11 +132,27 @@ func zeroLoadIQ(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flit
 	var sumWant, sumGot float64
 	res.ZeroLoadExact = true
 	c := fc.ClockPeriod.Nanoseconds()
-	for _, pr := range pairs {
-		got, routers, err := n.Lone(pr[0], pr[1], flits)
-		if err != nil {
-			return err
+	gots, hops := make([]int64, len(pairs)), make([]int, len(pairs))
+	err = netsim.Split(threads, len(pairs), func(lo, hi int) error {
+		n := n // the first range's: the network built above
+		if lo > 0 {
+			var err error
+			if n, err = booksim.New(topo, fc, res.Seed); err != nil {
+				return err
+			}
 		}
+		for i := lo; i < hi; i++ {
+			if gots[i], hops[i], err = n.Lone(pairs[i][0], pairs[i][1], flits); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i, pr := range pairs {
+		got, routers := gots[i], hops[i]
 		want, err := n.ZeroLoad(pr[0], pr[1], flits)
 		if err != nil {
 			return err
