@@ -135,8 +135,8 @@ func zeroLoadIQ(topo fabric.Topology, fc fabric.Config, pat fabric.Pattern, flit
 	gots, hops := make([]int64, len(pairs)), make([]int, len(pairs))
 	err = netsim.Split(threads, len(pairs), func(lo, hi int) error {
 		n := n // the first range's: the network built above
+		var err error
 		if lo > 0 {
-			var err error
 			if n, err = booksim.New(topo, fc, res.Seed); err != nil {
 				return err
 			}
