@@ -33,6 +33,7 @@ const (
 // part's on the caller's, and returns when all are done. netsim.Parts and the booksim
 // router's network run their windows on one.
 type Crew struct {
+	work   func(part int)
 	start  []signal // a part's rounds to run (start[0] unused: the caller runs part 0)
 	done   signal   // the rounds the parts after the first have finished, all together
 	rounds uint64
@@ -43,9 +44,10 @@ type Crew struct {
 
 // NewCrew starts a goroutine for each of the parts 1 to n-1 that runs work(i) once a round;
 // locked, each is locked to its own OS thread (then a part's state stays in one core's
-// caches). The caller runs part 0 in Round (locked to its thread too, if it wants the same).
+// caches). The caller runs part 0's work in Round (locked to its thread too, if it wants the
+// same).
 func NewCrew(n int, locked bool, work func(part int)) *Crew {
-	c := &Crew{start: make([]signal, n), poll: n <= runtime.GOMAXPROCS(0)}
+	c := &Crew{work: work, start: make([]signal, n), poll: n <= runtime.GOMAXPROCS(0)}
 	for i := range c.start {
 		c.start[i].init()
 	}
@@ -69,12 +71,12 @@ func NewCrew(n int, locked bool, work func(part int)) *Crew {
 	return c
 }
 
-// Round runs one round: work on every other part's thread, first on the caller's.
-func (c *Crew) Round(first func()) {
+// Round runs one round: every part's work on its thread, part 0's on the caller's.
+func (c *Crew) Round() {
 	for i := 1; i < len(c.start); i++ {
 		c.start[i].advance()
 	}
-	first()
+	c.work(0)
 	c.rounds++
 	c.done.wait(c.rounds*uint64(len(c.start)-1), c.poll)
 }

@@ -234,7 +234,7 @@ func (ps *Parts) Run(until Time) uint64 {
 func (ps *Parts) windowOnThreads(last Time) Time {
 	t0 := time.Now()
 	ps.win = window{last, ps.stats.Windows}
-	ps.crew.Round(func() { ps.result[0] = ps.window(0, last, ps.stats.Windows) })
+	ps.crew.Round()
 	wall := time.Since(t0)
 	next := Never
 	var busy time.Duration

@@ -134,10 +134,7 @@ func (n *Network) runWindow(end int64, cycle func(p *part)) {
 	c := n.startCrew(cycle)
 	t0 := time.Now()
 	c.end = end
-	c.threads.Round(func() {
-		n.runPart(n.parts[0], end, cycle)
-		c.busy[0] = time.Since(t0)
-	})
+	c.threads.Round()
 	wall := time.Since(t0)
 	for _, b := range c.busy {
 		c.stats.Busy += b
