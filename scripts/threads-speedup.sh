@@ -9,7 +9,8 @@
 # thread: the load average is printed beside them (docs/performance.md takes them below 2.5).
 # The JSON of 1 and 2 threads is compared too (wall, CPU and speed fields aside).
 # usage: scripts/threads-speedup.sh [RUNS] [RUN...]   (RUN: goal barrier alltoall booksim
-#        traffic traffic-fattree; default: all); LHSIM=path uses that binary, else one is built.
+#        torus-0.05 torus-0.5 fattree-0.05 fattree-0.5; default: all); LHSIM=path uses that
+#        binary, else one is built.
 set -euo pipefail
 runs=${1:-3}
 shift || true
@@ -31,11 +32,13 @@ declare -A cmd=(
 	[barrier]="barrier --topology torus:16x16x16 --algorithm recursive_doubling --processes 4096 --node-latency 1.0"
 	[alltoall]="alltoall --sizes 8 --schemes proposed"
 	[booksim]="traffic --preset booksim --topology torus:16x16x16 --packet-flits 1 --load 0.05 --jobs 1"
-	[traffic]="traffic --topology torus:16x16x16 --load 0.05 --warmup 1200 --measure 1500 --drain 2000"
-	[traffic-fattree]="traffic --topology fattree:4x6 --load 0.5 --warmup 1200 --measure 1500 --drain 2000"
+	[torus-0.05]="traffic --topology torus:16x16x16 --load 0.05 --warmup 1200 --measure 1500 --drain 2000"
+	[torus-0.5]="traffic --topology torus:16x16x16 --load 0.5 --warmup 1200 --measure 1500 --drain 2000"
+	[fattree-0.05]="traffic --topology fattree:4x6 --load 0.05 --warmup 1200 --measure 1500 --drain 2000"
+	[fattree-0.5]="traffic --topology fattree:4x6 --load 0.5 --warmup 1200 --measure 1500 --drain 2000"
 )
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(goal barrier alltoall booksim traffic traffic-fattree)
+[ ${#names[@]} -gt 0 ] || names=(goal barrier alltoall booksim torus-0.05 torus-0.5 fattree-0.05 fattree-0.5)
 
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 load() { cut -d' ' -f1 /proc/loadavg; }
@@ -62,13 +65,14 @@ for name in "${names[@]}"; do
 		cmp -s <(strip "$tmp/out1.json") <(strip "$tmp/out2.json") || { echo "threads-speedup: $name: the JSON of 1 and 2 threads differ" >&2; exit 1; }
 	done
 	# The serial part: the CPU of one --threads 1 run outside the engine's runs (the ranks'
-	# coroutines run inside them) and the all-to-all's schedule build (on every core), the
-	# lone packets and puts of the zero-load tables (on one part) counted as serial.
+	# coroutines run inside them) and what netsim.Split deals out to the run's threads (the
+	# all-to-all's schedule, the zero-load tables' lone packets), the barrier's lone puts (on
+	# one part) counted as serial.
 	# shellcheck disable=SC2086
 	"$bin" $args --threads 1 --json --cpuprofile "$tmp/prof" > /dev/null 2>&1
 	in=$(go tool pprof -top \
 		-focus='netsim\.\(\*Engine\)\.Run|iter\.Pull|netsim\.Split\.func1|booksim\.\(\*Network\)\.runWindow' \
-		-ignore='net\.zeroLoad|net\.putLatencies' "$bin" "$tmp/prof" 2>/dev/null |
+		-ignore='net\.putLatencies' "$bin" "$tmp/prof" 2>/dev/null |
 		sed -n 's/^Showing nodes accounting for [^,]*, \([0-9.]*\)% of .*/\1/p')
 	serial=$(echo "${in:-0}" | awk '{printf "%.2f", 1 - $1 / 100}')
 	bound=$(echo "$serial" | awk '{printf "%.2f", 1 / ($1 + (1 - $1) / 2)}')
