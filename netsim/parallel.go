@@ -45,24 +45,27 @@ type Parts struct {
 	stats WindowStats
 }
 
-// adaptPolicy is when the windows leave the threads: after probe windows on them whose wall
-// time was more than slower times the parts' busy time summed (what one thread would take),
-// the next stay windows run on one thread, then probe windows on the threads again.
+// adaptPolicy is when the windows leave the threads: after misses probes in a row of probe
+// windows on them whose wall time was more than slower times the parts' busy time summed
+// (what one thread would take), the next stay windows run on one thread, then probe windows
+// on the threads again.
 type adaptPolicy struct {
-	probe, stay int
-	slower      float64
+	probe, stay, misses int
+	slower              float64
 }
 
 // defaultAdapt tries the threads for 64 windows after every 256 on one: a window on the
 // threads must take less than 0.9 of what its parts' events took in all, or a second core
-// gives less than the hand-over costs (the network's own parts, traffic's: a fat tree's
-// windows of 4.6 ns at low load:
-// docs/performance.md).
-var defaultAdapt = adaptPolicy{probe: 64, stay: 256, slower: 0.9}
+// gives less than the hand-over costs (a crowded machine; the network's own parts, traffic's,
+// on a fat tree's windows of 4.6 ns at low load: docs/performance.md). Two probes in a row
+// must miss: a run's first windows, nearly empty while its traffic starts, sit near the
+// line, and 256 windows on one thread after them cost the fat tree at 0.05 some 5 %.
+var defaultAdapt = adaptPolicy{probe: 64, stay: 256, misses: 2, slower: 0.9}
 
 type probeMeasure struct {
 	windows    int
 	wall, busy time.Duration
+	missed     int // probes in a row that missed
 }
 
 type window struct {
@@ -248,10 +251,14 @@ func (ps *Parts) windowOnThreads(last Time) Time {
 		p := &ps.probe
 		p.windows, p.wall, p.busy = p.windows+1, p.wall+wall, p.busy+busy
 		if p.windows >= a.probe {
+			missed := 0
 			if float64(p.wall) > a.slower*float64(p.busy) {
-				ps.serial = a.stay
+				missed = p.missed + 1
 			}
-			*p = probeMeasure{}
+			if missed >= a.misses {
+				ps.serial, missed = a.stay, 0
+			}
+			*p = probeMeasure{missed: missed}
 		}
 	}
 	return next

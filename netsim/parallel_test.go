@@ -115,7 +115,7 @@ func TestPartsSameOrder(t *testing.T) {
 		require.Equal(t, n2, ws.Events, what)
 		// Windows that leave the threads for one and come back (2 on the threads, then 3 on
 		// one, ...): the same events in the same order.
-		mixed, n3, ws3 := runUnits(t, s, nunits, parts, assign, la, cuts, &adaptPolicy{probe: 2, stay: 3, slower: 0})
+		mixed, n3, ws3 := runUnits(t, s, nunits, parts, assign, la, cuts, &adaptPolicy{probe: 2, stay: 3, misses: 1, slower: 0})
 		require.Equal(t, one, mixed, what+", windows on one thread and on the threads")
 		require.Equal(t, n1, n3, what)
 		if ws3.Windows > 2 {
