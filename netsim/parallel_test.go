@@ -3,10 +3,9 @@ package netsim
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
 
+	"github.com/lhsim/lhsim/internal/testseed"
 	"github.com/stretchr/testify/require"
 )
 
@@ -80,15 +79,10 @@ func runUnits(t *testing.T, seed uint64, nunits, parts int, assign []int, la Tim
 // The parallel engine runs every unit's events in the serial engine's order, on any number
 // of parts and any assignment of units to parts, whatever the slices Run is called in.
 func TestPartsSameOrder(t *testing.T) {
-	seed := uint64(39)
-	if v := os.Getenv("NETSIM_SEED"); v != "" {
-		var err error
-		seed, err = strconv.ParseUint(v, 10, 64)
-		require.NoError(t, err)
-	}
+	seed := testseed.One(t, 39)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("seed %d; replay with NETSIM_SEED=%d go test ./netsim -run '^TestPartsSameOrder$'", seed, seed)
+			t.Log(testseed.Replay(t, seed, "./netsim"))
 		}
 	})
 	rng := rand.New(rand.NewPCG(seed, 1))

@@ -3,10 +3,9 @@ package mpi
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
 
+	"github.com/lhsim/lhsim/internal/testseed"
 	"github.com/stretchr/testify/require"
 )
 
@@ -155,16 +154,15 @@ func (c *countCPU) Compute(n int) { *c += countCPU(n) }
 
 // TestRandomAgainstEagerReference drives the engine with random sends and receives and checks
 // every completion against a reference that applies MPI's two rules eagerly at each event.
-// MPI_SEED replays a seed.
+// SEED replays a seed (a failure prints the command).
 func TestRandomAgainstEagerReference(t *testing.T) {
-	seeds := []uint64{1, 2, 3, 4, 5, 6, 7, 8}
-	if s := os.Getenv("MPI_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		require.NoError(t, err)
-		seeds = []uint64{v}
-	}
-	for _, seed := range seeds {
+	for _, seed := range testseed.List(t, 8) {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Log(testseed.Replay(t, seed, "./drivers/mpi"))
+				}
+			})
 			rng := rand.New(rand.NewPCG(seed, 0))
 			q := NewMemQueue()
 			e := testEngine(NewEngine(q, nil, DefaultCosts()))

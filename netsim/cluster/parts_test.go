@@ -3,13 +3,12 @@ package cluster
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lhsim/lhsim/internal/testseed"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
 )
@@ -150,18 +149,13 @@ func runWorkload(t *testing.T, topo fabric.Topology, fc fabric.Config, cfg Confi
 // messages in the same order on any number of parts (torus slabs, fat-tree subtrees, node
 // latencies of zero, with ties everywhere, and more), run after run on one machine; and as a
 // machine on one engine whose events are not keyed (a node's events touch only its own state
-// and ports, so the order of two nodes' events of one instant changes nothing). Replay a
-// failure with CLUSTER_SEED.
+// and ports, so the order of two nodes' events of one instant changes nothing). A failure
+// prints the SEED that replays it.
 func TestPartsSameAsOne(t *testing.T) {
-	seed := uint64(39)
-	if v := os.Getenv("CLUSTER_SEED"); v != "" {
-		var err error
-		seed, err = strconv.ParseUint(v, 10, 64)
-		require.NoError(t, err)
-	}
+	seed := testseed.One(t, 39)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("seed %d; replay with CLUSTER_SEED=%d go test ./netsim/cluster -run '^TestPartsSameAsOne$'", seed, seed)
+			t.Log(testseed.Replay(t, seed, "./netsim/cluster"))
 		}
 	})
 	rng := rand.New(rand.NewPCG(seed, 2))

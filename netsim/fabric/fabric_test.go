@@ -3,28 +3,22 @@ package fabric
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
 
+	"github.com/lhsim/lhsim/internal/testseed"
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/stretchr/testify/require"
 )
 
 const ns = netsim.Nanosecond
 
-// testSeed is FABRIC_SEED when set (to replay a failure), else def.
+// testSeed is SEED when set (to replay a failure), else def; a failure prints its replay.
 func testSeed(t *testing.T, def uint64) uint64 {
 	t.Helper()
-	s := def
-	if v := os.Getenv("FABRIC_SEED"); v != "" {
-		var err error
-		s, err = strconv.ParseUint(v, 10, 64)
-		require.NoError(t, err, "FABRIC_SEED")
-	}
+	s := testseed.One(t, def)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("seed %d; replay with FABRIC_SEED=%d go test ./netsim/fabric -run '^%s$'", s, s, t.Name())
+			t.Log(testseed.Replay(t, s, "./netsim/fabric"))
 		}
 	})
 	return s
