@@ -6,9 +6,10 @@ package netsim
 // milliseconds, and a woken goroutine waits in its waker's run queue until the Go scheduler
 // moves it to a free core (a thread locked to it waits with it): up to milliseconds on the
 // 2-core machine. So on free cores a waiter does not sleep, and each part's thread stays on
-// its core with its caches; on a crowded machine it sleeps at once, and the Go scheduler's
+// its core with its caches; on a crowded machine it sleeps, and the Go scheduler's
 // hand-over (the woken goroutine runs on its waker's core when the waker parks) is what a
-// machine with no core free wants (docs/performance.md, "Polling while the cores are free").
+// machine with no core free wants (docs/performance.md, "`--threads 2` on the idle machine:
+// where it stands").
 
 import (
 	"runtime"
