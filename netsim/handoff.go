@@ -35,8 +35,9 @@ const (
 // router's network run their windows on one.
 type Crew struct {
 	work   func(part int)
-	start  []signal // a part's rounds to run (start[0] unused: the caller runs part 0)
-	done   signal   // the rounds the parts after the first have finished, all together
+	busy   []time.Duration // how long each part's work took in the last round
+	start  []signal        // a part's rounds to run (start[0] unused: the caller runs part 0)
+	done   signal          // the rounds the parts after the first have finished, all together
 	rounds uint64
 	poll   bool // waits poll before they sleep: every part can have a core of its own
 	closed atomic.Bool
@@ -48,7 +49,7 @@ type Crew struct {
 // caches). The caller runs part 0's work in Round (locked to its thread too, if it wants the
 // same).
 func NewCrew(n int, locked bool, work func(part int)) *Crew {
-	c := &Crew{work: work, start: make([]signal, n), poll: n <= runtime.GOMAXPROCS(0)}
+	c := &Crew{work: work, busy: make([]time.Duration, n), start: make([]signal, n), poll: n <= runtime.GOMAXPROCS(0)}
 	for i := range c.start {
 		c.start[i].init()
 	}
@@ -64,7 +65,7 @@ func NewCrew(n int, locked bool, work func(part int)) *Crew {
 				if c.closed.Load() {
 					return
 				}
-				work(i)
+				c.run(i)
 				c.done.advance()
 			}
 		}()
@@ -72,14 +73,31 @@ func NewCrew(n int, locked bool, work func(part int)) *Crew {
 	return c
 }
 
-// Round runs one round: every part's work on its thread, part 0's on the caller's.
-func (c *Crew) Round() {
+// Round runs one round: every part's work on its thread, part 0's on the caller's. It adds
+// the round to ws (its windows aside): the parts' busy time and how long each waited for the
+// slowest; and it returns the round's wall time and its parts' busy time summed.
+func (c *Crew) Round(ws *WindowStats) (wall, busy time.Duration) {
+	t0 := time.Now()
 	for i := 1; i < len(c.start); i++ {
 		c.start[i].advance()
 	}
-	c.work(0)
+	c.run(0)
 	c.rounds++
 	c.done.wait(c.rounds*uint64(len(c.start)-1), c.poll)
+	wall = time.Since(t0)
+	for _, b := range c.busy {
+		busy += b
+		ws.Wait += max(0, wall-b)
+	}
+	ws.Busy += busy
+	return wall, busy
+}
+
+// run runs part i's work of a round and times it.
+func (c *Crew) run(i int) {
+	t0 := time.Now()
+	c.work(i)
+	c.busy[i] = time.Since(t0)
 }
 
 // Close ends the crew's goroutines (after its last Round).

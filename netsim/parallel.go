@@ -17,6 +17,7 @@ package netsim
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 	"unsafe"
@@ -29,10 +30,11 @@ type Parts struct {
 	spaces    uint64
 	now       Time
 
-	// The threads (handoff.go), the window they run and what each part found next.
-	crew   *Crew
-	win    window
-	result []partDone
+	// The threads (handoff.go), the window they run and the earliest event each part holds
+	// or posted after it.
+	crew *Crew
+	win  window
+	next []Time
 	// unlocked: the workers and the caller are not locked to OS threads (SetLockThreads).
 	unlocked bool
 	// The windows run one part after another on the caller's thread while the threads do not
@@ -71,11 +73,6 @@ type probeMeasure struct {
 type window struct {
 	last Time   // its last instant
 	n    uint64 // its number
-}
-
-type partDone struct {
-	next Time          // the earliest event the part holds or posted
-	busy time.Duration // how long its window took it
 }
 
 // WindowStats is what the windows of a Parts run were: how many, how many events they ran,
@@ -235,18 +232,8 @@ func (ps *Parts) Run(until Time) uint64 {
 // windowOnThreads runs the window up to last on every part's thread at once, and says what
 // the parts hold next. It measures the windows for the choice of threads (adapt).
 func (ps *Parts) windowOnThreads(last Time) Time {
-	t0 := time.Now()
 	ps.win = window{last, ps.stats.Windows}
-	ps.crew.Round()
-	wall := time.Since(t0)
-	next := Never
-	var busy time.Duration
-	for _, d := range ps.result {
-		next = min(next, d.next)
-		busy += d.busy
-		ps.stats.Wait += max(0, wall-d.busy)
-	}
-	ps.stats.Busy += busy
+	wall, busy := ps.crew.Round(&ps.stats)
 	if a := ps.adapt; a.probe > 0 {
 		p := &ps.probe
 		p.windows, p.wall, p.busy = p.windows+1, p.wall+wall, p.busy+busy
@@ -261,19 +248,19 @@ func (ps *Parts) windowOnThreads(last Time) Time {
 			*p = probeMeasure{missed: missed}
 		}
 	}
-	return next
+	return slices.Min(ps.next)
 }
 
 // windowOnOneThread runs the window up to last part by part on the caller's thread: each
 // part takes in what the others posted in the window before (takeIn), as on the threads, so
 // the events and their order are the same.
 func (ps *Parts) windowOnOneThread(last Time) Time {
+	t0 := time.Now()
 	next := Never
 	for i := range ps.engines {
-		d := ps.window(i, last, ps.stats.Windows)
-		next = min(next, d.next)
-		ps.stats.Busy += d.busy
+		next = min(next, ps.window(i, last, ps.stats.Windows))
 	}
+	ps.stats.Busy += time.Since(t0)
 	ps.serial--
 	ps.stats.OneThread++
 	return next
@@ -289,14 +276,14 @@ func (ps *Parts) halted() bool {
 	return false
 }
 
-// window runs part i's window w up to last and says what it holds next.
-func (ps *Parts) window(i int, last Time, w uint64) partDone {
-	t0 := time.Now()
+// window runs part i's window w up to last and says when the earliest event it holds or
+// posted is.
+func (ps *Parts) window(i int, last Time, w uint64) Time {
 	e := ps.engines[i]
 	e.takeIn(w)
 	e.Run(last)
 	// (Only this window's outboxes: the last window's are being taken in by their parts.)
-	return partDone{next: min(e.NextAt(), posted(e.out)), busy: time.Since(t0)}
+	return min(e.NextAt(), posted(e.out))
 }
 
 // startWorkers starts the crew of threads for every part but the first (which the caller's
@@ -305,9 +292,9 @@ func (ps *Parts) startWorkers() {
 	if ps.crew != nil {
 		return
 	}
-	ps.result = make([]partDone, len(ps.engines))
+	ps.next = make([]Time, len(ps.engines))
 	ps.crew = NewCrew(len(ps.engines), !ps.unlocked, func(i int) {
-		ps.result[i] = ps.window(i, ps.win.last, ps.win.n)
+		ps.next[i] = ps.window(i, ps.win.last, ps.win.n)
 	})
 }
 

@@ -12,8 +12,6 @@ package booksim
 // from every part's counts: so they are the same as well.
 
 import (
-	"time"
-
 	"github.com/lhsim/lhsim/netsim"
 	"github.com/lhsim/lhsim/netsim/fabric"
 )
@@ -118,8 +116,7 @@ func (p *part) takeIn() {
 // crew is the threads of the parts after the first (which the caller's goroutine runs).
 type crew struct {
 	threads *netsim.Crew
-	end     int64           // the end of the window they run
-	busy    []time.Duration // how long each part's window took it
+	end     int64 // the end of the window they run
 	stats   netsim.WindowStats
 }
 
@@ -132,14 +129,8 @@ func (n *Network) runWindow(end int64, cycle func(p *part)) {
 		return
 	}
 	c := n.startCrew(cycle)
-	t0 := time.Now()
 	c.end = end
-	c.threads.Round()
-	wall := time.Since(t0)
-	for _, b := range c.busy {
-		c.stats.Busy += b
-		c.stats.Wait += max(0, wall-b)
-	}
+	c.threads.Round(&c.stats)
 	c.stats.Windows++
 	n.now = end
 }
@@ -161,15 +152,11 @@ func (n *Network) startCrew(cycle func(p *part)) *crew {
 	if n.crew != nil {
 		return n.crew
 	}
-	c := &crew{busy: make([]time.Duration, len(n.parts))}
+	c := &crew{}
 	c.stats.Parts = len(n.parts)
 	c.stats.Lookahead = netsim.Time(n.window) * n.cfg.ClockPeriod
 	// A part's routers stay on one thread: their state stays in its core's caches.
-	c.threads = netsim.NewCrew(len(n.parts), true, func(i int) {
-		t0 := time.Now()
-		n.runPart(n.parts[i], c.end, cycle)
-		c.busy[i] = time.Since(t0)
-	})
+	c.threads = netsim.NewCrew(len(n.parts), true, func(i int) { n.runPart(n.parts[i], c.end, cycle) })
 	n.crew = c
 	return c
 }
