@@ -80,11 +80,7 @@ func runUnits(t *testing.T, seed uint64, nunits, parts int, assign []int, la Tim
 // of parts and any assignment of units to parts, whatever the slices Run is called in.
 func TestPartsSameOrder(t *testing.T) {
 	seed := testseed.One(t, 39)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Log(testseed.Replay(t, seed, "./netsim"))
-		}
-	})
+	testseed.ReplayOnFailure(t, seed, "./netsim")
 	rng := rand.New(rand.NewPCG(seed, 1))
 	for trial := range 20 {
 		nunits := 2 + rng.IntN(12)

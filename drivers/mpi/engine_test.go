@@ -158,11 +158,7 @@ func (c *countCPU) Compute(n int) { *c += countCPU(n) }
 func TestRandomAgainstEagerReference(t *testing.T) {
 	for _, seed := range testseed.List(t, 8) {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
-			t.Cleanup(func() {
-				if t.Failed() {
-					t.Log(testseed.Replay(t, seed, "./drivers/mpi"))
-				}
-			})
+			testseed.ReplayOnFailure(t, seed, "./drivers/mpi")
 			rng := rand.New(rand.NewPCG(seed, 0))
 			q := NewMemQueue()
 			e := testEngine(NewEngine(q, nil, DefaultCosts()))

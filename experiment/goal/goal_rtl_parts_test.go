@@ -25,11 +25,7 @@ import (
 // SEED replays one (testseed).
 func TestRTLNodesOnPartsSameAsOne(t *testing.T) {
 	seed := testseed.One(t, 39)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Log(testseed.Replay(t, seed, "./experiment/goal"))
-		}
-	})
+	testseed.ReplayOnFailure(t, seed, "./experiment/goal")
 	rng := rand.New(rand.NewPCG(seed, 39))
 	patterns := []string{"random_bisect", "linear_alltoallv", "alltoall_late", "allreduce_recdoub", "incast", "dissemination", "binomialtreebcast", "allreduce_ring"}
 	rounds := 12

@@ -51,3 +51,13 @@ func Replay(t testing.TB, seed uint64, pkg string) string {
 	name, _, _ := strings.Cut(t.Name(), "/")
 	return fmt.Sprintf("seed %d: replay with SEED=%d go test %s -run '^%s$'", seed, seed, pkg, name)
 }
+
+// ReplayOnFailure has t log, when it ends failed, the command that replays seed (Replay).
+func ReplayOnFailure(t testing.TB, seed uint64, pkg string) {
+	t.Helper()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(Replay(t, seed, pkg))
+		}
+	})
+}

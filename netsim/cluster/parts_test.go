@@ -153,11 +153,7 @@ func runWorkload(t *testing.T, topo fabric.Topology, fc fabric.Config, cfg Confi
 // prints the SEED that replays it.
 func TestPartsSameAsOne(t *testing.T) {
 	seed := testseed.One(t, 39)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Log(testseed.Replay(t, seed, "./netsim/cluster"))
-		}
-	})
+	testseed.ReplayOnFailure(t, seed, "./netsim/cluster")
 	rng := rand.New(rand.NewPCG(seed, 2))
 	topos := []string{"torus:4x4x4", "torus:4x6", "fattree:4x3", "fattree:2x4"}
 	for trial := range 16 {

@@ -16,11 +16,7 @@ const ns = netsim.Nanosecond
 func testSeed(t *testing.T, def uint64) uint64 {
 	t.Helper()
 	s := testseed.One(t, def)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Log(testseed.Replay(t, s, "./netsim/fabric"))
-		}
-	})
+	testseed.ReplayOnFailure(t, s, "./netsim/fabric")
 	return s
 }
 

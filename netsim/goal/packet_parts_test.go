@@ -21,11 +21,7 @@ import (
 // SEED replays a seed (testseed).
 func TestPacketPartsSameAsOneEngine(t *testing.T) {
 	seed := testseed.One(t, 39)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Log(testseed.Replay(t, seed, "./netsim/goal"))
-		}
-	})
+	testseed.ReplayOnFailure(t, seed, "./netsim/goal")
 	rng := rand.New(rand.NewPCG(seed, 3))
 	patterns := []string{"random_bisect", "linear_alltoallv", "alltoall_late", "allreduce_recdoub", "incast", "dissemination", "binomialtreebcast", "allreduce_ring"}
 	for round := range 12 {
