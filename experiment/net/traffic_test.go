@@ -3,13 +3,14 @@ package net
 import (
 	"encoding/json"
 	"errors"
-	"github.com/lhsim/lhsim/experiment"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lhsim/lhsim/experiment"
 
 	"github.com/stretchr/testify/require"
 
@@ -135,6 +136,12 @@ func TestTrafficBadInput(t *testing.T) {
 		{func(c *TrafficConfig) { c.PacketFlits = 65 }, "65-flit packets: want 1 to 64"},
 		{func(c *TrafficConfig) { c.MeasureCycles = 0 }, "measurement >= 1"},
 		{func(c *TrafficConfig) { c.Fabric.VCs = 3 }, "even number of VCs"},
+		{func(c *TrafficConfig) { c.Topology = experiment.MustTopology("crossbar:1") }, "pattern uniform needs two nodes or more"},
+		// BookSim2's uniform may send a node to itself, but a network of one node has nothing
+		// to cross, and its bisection bound no finite value (the JSON could not be written).
+		{func(c *TrafficConfig) {
+			c.Topology, c.Fabric = experiment.MustTopology("crossbar:1"), fabric.BookSimConfig(4*netsim.Nanosecond)
+		}, "pattern uniform needs two nodes or more"},
 	} {
 		cfg := quickTraffic("torus:4x4", "uniform", 0.1)
 		c.mod(&cfg)

@@ -144,10 +144,14 @@ func bitPattern(name string, topo Topology) (Pattern, error) {
 // (RandomInt(nodes-1)); transpose swaps the high and low halves of the node number's bits
 // (an even power of two nodes); tornado, neighbor, bitcomp and shuffle are as ParsePattern
 // has them (tornado and neighbor move each digit of the topology's radix, as BookSim2's
-// do on its k-ary n-cube).
+// do on its k-ary n-cube). On one node every pattern sends the node to itself, and none is
+// taken, as ParsePattern takes none.
 func ParseBookSimPattern(name string, topo Topology) (Pattern, error) {
 	switch strings.ToLower(strings.TrimSpace(name)) {
 	case "uniform", "uniform-random", "random":
+		if topo.Nodes() < 2 {
+			return nil, fmt.Errorf("pattern uniform needs two nodes or more")
+		}
 		return uniformSelf{topo.Nodes()}, nil
 	case "transpose":
 		return bitPattern("transpose", topo)
