@@ -73,6 +73,7 @@ func TestDegenerateSetups(t *testing.T) {
 		{[]string{"traffic", "--topology", "torus:2x2", "--pattern", "tornado"}, "pattern tornado on torus:2x2 sends every node to itself"},
 		{[]string{"traffic", "--topology", "torus:2", "--pattern", "tornado"}, "sends every node to itself"},
 		{[]string{"traffic", "--topology", "crossbar:1", "--pattern", "transpose"}, "pattern transpose on crossbar:1 sends every node to itself"},
+		{[]string{"traffic", "--preset", "booksim", "--topology", "crossbar:1", "--json"}, "pattern uniform needs two nodes or more"},
 		{[]string{"traffic", "--topology", "torus:4x4", "--measure", "1"}, "a 1-cycle measurement window after 2000 cycles of warm-up is too short"},
 		{[]string{"traffic", "--topology", "torus:4x4", "--measure", "300", "--warmup", "0"}, "want a window of at least"},
 		{[]string{"run", "--size-pos", "4"}, "--size-pos 4: the run's messages carry their size field at byte 12"},
